@@ -1,0 +1,102 @@
+"""The ``cardarena`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .engine import GameError, MatchRng, build_replay, get_game, play_match, random_policy
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    players = args.players or game.min_players
+    options = json.loads(args.options) if args.options else None
+    out = Path(args.replays) if args.replays else None
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    wins = [0.0] * players
+    totals = [0.0] * players
+    master = MatchRng(args.seed)
+    for m in range(args.matches):
+        seed = master.below(2**63)
+        bots = [random_policy(MatchRng(f"{seed}/bot/{s}")) for s in range(players)]
+        state = play_match(game.id, players, bots, seed=seed, options=options)
+        result = state.result()
+        firsts = [s for s in range(players) if result.ranks[s] == 1]
+        for s in firsts:
+            wins[s] += 1 / len(firsts)
+        for s in range(players):
+            totals[s] += result.scores[s]
+        if out:
+            seats = [f"random-{s + 1}" for s in range(players)]
+            replay = build_replay(state, seed=seed, seats=seats)
+            (out / f"{game.id}-{m + 1:05d}.json").write_text(json.dumps(replay, separators=(",", ":")))
+    print(f"{game.name}, {players} players, {args.matches} matches (seed {args.seed}), random bots")
+    for s in range(players):
+        print(f"  seat {s}: wins {wins[s]:.1f}  mean score {totals[s] / max(1, args.matches):.2f}")
+    if out:
+        print(f"replays written to {out}/")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .benchmark import engine_benchmark, pyspiel_available
+
+    if not args.json and not pyspiel_available():
+        print("(open_spiel not installed: no reference; pip install '.[bench]')", file=sys.stderr)
+    for fig in engine_benchmark(repeats=args.repeats, min_actions=args.actions, only=args.game):
+        if args.json:
+            print(json.dumps(fig.to_json()), flush=True)
+        else:
+            print(
+                f"{fig.game:>16} {fig.players}p  {fig.us_per_action:7.3f} us/action "
+                f"(median of {fig.repeats}, spread {fig.spread:.3f})",
+                flush=True,
+            )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``cardarena`` command."""
+    parser = argparse.ArgumentParser(prog="cardarena", description="Bots compete at card games.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", help="play matches locally between random bots (no network)")
+    sim.add_argument("game")
+    sim.add_argument("--players", type=int, default=0)
+    sim.add_argument("--matches", type=int, default=1)
+    sim.add_argument("--seed", default="0")
+    sim.add_argument("--options", help="match options as JSON, e.g. '{\"deals\": 3}'")
+    sim.add_argument("--replays", metavar="DIR", help="write one replay per match into DIR")
+    sim.set_defaults(func=_simulate)
+
+    bench = sub.add_parser("bench", help="benchmarks")
+    bench_sub = bench.add_subparsers(dest="bench", required=True)
+    eng = bench_sub.add_parser("engine", help="engine cost per player action, with the pyspiel reference")
+    eng.add_argument("--json", action="store_true", help="one JSON object per line")
+    eng.add_argument("--repeats", type=int, default=5)
+    eng.add_argument("--actions", type=int, default=20000, help="player actions per repeat")
+    eng.add_argument("--game", help="only this game")
+    eng.set_defaults(func=_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``cardarena`` console command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "seed", None) is not None and isinstance(args.seed, str) and args.seed.isdigit():
+        args.seed = int(args.seed)
+    try:
+        return int(args.func(args))
+    except GameError as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

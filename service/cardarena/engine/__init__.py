@@ -1,0 +1,52 @@
+"""The pure rules core: cards, the match RNG, the Game/State contract, the registry, replays.
+
+Nothing in :mod:`cardarena.engine` or :mod:`cardarena.games` does IO, reads a clock or
+imports a network, storage or web library (a test enforces it).
+"""
+
+from .core import (
+    CHANCE,
+    ActionInfo,
+    DealRecord,
+    Game,
+    GameError,
+    IllegalAction,
+    InvalidChance,
+    InvalidOptions,
+    NotYourTurn,
+    Result,
+    State,
+    UnknownAction,
+    ranks_from_scores,
+)
+from .playout import Policy, play_match, random_policy
+from .registry import games, get_game
+from .replay import FORMAT, ReplayMismatch, build_replay, rerun, rerun_from_seed
+from .rng import MatchRng
+
+__all__ = [
+    "CHANCE",
+    "FORMAT",
+    "ActionInfo",
+    "DealRecord",
+    "Game",
+    "GameError",
+    "IllegalAction",
+    "InvalidChance",
+    "InvalidOptions",
+    "MatchRng",
+    "NotYourTurn",
+    "Policy",
+    "ReplayMismatch",
+    "Result",
+    "State",
+    "UnknownAction",
+    "build_replay",
+    "games",
+    "get_game",
+    "play_match",
+    "random_policy",
+    "ranks_from_scores",
+    "rerun",
+    "rerun_from_seed",
+]

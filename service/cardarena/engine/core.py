@@ -1,0 +1,279 @@
+"""The contract every game implements: :class:`Game` (static facts and a factory) and
+:class:`State` (one match, from the first deal to the result), plus the typed errors.
+
+The contract covers all games of the product:
+
+* **Turns.** :meth:`State.to_act` returns the seats whose decision is awaited *now*.  One
+  seat for ordinary turns; several seats at once for simultaneous secret choices (each seat
+  answers independently and nothing is revealed until all have answered); an empty tuple
+  once the match is over.  Reaction windows (Coup's challenges) are modelled as a sequence of
+  single-seat decisions in turn order, or as several seats at once where any may answer.
+* **Chance.** When the rules need randomness (a deal, a random discard) the state stops at a
+  chance node: ``to_act() == (CHANCE,)``.  The driver calls :meth:`State.sample_chance` with
+  the match's :class:`~cardarena.engine.rng.MatchRng` and feeds the outcome (a JSON-able
+  dict) back through :meth:`State.apply_chance`.  Rules never hold an RNG, and a replay
+  carries every outcome, so it re-runs without the seed.
+* **Actions** are stable strings (``play:QH``, ``bid:13``, ``pass``).  :meth:`State.apply`
+  checks the action before any state changes and raises :class:`IllegalAction` with a reason
+  a bot author can act on; :meth:`State.legal_actions` lists what is allowed.
+* **Views.** :meth:`State.view` is everything one seat may see (its hand, public cards,
+  public knowledge); a spectator view (``seat=None``) shows public information only.
+* **Log.** Every applied action and chance outcome is recorded per deal; replays, spectator
+  streams and tests read the same record.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .rng import MatchRng
+
+CHANCE = -1
+"""The pseudo-seat that acts at a chance node."""
+
+JSON = Any
+"""A JSON-compatible value (dict, list, str, int, float, bool or None)."""
+
+
+class GameError(ValueError):
+    """Base class of the errors the rules raise on bad input."""
+
+
+class IllegalAction(GameError):
+    """An action that the rules do not allow now; ``reason`` says why."""
+
+    def __init__(self, reason: str, *, seat: int | None = None, action: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.seat = seat
+        self.action = action
+
+
+class NotYourTurn(IllegalAction):
+    """The seat is not among the seats asked to act."""
+
+
+class UnknownAction(IllegalAction):
+    """The action id is not of any form this game knows."""
+
+
+class InvalidOptions(GameError):
+    """Match options or player count that the game does not support."""
+
+
+class InvalidChance(GameError):
+    """A chance outcome that is inconsistent with the state (a corrupt replay)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionInfo:
+    """The typed payload of an action id, as sent to bots next to the id."""
+
+    id: str
+    """The stable action id, e.g. ``play:QH``."""
+    kind: str
+    """What sort of action it is: ``play``, ``bid``, ``pass``, ``double`` ..."""
+    label: str
+    """A short human label, e.g. ``play Q\u2665``."""
+    cards: tuple[str, ...] = ()
+    """Cards the action names, as card codes."""
+    amount: int | None = None
+    """A number the action carries (a bid, a raise, a count of stakes)."""
+    target: int | None = None
+    """A seat the action names (a Coup target, a Skull pile)."""
+    choice: str | None = None
+    """Any other named option (a Coup character, a Truc answer)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The outcome of a finished match."""
+
+    scores: tuple[float, ...]
+    """Each seat's final score (match points, chips, stakes ...)."""
+    ranks: tuple[int, ...]
+    """Each seat's place: 1 is first; tied seats share a place (1, 1, 3)."""
+
+    def to_json(self) -> dict[str, JSON]:
+        """The JSON form used in replays."""
+        return {"scores": list(self.scores), "ranks": list(self.ranks)}
+
+
+def ranks_from_scores(scores: Sequence[float], *, higher_is_better: bool = True) -> tuple[int, ...]:
+    """Competition ranks (1, 1, 3 ...) from scores; equal scores share a place."""
+    sign = -1 if higher_is_better else 1
+    return tuple(1 + sum(1 for o in scores if sign * o < sign * s) for s in scores)
+
+
+@dataclass(slots=True)
+class DealRecord:
+    """One deal of a match as the replay stores it."""
+
+    dealer: int
+    """The seat that dealt."""
+    chance: dict[str, JSON]
+    """The outcome that opened the deal (hands, stock, trump card ...)."""
+    actions: list[tuple[int, str]] = field(default_factory=list)
+    """``(seat, action)`` in order; ``seat == CHANCE`` for a later chance outcome (JSON text)."""
+    scores: list[float] | None = None
+    """That deal's score per seat, once it is over."""
+
+
+class Game(ABC):
+    """Static facts about a game and the factory of its states."""
+
+    id: ClassVar[str]
+    """Lowercase snake-case game id, e.g. ``glaves``."""
+    name: ClassVar[str]
+    """Display name."""
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    summary: ClassVar[str] = ""
+    """A short rules summary for people (the dashboard's games page)."""
+    higher_is_better: ClassVar[bool] = True
+    """Whether a higher final score is better (Golf: lower)."""
+
+    @property
+    def solitaire(self) -> bool:
+        """Whether this is a one-player score attack."""
+        return self.max_players == 1
+
+    def check_players(self, players: int) -> None:
+        """Raise :class:`InvalidOptions` unless the player count is supported."""
+        if not self.min_players <= players <= self.max_players:
+            span = (
+                str(self.min_players)
+                if self.min_players == self.max_players
+                else f"{self.min_players} to {self.max_players}"
+            )
+            raise InvalidOptions(f"{self.name} is played by {span} players, not {players}")
+
+    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
+        """The full, validated options for a match (defaults filled in).
+
+        Subclasses extend :meth:`option_defaults`; unknown keys are rejected.
+        """
+        self.check_players(players)
+        defaults = self.option_defaults(players)
+        given = dict(options or {})
+        unknown = sorted(set(given) - set(defaults))
+        if unknown:
+            raise InvalidOptions(
+                f"unknown option(s) for {self.id}: {', '.join(unknown)}; known: {', '.join(sorted(defaults)) or 'none'}"
+            )
+        merged = {**defaults, **given}
+        for key, value in merged.items():
+            default = defaults[key]
+            if default is not None and value is not None and type(value) is not type(default):
+                raise InvalidOptions(f"option {key} must be a {type(default).__name__}, got {value!r}")
+        return merged
+
+    def option_defaults(self, players: int) -> dict[str, JSON]:
+        """Every option this game knows, with its default for ``players``."""
+        return {}
+
+    def teams(self, players: int, options: Mapping[str, JSON]) -> tuple[int, ...] | None:
+        """Team number per seat for team games, else ``None``."""
+        return None
+
+    @abstractmethod
+    def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> State:
+        """A fresh match, stopped at its first chance node (the first deal)."""
+
+    def describe(self, action: str) -> ActionInfo:
+        """The typed payload of an action id (default: ``kind:card[:card...]`` or ``kind``)."""
+        kind, _, rest = action.partition(":")
+        parts = tuple(p for p in rest.split(":") if p) if rest else ()
+        return ActionInfo(id=action, kind=kind, label=action.replace(":", " "), cards=parts)
+
+
+class State(ABC):
+    """One match in progress.  Mutable; every change goes through ``apply*``."""
+
+    game: Game
+    players: int
+    options: dict[str, JSON]
+
+    @abstractmethod
+    def to_act(self) -> tuple[int, ...]:
+        """Seats whose decision is awaited: ``(CHANCE,)`` at a chance node, ``()`` when over."""
+
+    def is_terminal(self) -> bool:
+        """Whether the match is over."""
+        return not self.to_act()
+
+    def is_chance(self) -> bool:
+        """Whether the state waits for a chance outcome."""
+        return self.to_act() == (CHANCE,)
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> tuple[str, ...]:
+        """The action ids ``seat`` may choose now (empty if it is not asked to act)."""
+
+    @abstractmethod
+    def apply(self, seat: int, action: str) -> None:
+        """Check and apply one action; raises :class:`IllegalAction` and changes nothing then."""
+
+    @abstractmethod
+    def sample_chance(self, rng: MatchRng) -> dict[str, JSON]:
+        """Draw the pending chance outcome from ``rng`` (does not apply it)."""
+
+    @abstractmethod
+    def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
+        """Apply a chance outcome; raises :class:`InvalidChance` if it does not fit."""
+
+    @abstractmethod
+    def view(self, seat: int | None) -> Any:
+        """What ``seat`` may see now (``None``: a spectator's public view)."""
+
+    @abstractmethod
+    def view_json(self, seat: int | None) -> dict[str, JSON]:
+        """:meth:`view` as JSON."""
+
+    @abstractmethod
+    def result(self) -> Result:
+        """The final result; only once :meth:`is_terminal`."""
+
+    @abstractmethod
+    def deal_records(self) -> list[DealRecord]:
+        """The match so far, deal by deal (the replay's source)."""
+
+    def public_action(self, viewer: int | None, seat: int, action: str) -> str | None:
+        """What ``viewer`` learns when ``seat`` takes ``action``.
+
+        The default is the action itself (trick play is public); games with secret choices
+        return a redacted form (``place``) or ``None``.
+        """
+        return action
+
+    def check(self, seat: int, action: str) -> str | None:
+        """The reason ``action`` is illegal for ``seat`` now, or ``None`` if it is legal."""
+        if action in self.legal_actions(seat):
+            return None
+        try:
+            clone = self.clone()
+            clone.apply(seat, action)
+        except IllegalAction as exc:
+            return exc.reason
+        return None
+
+    @abstractmethod
+    def clone(self) -> State:
+        """An independent copy."""
+
+    def invariants(self) -> list[str]:
+        """Broken invariants of the current state (cards conserved ...); empty when sound.
+
+        The conformance suite calls it after every transition of every game.
+        """
+        return []
+
+    def secrets(self, seat: int | None) -> frozenset[str]:
+        """Tokens (card codes ...) that ``seat`` must not be able to see now.
+
+        The conformance suite checks that none of them occurs in ``view_json(seat)``.
+        """
+        return frozenset()

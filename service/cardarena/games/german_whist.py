@@ -1,0 +1,50 @@
+"""German Whist (the seed's "Whist rules"): a two-player game in two phases.
+
+Rules (``shared/seeds/004``; rulings in ``shared/rulings.md``): 13 cards each, 26 in the
+stock, the top card turned: its suit is trump for the whole deal.  Must follow suit in both
+phases.  Phase 1 (13 tricks): the trick winner takes the face-up stock card (public knowledge
+until played), the loser the next hidden card, and the next card is turned.  Phase 2 (13
+tricks): the player with more phase-2 tricks wins the deal (13 is odd, so a deal has no tie).
+
+A deal scores 1 for its winner and 0 for the loser; the phase-2 trick counts are in the view
+(``phase_tricks``).  A match is one deal unless the option ``deals`` asks for more; then the
+most deals won wins, equal counts share the win.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..engine.core import JSON
+from .trick_taking import TrickGame, TrickLayout, TrickState
+
+
+class GermanWhistState(TrickState):
+    """A German Whist match."""
+
+    def _deal_scores(self) -> list[float]:
+        a, b = self._phase2
+        return [1 if a > b else 0, 1 if b > a else 0]
+
+
+class GermanWhist(TrickGame):
+    """Two players: draft from the stock in phase 1, win most tricks in phase 2."""
+
+    id: ClassVar[str] = "german_whist"
+    name: ClassVar[str] = "German Whist"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    summary: ClassVar[str] = (
+        "Two-player whist: 13 tricks drafting the stock (winner takes the face-up card), then "
+        "13 tricks that count; most phase-2 tricks wins the deal."
+    )
+    state_class = GermanWhistState
+
+    def layout(self, players: int) -> TrickLayout:
+        return TrickLayout(hand_size=13, stock=26)
+
+    def option_defaults(self, players: int) -> dict[str, JSON]:
+        return {"deals": 1}
+
+
+GAME = GermanWhist()

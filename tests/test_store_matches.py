@@ -1,0 +1,105 @@
+"""The match job contract on a real Redis: queue, leases, write-once results, reconciler."""
+
+from __future__ import annotations
+
+import redis
+from cardarena.store.connection import client_for
+from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
+
+
+def spec(mid: str = "t1:r0:t0:s0:d0") -> MatchSpec:
+    return MatchSpec(
+        match_id=mid,
+        game="glaves",
+        players=3,
+        seats=("a", "b", "c"),
+        seed=42,
+        options={"deals": 1},
+        time_control=TimeControl(500, 1000),
+        fault_policy=FaultPolicy(max_strikes=2),
+        tournament="t1",
+    )
+
+
+def store(url: str) -> MatchStore:
+    return MatchStore(client_for(url))
+
+
+def test_spec_round_trip() -> None:
+    s = spec()
+    assert MatchSpec.from_json(s.to_json()) == s
+
+
+def test_enqueue_is_idempotent_and_claim_leases(redis_url: str, key_prefix: str) -> None:
+    st = store(redis_url)
+    assert st.enqueue(spec())
+    assert not st.enqueue(spec())
+    assert st.status("t1:r0:t0:s0:d0") == "queued"
+    got = st.claim("inst-a", wait_s=0.5)
+    assert got == spec()
+    assert st.status(got.match_id) == "running"
+    assert st.claim("inst-b", wait_s=0.1) is None
+    assert st.renew(got.match_id, "inst-a")
+    assert not st.renew(got.match_id, "inst-b")
+
+
+def test_complete_writes_once_and_emits_one_event(redis_url: str, key_prefix: str) -> None:
+    st = store(redis_url)
+    st.enqueue(spec())
+    got = st.claim("inst-a", wait_s=0.5)
+    assert got is not None
+    replay = {"format": "cardarena-replay/1", "deals": [], "result": {"scores": [1, 2, 3], "ranks": [3, 2, 1]}}
+    assert st.complete(got.match_id, "inst-a", {"scores": [1, 2, 3], "ranks": [3, 2, 1]}, replay)
+    assert not st.complete(got.match_id, "inst-a", {"scores": [9, 9, 9], "ranks": [1, 1, 1]}, {})
+    assert st.result(got.match_id) == {"scores": [1, 2, 3], "ranks": [3, 2, 1]}
+    assert st.replay(got.match_id) == replay
+    events = st.r.xrange(st.STREAM)
+    assert len(events) == 1 and events[0][1][b"match_id"] == got.match_id.encode()
+    assert events[0][1][b"tournament"] == b"t1"
+
+
+def test_void_requeues_and_lost_lease_is_reconciled(redis_url: str, key_prefix: str) -> None:
+    st = store(redis_url)
+    st.enqueue(spec("m1"))
+    st.enqueue(spec("m2"))
+    a = st.claim("inst-a", wait_s=0.5)
+    assert a is not None and a.match_id == "m1"
+    assert not st.void("m1", "inst-b", "not mine")
+    assert st.void("m1", "inst-a", "server stopping")
+    assert st.status("m1") == "queued" and st.result("m1") is None
+    again = st.claim("inst-b", wait_s=0.5)
+    assert again is not None and again.match_id == "m1"  # voided matches go first
+    b = st.claim("inst-c", lease_ms=50, wait_s=0.5)
+    assert b is not None and b.match_id == "m2"
+    import time
+
+    time.sleep(0.1)
+    assert st.requeue_lost() == ["m2"]
+    assert st.status("m2") == "queued"
+    assert st.info("m2")["attempts"] == "1"
+    c = st.claim("inst-d", wait_s=0.5)
+    assert c is not None and c.match_id == "m2"
+    assert st.info("m2")["attempts"] == "2"
+
+
+def test_embedded_redis_leaves_nothing_running(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from cardarena.store.connection import EmbeddedRedis
+
+    server = EmbeddedRedis(Path(str(tmp_path)), persist=True).start()
+    pid = server.process.pid if server.process else 0
+    client = redis.Redis.from_url(server.url)
+    client.set("x", "1")
+    client.close()
+    server.stop()
+    import os
+
+    try:
+        os.kill(pid, 0)
+        alive = True
+    except ProcessLookupError:
+        alive = False
+    assert not alive
+    data = Path(str(tmp_path))
+    assert (data / "appendonly.aof").exists() or (data / "appendonlydir").exists()  # Redis 6 / 7

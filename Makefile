@@ -2,8 +2,8 @@
 install:
 	pip install -e '.[dev]'
 check:
-	ruff check service tests
-	ruff format --check service tests
+	ruff check service tournament clients tests
+	ruff format --check service tournament clients tests
 	mypy
 test:
 	python -m pytest

@@ -1,0 +1,1 @@
+"""cardarena_sdk: write a bot for cardarena by overriding one method."""

@@ -1,0 +1,1 @@
+"""Example strategies, one module per game: ``choose(view, legal, rng) -> action``."""

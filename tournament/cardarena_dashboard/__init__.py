@@ -1,0 +1,1 @@
+"""cardarena_dashboard: the Flask dashboard and REST API (read-mostly views of Redis)."""

@@ -1,0 +1,1 @@
+"""cardarena_tournament: tournaments on Celery and Redis (formats, schedules, standings, ratings)."""

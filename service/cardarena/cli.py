@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from .engine import GameError, MatchRng, build_replay, get_game, play_match, random_policy
+
+
+AREA_COMMANDS = (
+    "cardarena.server.commands",
+    "cardarena_sdk.commands",
+    "cardarena_tournament.commands",
+    "cardarena_dashboard.commands",
+    "cardarena.deploy_commands",
+)
+"""Modules whose ``register(subparsers)`` adds subcommands (skipped while absent)."""
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -82,6 +93,17 @@ def build_parser() -> argparse.ArgumentParser:
     eng.add_argument("--actions", type=int, default=20000, help="player actions per repeat")
     eng.add_argument("--game", help="only this game")
     eng.set_defaults(func=_bench)
+
+    # Each area registers its own subcommands in its own module (``register(subparsers)``),
+    # so the service, tournaments and dashboard never edit this file to add a command.
+    for name in AREA_COMMANDS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and name.startswith(exc.name):
+                continue
+            raise
+        module.register(sub)
     return parser
 
 

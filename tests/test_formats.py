@@ -1,0 +1,108 @@
+"""Tournament formats: balance properties (hypothesis) and bad input."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+
+import pytest
+from cardarena_tournament.formats import FormatError, schedule, seatings
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def _bots(n: int) -> list[str]:
+    return [f"bot{i}" for i in range(n)]
+
+
+fields = st.tuples(st.integers(1, 4), st.integers(1, 8), st.integers(1, 3), st.integers(0, 10**6)).filter(
+    lambda t: t[0] == 1 or t[1] >= t[0]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(fields)
+def test_every_deal_is_played_in_every_seating(case: tuple[int, int, int, int]) -> None:
+    players, n, deal_sets, seed = case
+    matches = schedule("t1", _bots(n), players, deal_sets, seed=seed)
+    ids = [m.match_id for m in matches]
+    assert len(ids) == len(set(ids))
+    by_unit = defaultdict(list)
+    for m in matches:
+        by_unit[m.deal_set].append(m)
+    for unit in by_unit.values():
+        assert len({m.seed for m in unit}) == 1
+        if players > 1:
+            assert sorted(m.seats for m in unit) == sorted(seatings(list(unit[0].seats)))
+    # in each pass (one seating of every deal set), no deal set appears twice
+    n_units = len(by_unit)
+    passes = [matches[i : i + n_units] for i in range(0, len(matches), n_units)] if players > 1 else [matches]
+    for p in passes:
+        if players > 1:
+            assert len({m.deal_set for m in p}) == len(p)
+
+
+@settings(max_examples=60, deadline=None)
+@given(fields)
+def test_pairs_meet_and_seats_balance(case: tuple[int, int, int, int]) -> None:
+    players, n, deal_sets, seed = case
+    bots = _bots(n)
+    matches = schedule("t1", bots, players, deal_sets, seed=seed)
+    if players == 1:
+        seeds = defaultdict(set)
+        for m in matches:
+            seeds[m.seats[0]].add(m.seed)
+        assert len({frozenset(s) for s in seeds.values()}) == 1  # every bot plays the same seeds
+        assert len(seeds) == n
+        return
+    pairs = Counter(frozenset(p) for m in matches for p in itertools.combinations(m.seats, 2))
+    assert set(pairs) == {frozenset(p) for p in itertools.combinations(bots, 2)}
+    assert len(set(pairs.values())) == 1
+    seat_counts = Counter((bot, seat) for m in matches for seat, bot in enumerate(m.seats))
+    assert len(set(seat_counts.values())) == 1
+    assert len(seat_counts) == n * players
+
+
+def test_balanced_groups_when_subsets_unaffordable() -> None:
+    bots = _bots(12)
+    matches = schedule("t", bots, 4, 1, seed=3, max_tables=30)
+    seat_counts = Counter((bot, seat) for m in matches for seat, bot in enumerate(m.seats))
+    per_bot = Counter(b for m in matches for b in m.seats)
+    assert len(per_bot) == 12 and max(per_bot.values()) == min(per_bot.values())
+    # within each bot, every seat equally often (cyclic rotations of each table)
+    for bot in bots:
+        assert len({seat_counts[(bot, s)] for s in range(4)}) == 1
+
+
+def test_ids_are_deterministic_and_shaped() -> None:
+    a = schedule("t9", _bots(4), 3, 2, seed="x")
+    b = schedule("t9", _bots(4), 3, 2, seed="x")
+    assert a == b
+    assert len(a) == 4 * 6 * 2
+    assert all(m.match_id == f"t9:{m.round}:{m.table}:{m.seating}:{m.deal}" for m in a)
+    assert [m.match_id for m in a] != sorted(m.match_id for m in a)  # interleaved
+
+
+def test_seatings_rotations_for_four_or_more() -> None:
+    assert len(seatings(["a", "b", "c"])) == 6
+    assert seatings(["a", "b", "c", "d"]) == [
+        ("a", "b", "c", "d"),
+        ("b", "c", "d", "a"),
+        ("c", "d", "a", "b"),
+        ("d", "a", "b", "c"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("bots", "players", "deal_sets", "message"),
+    [
+        (["a", "b"], 3, 1, "need at least 3"),
+        (["a", "a", "b"], 2, 1, "repeated: a"),
+        (["a", "b:c"], 2, 1, "bad bot name"),
+        (["a", "b"], 2, 0, "deal sets"),
+        ([], 1, 1, "no entrants"),
+    ],
+)
+def test_bad_input(bots: list[str], players: int, deal_sets: int, message: str) -> None:
+    with pytest.raises(FormatError, match=message):
+        schedule("t", bots, players, deal_sets)

@@ -1,0 +1,189 @@
+"""Tournament formats: who plays whom, in which seat, on which deal, in what order.
+
+A pure module (no IO, no clock): :func:`schedule` turns entrants, a player count and a number
+of deal sets into a list of :class:`ScheduledMatch`, each with a deterministic id
+``tournament:round:table:seating:deal``.
+
+* **Tables.** Two-player games: a round robin by the circle method (with a bye for an odd
+  field).  ``k``-player games: every ``k``-subset of the entrants while that is affordable
+  (at most ``max_tables``), otherwise seeded balanced groups (each round a seeded shuffle cut
+  into groups of ``k``, byes going to whoever has played least).  Solitaires: every bot alone.
+* **Seatings.** Each table's deal is replayed with the seats permuted: every permutation for 2
+  and 3 players, the cyclic rotations for 4 or more.  So every bot sits in every seat equally
+  often at its table, and luck of the deal cancels out within a *deal set* (one deal at one
+  table, in all its seatings; the resampling unit of the standings).
+* **Deals.** ``deal_sets`` deals per table, each with a seed derived from the tournament seed.
+  Solitaires: deal ``d`` has the same seed for every bot, so each deal set is all bots on one
+  deal.
+* **Order.** Interleaved: the matches are played in passes, pass ``p`` plays every deal set
+  once in its ``p``-th seating, each pass in its own seeded shuffle, so a repeated deal never
+  comes back within the same pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+DEFAULT_MAX_TABLES = 120
+"""Above this many ``k``-subsets, ``k``-player formats use seeded balanced groups."""
+
+
+class FormatError(ValueError):
+    """Entrants, player count or deal sets that make no tournament."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledMatch:
+    """One match of a tournament's schedule."""
+
+    match_id: str
+    """``tournament:round:table:seating:deal``."""
+    round: int
+    """Round number (circle-method round, subset number or group round)."""
+    table: int
+    """Table within the round (solitaires: the bot's index)."""
+    seating: int
+    """Which permutation of the table's bots this match uses."""
+    deal: int
+    """Deal number within the table, ``0 .. deal_sets-1``."""
+    seats: tuple[str, ...]
+    """The bot in each seat."""
+    seed: int
+    """The match seed: the same for every seating of one deal."""
+    deal_set: str
+    """Key of the deal set (``round:table:deal``; solitaires ``deal``): the resampling unit."""
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from a tournament seed and coordinates (stable across platforms)."""
+    text = "/".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def seatings(table: Sequence[str]) -> list[tuple[str, ...]]:
+    """The seat orders a table's deal is played in (permutations for 1-3, rotations for 4+)."""
+    k = len(table)
+    if k <= 3:
+        return [tuple(p) for p in itertools.permutations(table)]
+    return [tuple(table[(i + r) % k] for i in range(k)) for r in range(k)]
+
+
+def circle_rounds(entrants: Sequence[str]) -> list[list[tuple[str, str]]]:
+    """Round-robin pairings by the circle method; with an odd field one bot sits out per round."""
+    field: list[str | None] = list(entrants)
+    if len(field) % 2:
+        field.append(None)
+    n = len(field)
+    rounds: list[list[tuple[str, str]]] = []
+    for r in range(n - 1):
+        pairs: list[tuple[str, str]] = []
+        for i in range(n // 2):
+            a, b = field[i], field[n - 1 - i]
+            if a is not None and b is not None:
+                pairs.append((a, b) if r % 2 == 0 else (b, a))
+        rounds.append(pairs)
+        field = [field[0], field[-1], *field[1:-1]]
+    return rounds
+
+
+def _balanced_groups(entrants: Sequence[str], k: int, seed: int | str, max_tables: int) -> list[list[tuple[str, ...]]]:
+    rng = random.Random(derive_seed(seed, "groups"))
+    per_round = len(entrants) // k
+    rounds = max(1, math.ceil(max_tables / per_round))
+    played = dict.fromkeys(entrants, 0)
+    out: list[list[tuple[str, ...]]] = []
+    for _ in range(rounds):
+        order = list(entrants)
+        rng.shuffle(order)
+        order.sort(key=lambda b: played[b])  # stable: fewest matches first, shuffled within
+        chosen = order[: per_round * k]
+        rng.shuffle(chosen)
+        groups = [tuple(chosen[i * k : (i + 1) * k]) for i in range(per_round)]
+        for bot in chosen:
+            played[bot] += 1
+        out.append(groups)
+    return out
+
+
+def tables(
+    entrants: Sequence[str], players: int, *, seed: int | str = 0, max_tables: int = DEFAULT_MAX_TABLES
+) -> list[list[tuple[str, ...]]]:
+    """Tables per round: who sits together (seat order still to be permuted)."""
+    check_field(entrants, players)
+    if players == 1:
+        return [[(bot,) for bot in entrants]]
+    if players == 2:
+        return [list(r) for r in circle_rounds(entrants)]
+    if math.comb(len(entrants), players) <= max_tables:
+        return [[tuple(c)] for c in itertools.combinations(entrants, players)]
+    return _balanced_groups(entrants, players, seed, max_tables)
+
+
+def check_field(entrants: Sequence[str], players: int) -> None:
+    """Raise :class:`FormatError` unless the entrants can fill tables of ``players``."""
+    if players < 1:
+        raise FormatError(f"players must be at least 1, not {players}")
+    if len(set(entrants)) != len(entrants):
+        dupes = sorted({b for b in entrants if list(entrants).count(b) > 1})
+        raise FormatError(f"entrants must be distinct; repeated: {', '.join(dupes)}")
+    for bot in entrants:
+        if not bot or ":" in bot:
+            raise FormatError(f"bad bot name {bot!r}: must be non-empty and contain no ':'")
+    if players > 1 and len(entrants) < players:
+        raise FormatError(f"{players}-player tables need at least {players} entrants, got {len(entrants)}")
+    if not entrants:
+        raise FormatError("no entrants")
+
+
+def schedule(
+    tournament_id: str,
+    entrants: Sequence[str],
+    players: int,
+    deal_sets: int,
+    *,
+    seed: int | str = 0,
+    max_tables: int = DEFAULT_MAX_TABLES,
+) -> list[ScheduledMatch]:
+    """Every match of a tournament, in play order (interleaved; see the module docstring)."""
+    if not tournament_id or ":" in tournament_id:
+        raise FormatError(f"bad tournament id {tournament_id!r}: must be non-empty and contain no ':'")
+    if deal_sets < 1:
+        raise FormatError(f"deal sets must be at least 1, not {deal_sets}")
+    layout = tables(entrants, players, seed=seed, max_tables=max_tables)
+    # passes[p] holds the p-th seating of every deal set
+    units: list[list[ScheduledMatch]] = []
+    for r, round_tables in enumerate(layout):
+        for t, table in enumerate(round_tables):
+            orders = seatings(table)
+            for d in range(deal_sets):
+                if players == 1:
+                    deal_seed, unit = derive_seed(seed, "deal", d), str(d)
+                else:
+                    deal_seed, unit = derive_seed(seed, r, t, d), f"{r}:{t}:{d}"
+                units.append(
+                    [
+                        ScheduledMatch(
+                            match_id=f"{tournament_id}:{r}:{t}:{s}:{d}",
+                            round=r,
+                            table=t,
+                            seating=s,
+                            deal=d,
+                            seats=order,
+                            seed=deal_seed,
+                            deal_set=unit,
+                        )
+                        for s, order in enumerate(orders)
+                    ]
+                )
+    rng = random.Random(derive_seed(seed, tournament_id, "order"))
+    ordered: list[ScheduledMatch] = []
+    for p in range(len(units[0]) if units else 0):
+        this_pass = [unit[p] for unit in units]
+        rng.shuffle(this_pass)
+        ordered.extend(this_pass)
+    return ordered

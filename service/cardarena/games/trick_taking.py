@@ -37,6 +37,7 @@ PLAY_ACTION: tuple[str, ...] = tuple("play:" + c for c in CODES)
 """Card index to its action id ``play:<card>``."""
 _ACTION_CARD: dict[str, int] = {a: i for i, a in enumerate(PLAY_ACTION)}
 _SUIT_OF: tuple[int, ...] = tuple(i // 13 for i in range(52))
+_PLAY: dict[str, tuple[int, int, int]] = {a: (i, 1 << i, i // 13) for i, a in enumerate(PLAY_ACTION)}
 _RANK_OF: tuple[int, ...] = tuple(i % 13 for i in range(52))
 
 
@@ -542,14 +543,13 @@ class TrickState(State):
         return IllegalAction(f"must follow {SUIT_NAMES[SUITS[self._lead_suit]]}", seat=seat, action=action)
 
     def apply(self, seat: int, action: str) -> None:
-        card = _ACTION_CARD.get(action)
-        if seat != self._turn or card is None:
+        play = _PLAY.get(action)
+        if seat != self._turn or play is None:
             raise self._reject(seat, action)
+        card, bit, suit = play
         hands = self._hands
         hand = hands[seat]
-        bit = BIT[card]
         trick = self._trick
-        suit = _SUIT_OF[card]
         if not hand & bit:
             raise self._reject(seat, action)
         if trick:

@@ -1,0 +1,457 @@
+"""Tournaments, schedules, counted results, standings snapshots and rating histories.
+
+The repository behind the tournament workers (writers) and the dashboard (reader).
+
+Read API (what the dashboard uses; all return plain JSON-able data or dataclasses):
+
+* :meth:`TournamentStore.list` — tournaments, newest first, optionally by status.
+* :meth:`TournamentStore.get` — one :class:`Tournament` (or ``None``).
+* :meth:`TournamentStore.standings` — the latest standings snapshot (a dict, see
+  ``cardarena_tournament.standings.Standings.to_json``) or ``None`` before the first result.
+* :meth:`TournamentStore.matches` — the schedule in play order, each with its counted result.
+* :meth:`TournamentStore.rating_history` — one point per counted match of ``bot`` in ``game``.
+* :meth:`TournamentStore.ratings` — the current rating of every bot in a game.
+* :meth:`TournamentStore.schedules` / :meth:`TournamentStore.next_run` — recurring tournaments.
+
+Write side, used by the Celery tasks, each step idempotent:
+
+1. :meth:`create` stores a tournament (``upcoming``); creating an existing id is a no-op.
+2. :meth:`start` stores its schedule (the expanded match list) and moves it to ``running``.
+3. :meth:`record` counts a match result **exactly once** (``SADD`` on the counted set inside a
+   Lua script, together with the result and the counter); a second delivery returns ``False``.
+4. :meth:`apply_rating` applies one match to the ratings once per match id (a separate applied
+   set, checked in a ``WATCH`` transaction), so a crash between 3 and 4 is repaired by the
+   redelivered event.
+5. :meth:`save_standings` stores a snapshot; :meth:`finish` moves a running tournament whose
+   every match is counted to ``finished``.
+
+Statuses: ``upcoming`` → ``running`` → ``finished``; ``upcoming``/``running`` → ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import redis
+
+from .keys import key
+
+STATUSES = ("upcoming", "running", "finished", "cancelled")
+"""Every tournament status."""
+
+
+class TournamentError(ValueError):
+    """A request the tournament store cannot honour (unknown id, wrong status ...)."""
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A tournament as stored."""
+
+    id: str
+    """Identifier (no ``:``); the first part of every match id."""
+    game: str
+    players: int
+    """Seats per match."""
+    entrants: tuple[str, ...]
+    """Bot names."""
+    deal_sets: int
+    """Deals per table, each played in every seating."""
+    name: str = ""
+    format: str = "auto"
+    """``auto``: round robin (2 players), all k-subsets or balanced groups, solitaire."""
+    seed: str = "0"
+    options: dict[str, Any] = field(default_factory=dict)
+    """Game options for every match."""
+    time_control: dict[str, int] = field(default_factory=dict)
+    """``move_ms`` / ``bank_ms`` (the :class:`~cardarena.store.matches.TimeControl` fields)."""
+    schedule_id: str | None = None
+    """The recurring schedule that created this run, if any."""
+    status: str = "upcoming"
+    created_at: float = 0.0
+    started_at: float | None = None
+    finished_at: float | None = None
+    total_matches: int = 0
+    counted: int = 0
+    """Matches whose result is counted."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form."""
+        data = asdict(self)
+        data["entrants"] = list(self.entrants)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Tournament:
+        """Parse the JSON form."""
+        return cls(**{**data, "entrants": tuple(data["entrants"])})
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A recurring tournament: a template plus ``cron`` (croniter syntax) or ``every`` seconds."""
+
+    id: str
+    template: dict[str, Any]
+    """Keyword arguments of :class:`Tournament` (game, players, entrants, deal_sets ...)."""
+    cron: str | None = None
+    every: float | None = None
+    created_at: float = 0.0
+    enabled: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form."""
+        return asdict(self)
+
+
+_RECORD = """
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('RPUSH', KEYS[4], ARGV[1])
+redis.call('HINCRBY', KEYS[3], 'counted', 1)
+return 1
+"""
+
+_FINISH = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+local total = tonumber(redis.call('HGET', KEYS[1], 'total_matches') or '0')
+local counted = tonumber(redis.call('HGET', KEYS[1], 'counted') or '0')
+if counted < total then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'finished', 'finished_at', ARGV[1])
+redis.call('SREM', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[2])
+return 1
+"""
+
+_CLAIM_RUN = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if due == false or tonumber(due) > tonumber(ARGV[2]) then return false end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('HSET', KEYS[2], 'last_run', due)
+return due
+"""
+
+_INT_FIELDS = ("players", "deal_sets", "total_matches", "counted")
+_FLOAT_FIELDS = ("created_at", "started_at", "finished_at")
+_JSON_FIELDS = ("entrants", "options", "time_control")
+
+
+def _s(raw: Any) -> str:
+    return raw.decode() if isinstance(raw, bytes) else str(raw)
+
+
+class TournamentStore:
+    """Repository of tournaments, schedules, results, standings and ratings on one client."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.r: Any = client
+        self._record = client.register_script(_RECORD)
+        self._finish = client.register_script(_FINISH)
+        self._claim_run = client.register_script(_CLAIM_RUN)
+
+    # ------------------------------------------------------------------ keys
+    @staticmethod
+    def _h(tid: str) -> str:
+        return key("tournament", tid)
+
+    @staticmethod
+    def _status_set(status: str) -> str:
+        return key("tournaments", "status", status)
+
+    ALL = property(lambda self: key("tournaments", "all"))
+    DUE = property(lambda self: key("schedules", "due"))
+
+    # ------------------------------------------------------------------ tournaments
+    def create(self, t: Tournament) -> bool:
+        """Store a new tournament (status ``upcoming``); ``False`` if the id exists."""
+        if not t.id or ":" in t.id:
+            raise TournamentError(f"bad tournament id {t.id!r}: must be non-empty and contain no ':'")
+        data = t.to_json()
+        data["status"] = "upcoming"
+        data["created_at"] = t.created_at or time.time()
+        h = self._h(t.id)
+        if not self.r.hsetnx(h, "id", t.id):
+            return False
+        mapping = {
+            k: json.dumps(v) if k in _JSON_FIELDS else ("" if v is None else v) for k, v in data.items() if k != "id"
+        }
+        pipe = self.r.pipeline()
+        pipe.hset(h, mapping=mapping)
+        pipe.zadd(self.ALL, {t.id: data["created_at"]})
+        pipe.sadd(self._status_set("upcoming"), t.id)
+        pipe.execute()
+        return True
+
+    def get(self, tid: str) -> Tournament | None:
+        """The tournament, or ``None`` if unknown."""
+        raw = self.r.hgetall(self._h(tid))
+        if not raw or b"status" not in raw:
+            return None
+        d = {_s(k): _s(v) for k, v in raw.items()}
+        out: dict[str, Any] = {}
+        for k, v in d.items():
+            if k in _JSON_FIELDS:
+                out[k] = json.loads(v)
+            elif k in _INT_FIELDS:
+                out[k] = int(v or 0)
+            elif k in _FLOAT_FIELDS:
+                out[k] = float(v) if v else (0.0 if k == "created_at" else None)
+            elif k == "schedule_id":
+                out[k] = v or None
+            else:
+                out[k] = v
+        return Tournament.from_json(out)
+
+    def require(self, tid: str) -> Tournament:
+        """The tournament; raises :class:`TournamentError` if unknown."""
+        t = self.get(tid)
+        if t is None:
+            raise TournamentError(f"unknown tournament {tid!r}")
+        return t
+
+    def list(self, status: str | None = None, *, limit: int = 100) -> list[Tournament]:
+        """Tournaments, newest first; only those with ``status`` if given."""
+        if status is not None and status not in STATUSES:
+            raise TournamentError(f"unknown status {status!r}; known: {', '.join(STATUSES)}")
+        ids = [_s(x) for x in self.r.zrevrange(self.ALL, 0, -1)]
+        if status is not None:
+            members = {_s(x) for x in self.r.smembers(self._status_set(status))}
+            ids = [i for i in ids if i in members]
+        out = [self.get(i) for i in ids[:limit]]
+        return [t for t in out if t is not None]
+
+    def _move(self, tid: str, new: str, allowed: Sequence[str], stamp: str | None) -> bool:
+        h = self._h(tid)
+
+        def tx(pipe: Any) -> bool:
+            cur = pipe.hget(h, "status")
+            if cur is None:
+                raise TournamentError(f"unknown tournament {tid!r}")
+            cur = _s(cur)
+            if cur not in allowed:
+                pipe.multi()
+                return False
+            pipe.multi()
+            pipe.hset(h, "status", new)
+            if stamp:
+                pipe.hset(h, stamp, time.time())
+            pipe.srem(self._status_set(cur), tid)
+            pipe.sadd(self._status_set(new), tid)
+            return True
+
+        result: bool = self.r.transaction(tx, h, value_from_callable=True)
+        return result
+
+    def start(self, tid: str, matches: Sequence[dict[str, Any]]) -> bool:
+        """Store the schedule (once) and move ``upcoming`` → ``running``; ``False`` if it was not upcoming.
+
+        ``matches`` are JSON dicts in play order with at least ``match_id`` and ``seats``.
+        """
+        sched = key("tournament", tid, "schedule")
+        if not self.r.exists(sched):
+            pipe = self.r.pipeline()
+            pipe.delete(sched)
+            if matches:
+                pipe.rpush(sched, *[json.dumps(m, sort_keys=True) for m in matches])
+            pipe.hset(self._h(tid), "total_matches", len(matches))
+            pipe.execute()
+        return self._move(tid, "running", ("upcoming",), "started_at")
+
+    def cancel(self, tid: str) -> bool:
+        """Cancel an upcoming or running tournament (queued matches still get played, not counted)."""
+        return self._move(tid, "cancelled", ("upcoming", "running"), "finished_at")
+
+    def schedule_of(self, tid: str) -> builtins.list[dict[str, Any]]:
+        """The stored schedule (match JSON dicts in play order)."""
+        return [json.loads(x) for x in self.r.lrange(key("tournament", tid, "schedule"), 0, -1)]
+
+    def record(self, tid: str, match_id: str, result: dict[str, Any]) -> bool:
+        """Count one match result exactly once; ``False`` if it was already counted."""
+        return bool(
+            self._record(
+                keys=[
+                    key("tournament", tid, "counted"),
+                    key("tournament", tid, "results"),
+                    self._h(tid),
+                    key("tournament", tid, "counted_order"),
+                ],
+                args=[match_id, json.dumps(result, sort_keys=True)],
+            )
+        )
+
+    def is_counted(self, tid: str, match_id: str) -> bool:
+        """Whether the match's result is counted."""
+        return bool(self.r.sismember(key("tournament", tid, "counted"), match_id))
+
+    def results(self, tid: str) -> dict[str, dict[str, Any]]:
+        """Counted results by match id."""
+        raw = self.r.hgetall(key("tournament", tid, "results"))
+        return {_s(k): json.loads(v) for k, v in raw.items()}
+
+    def finish(self, tid: str) -> bool:
+        """``running`` → ``finished`` if every match is counted; ``True`` if it changed now."""
+        return bool(
+            self._finish(
+                keys=[self._h(tid), self._status_set("running"), self._status_set("finished")],
+                args=[time.time(), tid],
+            )
+        )
+
+    def save_standings(self, tid: str, snapshot: dict[str, Any]) -> None:
+        """Store the latest standings snapshot."""
+        self.r.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
+
+    def standings(self, tid: str) -> dict[str, Any] | None:
+        """The latest standings snapshot, or ``None`` before the first counted result."""
+        raw = self.r.get(key("tournament", tid, "standings"))
+        return json.loads(raw) if raw else None
+
+    def matches(self, tid: str) -> builtins.list[dict[str, Any]]:
+        """The schedule in play order; each entry carries ``counted`` and ``result`` (or ``None``)."""
+        results = self.results(tid)
+        out = []
+        for m in self.schedule_of(tid):
+            res = results.get(m["match_id"])
+            out.append({**m, "counted": res is not None, "result": res})
+        return out
+
+    # ------------------------------------------------------------------ ratings
+    def ratings(self, game: str) -> dict[str, dict[str, float]]:
+        """Current rating per bot in ``game``: ``{"mu":..., "sigma":..., "ordinal":..., "matches":...}``."""
+        raw = self.r.hgetall(key("ratings", game))
+        return {_s(k): json.loads(v) for k, v in raw.items()}
+
+    def apply_rating(
+        self,
+        game: str,
+        match_id: str,
+        bots: Sequence[str],
+        update: Callable[[dict[str, dict[str, float]]], dict[str, dict[str, float]]],
+    ) -> bool:
+        """Apply one match to the ratings of ``bots`` once per match id.
+
+        ``update`` maps the bots' current ratings (missing bots absent) to their new ratings;
+        it may be called more than once if another writer interferes (optimistic locking).
+        Appends one history point per bot.  ``False`` if this match was already applied.
+        """
+        applied = key("ratings", game, "applied")
+        table = key("ratings", game)
+
+        def tx(pipe: Any) -> bool:
+            if pipe.sismember(applied, match_id):
+                pipe.multi()
+                return False
+            current = {}
+            for bot in bots:
+                raw = pipe.hget(table, bot)
+                if raw:
+                    current[bot] = json.loads(raw)
+            new = update(current)
+            now = time.time()
+            pipe.multi()
+            pipe.sadd(applied, match_id)
+            for bot, rating in new.items():
+                pipe.hset(table, bot, json.dumps(rating, sort_keys=True))
+                point = {**rating, "match_id": match_id, "t": now}
+                pipe.rpush(key("ratings", game, "history", bot), json.dumps(point, sort_keys=True))
+            return True
+
+        result: bool = self.r.transaction(tx, applied, table, value_from_callable=True)
+        return result
+
+    def rating_history(self, bot: str, game: str) -> builtins.list[dict[str, Any]]:
+        """One point per counted match: ``mu``, ``sigma``, ``ordinal``, ``match_id``, ``t``."""
+        return [json.loads(x) for x in self.r.lrange(key("ratings", game, "history", bot), 0, -1)]
+
+    # ------------------------------------------------------------------ schedules
+    def create_schedule(self, s: Schedule, first_run: float) -> bool:
+        """Store a recurring tournament, first due at ``first_run``; ``False`` if the id exists."""
+        if not s.id or ":" in s.id:
+            raise TournamentError(f"bad schedule id {s.id!r}")
+        if (s.cron is None) == (s.every is None):
+            raise TournamentError("a schedule needs exactly one of cron or every")
+        h = key("schedule", s.id)
+        if not self.r.hsetnx(h, "id", s.id):
+            return False
+        data = s.to_json()
+        data["created_at"] = s.created_at or time.time()
+        pipe = self.r.pipeline()
+        pipe.hset(h, "json", json.dumps(data, sort_keys=True))
+        pipe.zadd(self.DUE, {s.id: first_run})
+        pipe.execute()
+        return True
+
+    def get_schedule(self, sid: str) -> Schedule | None:
+        """The schedule, or ``None``."""
+        raw = self.r.hget(key("schedule", sid), "json")
+        return Schedule(**json.loads(raw)) if raw else None
+
+    def schedules(self) -> builtins.list[Schedule]:
+        """Every schedule."""
+        ids = [_s(x) for x in self.r.zrange(self.DUE, 0, -1)]
+        out = [self.get_schedule(i) for i in ids]
+        return [s for s in out if s is not None]
+
+    def next_run(self, schedule_id: str) -> float | None:
+        """When the schedule is next due (unix time), or ``None`` if unknown or disabled."""
+        raw = self.r.zscore(self.DUE, schedule_id)
+        return float(raw) if raw is not None else None
+
+    def due(self, now: float) -> builtins.list[str]:
+        """Schedule ids due at ``now``."""
+        return [_s(x) for x in self.r.zrangebyscore(self.DUE, "-inf", now)]
+
+    def claim_run(self, schedule_id: str, now: float, next_at: float) -> float | None:
+        """Atomically take a due run: returns the due time and moves the schedule to ``next_at``;
+        ``None`` if it was not due (another process took it)."""
+        got = self._claim_run(keys=[self.DUE, key("schedule", schedule_id)], args=[schedule_id, now, next_at])
+        return float(got) if got is not None else None
+
+    def delete_schedule(self, schedule_id: str) -> bool:
+        """Stop a recurring tournament (runs already created are unaffected)."""
+        pipe = self.r.pipeline()
+        pipe.zrem(self.DUE, schedule_id)
+        pipe.delete(key("schedule", schedule_id))
+        return bool(pipe.execute()[0])
+
+    # ------------------------------------------------------------------ result stream cursor
+    def ensure_group(self, stream: str, group: str) -> None:
+        """Create the consumer group on a stream (from its start) if it does not exist."""
+        try:
+            self.r.xgroup_create(stream, group, id="0", mkstream=True)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    def read_group(
+        self, stream: str, group: str, consumer: str, *, count: int = 500, pending: bool = False
+    ) -> builtins.list[tuple[str, dict[str, str]]]:
+        """Read entries for ``consumer``: new ones, or (``pending=True``) those delivered but not
+        acknowledged (to any consumer; they are claimed for ``consumer``)."""
+        if pending:
+            got = self.r.xautoclaim(stream, group, consumer, min_idle_time=0, start_id="0-0", count=count)
+            entries = got[1]
+        else:
+            reply = self.r.xreadgroup(group, consumer, {stream: ">"}, count=count)
+            entries = reply[0][1] if reply else []
+        return [(_s(eid), {_s(k): _s(v) for k, v in fields.items()}) for eid, fields in entries if fields]
+
+    def ack(self, stream: str, group: str, ids: Sequence[str]) -> None:
+        """Acknowledge processed stream entries."""
+        if ids:
+            self.r.xack(stream, group, *ids)
+
+    # ------------------------------------------------------------------ liveness
+    def beat(self, name: str) -> None:
+        """Record a heartbeat timestamp (the worker watchdog reads it)."""
+        self.r.set(key("heartbeat", name), time.time())
+
+    def last_beat(self, name: str) -> float | None:
+        """The last heartbeat timestamp, or ``None``."""
+        raw = self.r.get(key("heartbeat", name))
+        return float(raw) if raw else None

@@ -1,0 +1,164 @@
+"""Registered bots: names, hashed bearer tokens and per-bot statistics.
+
+* A token is ``<token id>.<secret>``; only ``sha256(salt + secret)`` and the per-bot random
+  salt are stored, under the token id.  :meth:`BotStore.authenticate` compares digests with
+  :func:`hmac.compare_digest`.  The token is returned once by :meth:`BotStore.register` (and
+  :meth:`BotStore.rotate`) and cannot be recovered.
+* Names: 1 to 64 printable characters without leading or trailing space.  Any printable text
+  is allowed, including ``<`` and ``&``: consumers (the dashboard) must escape it.
+* Statistics per bot (``matches``, ``timeouts``, ``illegal_actions``, ``disconnects``,
+  ``forfeits``) are counters the service increments and the dashboard reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from .keys import key
+
+MAX_NAME = 64
+"""Longest bot name."""
+STATS = ("matches", "timeouts", "illegal_actions", "disconnects", "forfeits")
+"""The statistics counters of a bot."""
+
+
+class BotError(ValueError):
+    """Base class of bot registration errors."""
+
+
+class InvalidBotName(BotError):
+    """A name that is empty, too long, not printable or padded with spaces."""
+
+
+class BotExists(BotError):
+    """A bot of that name is already registered."""
+
+
+class UnknownBot(BotError):
+    """No bot of that name."""
+
+
+def check_name(name: str) -> str:
+    """Return ``name`` if it is a valid bot name; raise :class:`InvalidBotName` otherwise."""
+    if not isinstance(name, str) or not name:
+        raise InvalidBotName("a bot name must not be empty")
+    if len(name) > MAX_NAME:
+        raise InvalidBotName(f"a bot name has at most {MAX_NAME} characters, not {len(name)}")
+    if not name.isprintable():
+        raise InvalidBotName("a bot name must consist of printable characters")
+    if name != name.strip():
+        raise InvalidBotName("a bot name must not start or end with a space")
+    return name
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    """A registered bot as the dashboard and the service read it."""
+
+    name: str
+    created_at: float
+    stats: dict[str, int] = field(default_factory=dict)
+    """Counters from :data:`STATS` (missing ones are 0)."""
+
+
+def _digest(salt: bytes, secret: str) -> bytes:
+    return hashlib.sha256(salt + secret.encode()).digest()
+
+
+class BotStore:
+    """Repository of bots on one Redis client."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.r: Any = client
+
+    @staticmethod
+    def _bot(name: str) -> str:
+        return key("bot", name.encode().hex())
+
+    @staticmethod
+    def _token(token_id: str) -> str:
+        return key("bottoken", token_id)
+
+    ALL = property(lambda self: key("bots"))
+
+    def _issue(self, name: str) -> tuple[str, dict[str, Any]]:
+        token_id = secrets.token_hex(8)
+        secret = secrets.token_urlsafe(32)
+        salt = secrets.token_bytes(16)
+        return f"{token_id}.{secret}", {"token_id": token_id, "salt": salt, "hash": _digest(salt, secret)}
+
+    def register(self, name: str) -> str:
+        """Register ``name``; returns its token (shown once).  Raises :class:`BotError`."""
+        check_name(name)
+        token, cred = self._issue(name)
+        h = self._bot(name)
+        if not self.r.hsetnx(h, "name", name):
+            raise BotExists(f"a bot named {name!r} is already registered")
+        pipe = self.r.pipeline()
+        pipe.hset(h, mapping={"created_at": time.time(), "token_id": cred["token_id"]})
+        pipe.hset(self._token(cred["token_id"]), mapping={"bot": name, "salt": cred["salt"], "hash": cred["hash"]})
+        pipe.zadd(self.ALL, {name: 0})
+        pipe.execute()
+        return token
+
+    def rotate(self, name: str) -> str:
+        """Issue a new token for ``name`` (the old one stops working); returns it once."""
+        h = self._bot(name)
+        old = self.r.hget(h, "token_id")
+        if old is None:
+            raise UnknownBot(f"no bot named {name!r}")
+        token, cred = self._issue(name)
+        pipe = self.r.pipeline()
+        pipe.delete(self._token(old.decode()))
+        pipe.hset(h, "token_id", cred["token_id"])
+        pipe.hset(self._token(cred["token_id"]), mapping={"bot": name, "salt": cred["salt"], "hash": cred["hash"]})
+        pipe.execute()
+        return token
+
+    def authenticate(self, token: str) -> str | None:
+        """The bot name a token belongs to, or ``None`` for an unknown or wrong token."""
+        token_id, dot, secret = token.partition(".")
+        if not dot or not token_id or not secret or len(token) > 512:
+            return None
+        raw = self.r.hgetall(self._token(token_id))
+        if not raw:
+            # Spend the same work as a real check so timing says nothing about the id.
+            hmac.compare_digest(_digest(b"\0" * 16, secret), b"\0" * 32)
+            return None
+        if not hmac.compare_digest(_digest(raw[b"salt"], secret), raw[b"hash"]):
+            return None
+        return str(raw[b"bot"].decode())
+
+    def exists(self, name: str) -> bool:
+        """Whether ``name`` is registered."""
+        return bool(self.r.exists(self._bot(name)))
+
+    def get(self, name: str) -> BotRecord | None:
+        """One bot with its statistics."""
+        raw = self.r.hgetall(self._bot(name))
+        if not raw:
+            return None
+        data = {k.decode(): v.decode() for k, v in raw.items()}
+        stats = {s: int(data.get(f"stat:{s}", 0)) for s in STATS}
+        return BotRecord(name=data["name"], created_at=float(data.get("created_at", 0)), stats=stats)
+
+    def names(self) -> list[str]:
+        """Every registered bot name, in order."""
+        return [n.decode() for n in self.r.zrange(self.ALL, 0, -1)]
+
+    def list(self) -> list[BotRecord]:
+        """Every registered bot with its statistics, in name order."""
+        return [b for b in (self.get(n) for n in self.names()) if b is not None]
+
+    def count(self, name: str, stat: str, amount: int = 1) -> None:
+        """Add ``amount`` to one statistics counter of ``name``."""
+        if stat not in STATS:
+            raise ValueError(f"unknown statistic {stat!r}")
+        self.r.hincrby(self._bot(name), f"stat:{stat}", amount)

@@ -1,0 +1,158 @@
+"""The one place where wire types (generated protobuf) and domain types meet.
+
+* Views: ``view_json`` dict <-> :class:`View`.  A game with a typed view message (a field
+  named after the game id in ``View.view``) is encoded with ``json_format.ParseDict`` into that
+  message; any other game (or a view that does not fit its message) goes as a
+  ``google.protobuf.Struct`` in ``generic``.  Decoding gives back a dict with exactly the keys
+  of ``view_json``: unset optional fields become ``None``, and numbers that are whole are
+  returned as ``int`` (proto ``double`` and ``Struct`` numbers carry no int/float distinction).
+* Legal actions: ``Game.describe`` (:class:`~cardarena.engine.ActionInfo`) <-> ``LegalAction``.
+* Match options: dict <-> JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from ..engine import ActionInfo, Game
+from .v1 import arena_pb2, views_pb2
+
+log = logging.getLogger(__name__)
+
+View = views_pb2.View
+"""The wire message of one seat's view."""
+
+_ONEOF = View.DESCRIPTOR.oneofs_by_name["view"]
+_TYPED: dict[str, FieldDescriptor] = {f.name: f for f in _ONEOF.fields if f.name != "generic"}
+_MISFITS: set[str] = set()
+
+
+def typed_games() -> frozenset[str]:
+    """Game ids whose views travel as a typed message."""
+    return frozenset(_TYPED)
+
+
+def _whole(value: float) -> int | float:
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def encode_view(game_id: str, view_json: Mapping[str, Any]) -> Any:
+    """``view_json`` as a :class:`View` (typed if the game has a view message, else generic)."""
+    field = _TYPED.get(game_id)
+    if field is not None and game_id not in _MISFITS:
+        message = field.message_type._concrete_class()
+        try:
+            json_format.ParseDict(view_json, message)
+        except json_format.ParseError as exc:
+            # A view that does not fit its message is a bug of that game's proto; keep playing.
+            _MISFITS.add(game_id)
+            log.error("view of %s does not fit its message (%s); sending it as generic", game_id, exc)
+        else:
+            view = View()
+            getattr(view, game_id).CopyFrom(message)
+            return view
+    view = View()
+    view.generic.update(dict(view_json))
+    return view
+
+
+def _struct_value(value: Any) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "number_value":
+        return _whole(value.number_value)
+    if kind == "struct_value":
+        return {k: _struct_value(v) for k, v in value.struct_value.fields.items()}
+    if kind == "list_value":
+        return [_struct_value(v) for v in value.list_value.values]
+    if kind == "null_value" or kind is None:
+        return None
+    return getattr(value, kind)
+
+
+def _message_dict(message: Message) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for field in message.DESCRIPTOR.fields:
+        value = getattr(message, field.name)
+        is_message = field.type == FieldDescriptor.TYPE_MESSAGE
+        is_double = field.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT)
+        if field.is_repeated:
+            if is_message:
+                out[field.name] = [_message_dict(v) for v in value]
+            elif is_double:
+                out[field.name] = [_whole(v) for v in value]
+            else:
+                out[field.name] = list(value)
+        elif is_message:
+            if not message.HasField(field.name):
+                out[field.name] = None
+            elif field.message_type.full_name == "google.protobuf.Struct":
+                out[field.name] = {k: _struct_value(v) for k, v in value.fields.items()}
+            else:
+                out[field.name] = _message_dict(value)
+        elif field.has_presence and not message.HasField(field.name):
+            out[field.name] = None
+        else:
+            out[field.name] = _whole(value) if is_double else value
+    return out
+
+
+def decode_view(view: Any) -> dict[str, Any]:
+    """A :class:`View` back to the view JSON dict (the keys of ``State.view_json``)."""
+    which = view.WhichOneof("view")
+    if which is None:
+        return {}
+    if which == "generic":
+        return {k: _struct_value(v) for k, v in view.generic.fields.items()}
+    return _message_dict(getattr(view, which))
+
+
+def encode_legal(game: Game, actions: Iterable[str]) -> list[Any]:
+    """Legal action ids with their typed payload (``Game.describe``)."""
+    out = []
+    for action in actions:
+        info = game.describe(action)
+        wire = arena_pb2.LegalAction(id=info.id, kind=info.kind, label=info.label, cards=list(info.cards))
+        if info.amount is not None:
+            wire.amount = info.amount
+        if info.target is not None:
+            wire.target = info.target
+        if info.choice is not None:
+            wire.choice = info.choice
+        out.append(wire)
+    return out
+
+
+def decode_legal(legal: Iterable[Any]) -> list[ActionInfo]:
+    """``LegalAction`` messages as :class:`~cardarena.engine.ActionInfo`."""
+    return [
+        ActionInfo(
+            id=a.id,
+            kind=a.kind,
+            label=a.label,
+            cards=tuple(a.cards),
+            amount=a.amount if a.HasField("amount") else None,
+            target=a.target if a.HasField("target") else None,
+            choice=a.choice if a.HasField("choice") else None,
+        )
+        for a in legal
+    ]
+
+
+def encode_options(options: Mapping[str, Any]) -> str:
+    """Match options as the JSON text of ``MatchStart.options_json``."""
+    return json.dumps(dict(options), sort_keys=True, separators=(",", ":"))
+
+
+def decode_options(text: str) -> dict[str, Any]:
+    """``MatchStart.options_json`` back to a dict (``{}`` when empty)."""
+    data = json.loads(text) if text else {}
+    if not isinstance(data, dict):
+        raise ValueError("options_json must be a JSON object")
+    return data

@@ -1,0 +1,1 @@
+"""Generated protobuf code for cardarena.v1 (do not edit)."""

@@ -1,0 +1,56 @@
+"""The bot repository: registration, hashed tokens, names, statistics (real Redis)."""
+
+from __future__ import annotations
+
+import pytest
+from cardarena.store.bots import BotExists, BotStore, InvalidBotName, UnknownBot
+from cardarena.store.connection import client_for
+
+
+@pytest.fixture
+def bots(redis_url: str, key_prefix: str) -> BotStore:
+    return BotStore(client_for(redis_url))
+
+
+def test_register_and_authenticate(bots: BotStore) -> None:
+    token = bots.register("alpha")
+    assert bots.authenticate(token) == "alpha"
+    assert bots.authenticate(token + "x") is None
+    assert bots.authenticate("nope") is None
+    assert bots.authenticate("0123456789abcdef.secret") is None
+    with pytest.raises(BotExists):
+        bots.register("alpha")
+
+
+def test_token_is_stored_hashed(bots: BotStore) -> None:
+    token = bots.register("beta")
+    secret = token.partition(".")[2]
+    for k in bots.r.keys(bots.ALL.rsplit(":", 1)[0] + ":*"):
+        kind = bots.r.type(k)
+        values = bots.r.hvals(k) if kind == b"hash" else []
+        assert all(secret.encode() not in v for v in values)
+
+
+def test_rotate_replaces_the_token(bots: BotStore) -> None:
+    old = bots.register("gamma")
+    new = bots.rotate("gamma")
+    assert bots.authenticate(old) is None
+    assert bots.authenticate(new) == "gamma"
+    with pytest.raises(UnknownBot):
+        bots.rotate("nobody")
+
+
+@pytest.mark.parametrize("name", ["", " padded", "tab\there", "x" * 65, "new\nline"])
+def test_invalid_names_are_refused(bots: BotStore, name: str) -> None:
+    with pytest.raises(InvalidBotName):
+        bots.register(name)
+
+
+def test_html_is_a_valid_name_and_stats_count(bots: BotStore) -> None:
+    bots.register("<b>bold</b> & co")
+    bots.count("<b>bold</b> & co", "timeouts")
+    bots.count("<b>bold</b> & co", "matches", 2)
+    record = bots.get("<b>bold</b> & co")
+    assert record is not None
+    assert record.stats["timeouts"] == 1 and record.stats["matches"] == 2 and record.stats["forfeits"] == 0
+    assert [b.name for b in bots.list()] == ["<b>bold</b> & co"]

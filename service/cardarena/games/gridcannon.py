@@ -1,0 +1,542 @@
+"""Gridcannon: a one-player score attack on a 3x3 grid of number cards (id ``gridcannon``).
+
+Rules (``shared/seeds/004``, "Gridcannon rules"; rulings ``shared/rulings.md``, "Solitaires"):
+
+* 54 cards: the 52 plus two jokers, coded ``RJ`` (red joker) and ``BJ`` (black joker).
+  Values: numbers 2-10 face value, J 11, Q 12, K 13, aces and jokers are ploys.
+* Setup: draw from the top; number cards fill the grid row by row (positions 0-8, row-major),
+  royals (J, Q, K) drawn are set aside and then placed in the order drawn, aces and jokers
+  become ploys.  Then the player may replace one grid card (``replace:<pos>``; ``keep`` not
+  to): it goes to the bottom of the draw pile and the next number card replaces it (royals,
+  aces and jokers drawn meanwhile are handled as in setup).
+* Royal placement: in one of the 12 slots around the grid (``T0-T2`` above the columns,
+  ``B0-B2`` below, ``L0-L2`` left of the rows, ``R0-R2`` right), next to the edge grid
+  card most similar to it: highest card of the same suit, else of the same colour, else the
+  highest card.  Ties and corners give a choice (``royal:<slot>``); a unique spot is taken
+  automatically.  A slot holding a dead royal stays taken.
+* Turn: the top card is drawn.  A royal is placed; an ace or joker becomes a ploy; a number
+  card must be placed (``place:<pos>``) on a stack whose top is the same or lower value.
+* Attack: placing a card on an edge so that two grid cards lie between it and a living royal
+  on the opposite side attacks that royal with those two cards: J (11) counts any suit, Q (12)
+  only cards of its colour, K (13) only cards of its suit; armour adds its value to the
+  health.  The attack kills when the counted sum is at least the health.  A corner placement
+  attacks along its row and its column.  Reassigning a card (joker) attacks the same way.
+* Ploys, used once each: ace ``extract:<pos>`` puts a whole stack face down at the bottom of
+  the draw pile; joker ``reassign:<from>:<to>`` moves a stack's top card to a spot where it
+  could be placed.
+* A number card that fits nowhere may be added as armour (``armour:<slot>``) to the living
+  royal most similar to it: lowest royal of the same suit, else of the same colour, else the
+  lowest; ties give a choice.  With no ploys left that is the only option.
+* No living royal on the table (and not all 12 dead): cards are drawn onto a face-up pile
+  until a royal comes; it is placed and the pile goes to the bottom of the draw pile.
+* Win: all 12 slots hold dead royals.  Loss: a royal's health reaches 20 (kings 19), or the
+  draw pile is empty with no ploy left (with ploys left the player may use them or
+  ``concede``).
+
+Rulings where the seed is silent (also in ``docs/games/gridcannon.md``):
+
+* **Score.** A win scores the ploys held unspent (0-6; ploys still in the draw pile do not
+  count).  A loss scores ``royals killed - 12`` (-12 to -1), so every win ranks above every
+  loss and a loss still ranks by progress.  ``outcome`` in the view says ``won``/``lost``.
+* The natural loss uses the seed's thresholds (20+, kings 19+) as written, although two 10s
+  could still beat a health of exactly 20.
+* An empty grid spot (after an extraction) takes any number card; in an attack it counts 0.
+  For royal placement only spots with cards compete; if every free slot is beside an empty
+  spot, any free slot may be chosen.
+* An extracted stack is turned face down as a whole, so its bottom card is drawn first.
+* Cards put at the bottom of the draw pile (the set-up replacement, extractions, the cycled
+  pile) are public knowledge: the view lists them in ``deck_known_bottom``; the rest of the
+  deck is secret.
+* Ploys are offered whenever a number card waits to be placed and when the draw pile is
+  empty; the card drawn is then known, which is never worse than using a ploy before drawing.
+* While no living royal is on the table every card drawn, ploys included, goes to the face-up
+  pile (the seed's "placing the cards in a face-up pile as you go").
+* Royals drawn during the replacement draw are placed like setup royals.
+* If a joker kills the last living royal while a drawn card waits, that card joins the
+  face-up cycling pile (it could neither attack nor armour anything).
+* The game always ends: every turn uses a card of the draw pile, and the pile only grows by
+  the four extractions and by cycling, which ends at each of the twelve royals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from ..engine.cards import CODES, label
+from ..engine.core import JSON, ActionInfo, Game, IllegalAction
+from ..engine.rng import MatchRng
+from .solitaire import JsonView, SolitaireState, deck_codes, shuffled, unknown
+
+JOKERS = ("RJ", "BJ")
+"""The two jokers: red and black."""
+DECK: tuple[str, ...] = (*CODES, *JOKERS)
+"""The 54 cards of a Gridcannon deck."""
+ROYAL_HEALTH = {"J": 11, "Q": 12, "K": 13}
+"""Base health of each royal rank."""
+NATURAL_LOSS = {"J": 20, "Q": 20, "K": 19}
+"""Health at which a royal can no longer be killed (the seed's thresholds)."""
+SLOTS: tuple[str, ...] = ("T0", "T1", "T2", "R0", "R1", "R2", "B0", "B1", "B2", "L0", "L1", "L2")
+"""The twelve royal slots: above (T), right of (R), below (B) and left of (L) the grid."""
+SLOT_NEXT_TO: dict[str, int] = {}
+"""Slot to the edge grid position beside it."""
+for _i in range(3):
+    SLOT_NEXT_TO[f"T{_i}"] = _i
+    SLOT_NEXT_TO[f"B{_i}"] = 6 + _i
+    SLOT_NEXT_TO[f"L{_i}"] = 3 * _i
+    SLOT_NEXT_TO[f"R{_i}"] = 3 * _i + 2
+SLOTS_BESIDE: dict[int, tuple[str, ...]] = {p: tuple(s for s in SLOTS if SLOT_NEXT_TO[s] == p) for p in range(9)}
+"""Grid position to the slots beside it (none for the centre)."""
+
+
+def _attacks(pos: int) -> tuple[tuple[str, int, int], ...]:
+    """``(slot, between, between)`` for each royal a card placed at ``pos`` attacks."""
+    r, c = divmod(pos, 3)
+    out: list[tuple[str, int, int]] = []
+    if c == 0:
+        out.append((f"R{r}", 3 * r + 1, 3 * r + 2))
+    if c == 2:
+        out.append((f"L{r}", 3 * r + 1, 3 * r))
+    if r == 0:
+        out.append((f"B{c}", 3 + c, 6 + c))
+    if r == 2:
+        out.append((f"T{c}", 3 + c, c))
+    return tuple(out)
+
+
+ATTACKS: tuple[tuple[tuple[str, int, int], ...], ...] = tuple(_attacks(p) for p in range(9))
+"""Grid position to the attacks a card placed there makes."""
+
+
+def value(card: str) -> int:
+    """Numeric value: 2-10, J 11, Q 12, K 13, ace 1, joker 0."""
+    if card in JOKERS:
+        return 0
+    return "A23456789TJQK".index(card[0]) + 1
+
+
+def is_number(card: str) -> bool:
+    """Whether the card is a number card (2-10)."""
+    return card not in JOKERS and card[0] in "23456789T"
+
+
+def is_royal(card: str) -> bool:
+    """Whether the card is a royal (J, Q, K)."""
+    return card not in JOKERS and card[0] in "JQK"
+
+
+def colour(card: str) -> str:
+    """``red`` or ``black``."""
+    return "red" if card[1] in "DH" else "black"
+
+
+def card_label(card: str) -> str:
+    """A human label (jokers included)."""
+    return {"RJ": "red joker", "BJ": "black joker"}.get(card) or label(card)
+
+
+class GridcannonState(SolitaireState):
+    """A game of Gridcannon."""
+
+    def __init__(self, game: Game, players: int, options: dict[str, JSON]) -> None:
+        super().__init__(game, players, options)
+        self._deck: list[str] = []
+        self._unknown = 0
+        self._grid: list[list[str]] = [[] for _ in range(9)]
+        self._royal: dict[str, str] = {}
+        self._dead: set[str] = set()
+        self._armour: dict[str, list[str]] = {s: [] for s in SLOTS}
+        self._ploys: list[str] = []
+        self._spent: list[str] = []
+        self._pending: str | None = None
+        self._queue: list[str] = []
+        self._cycle: list[str] = []
+        self._setup = True
+
+    # ------------------------------------------------------------ chance
+    def _sample(self, rng: MatchRng) -> dict[str, JSON]:
+        return {"dealer": 0, "deck": shuffled(rng, DECK)}
+
+    def _apply_outcome(self, outcome: Mapping[str, JSON]) -> None:
+        deck = deck_codes(outcome, "deck", DECK)
+        self._deck = deck
+        self._unknown = len(deck)
+        filled = 0
+        while filled < 9:
+            card = self._draw()
+            if is_number(card):
+                self._grid[filled].append(card)
+                filled += 1
+            else:
+                self._set_aside(card)
+        self._advance()
+
+    # ------------------------------------------------------------ helpers
+    def _draw(self) -> str:
+        card = self._deck.pop(0)
+        if self._unknown:
+            self._unknown -= 1
+        return card
+
+    def _set_aside(self, card: str) -> None:
+        if is_royal(card):
+            self._queue.append(card)
+        else:
+            self._ploys.append(card)
+
+    def _top(self, pos: int) -> str | None:
+        stack = self._grid[pos]
+        return stack[-1] if stack else None
+
+    def _top_value(self, pos: int) -> int:
+        stack = self._grid[pos]
+        return value(stack[-1]) if stack else 0
+
+    def _living(self) -> list[str]:
+        return [s for s in SLOTS if s in self._royal and s not in self._dead]
+
+    def health(self, slot: str) -> int:
+        """Current health of the royal in ``slot`` (base plus armour)."""
+        card = self._royal[slot]
+        return ROYAL_HEALTH[card[0]] + sum(value(c) for c in self._armour[slot])
+
+    def royal_spots(self, royal: str) -> list[str]:
+        """The free slots where ``royal`` may be placed (most similar edge card)."""
+        free = [s for s in SLOTS if s not in self._royal]
+        best_key: tuple[int, int] | None = None
+        best: list[int] = []
+        for pos in sorted({SLOT_NEXT_TO[s] for s in free}):
+            top = self._top(pos)
+            if top is None:
+                continue
+            tier = 2 if top[1] == royal[1] else 1 if colour(top) == colour(royal) else 0
+            key = (tier, value(top))
+            if best_key is None or key > best_key:
+                best_key, best = key, [pos]
+            elif key == best_key:
+                best.append(pos)
+        if not best:
+            return free
+        return [s for s in free if SLOT_NEXT_TO[s] in best]
+
+    def armour_targets(self, card: str) -> list[str]:
+        """The living royals ``card`` would armour (most similar, lowest)."""
+        best_key: tuple[int, int] | None = None
+        best: list[str] = []
+        for slot in self._living():
+            royal = self._royal[slot]
+            tier = 2 if royal[1] == card[1] else 1 if colour(royal) == colour(card) else 0
+            key = (tier, -value(royal))
+            if best_key is None or key > best_key:
+                best_key, best = key, [slot]
+            elif key == best_key:
+                best.append(slot)
+        return best
+
+    def _fits(self, card: str, pos: int) -> bool:
+        return self._top_value(pos) <= value(card)
+
+    def _place_on(self, card: str, pos: int) -> None:
+        self._grid[pos].append(card)
+        for slot, a, b in ATTACKS[pos]:
+            if slot not in self._royal or slot in self._dead:
+                continue
+            royal = self._royal[slot]
+            strength = 0
+            for between in (a, b):
+                top = self._top(between)
+                if top is None:
+                    continue
+                if royal[0] == "K" and top[1] != royal[1]:
+                    continue
+                if royal[0] == "Q" and colour(top) != colour(royal):
+                    continue
+                strength += value(top)
+            if strength >= self.health(slot):
+                self._dead.add(slot)
+
+    def _place_royal(self, slot: str) -> None:
+        self._royal[slot] = self._queue.pop(0)
+        if not self._queue and self._cycle:
+            self._deck.extend(self._cycle)
+            self._cycle = []
+
+    def _advance(self) -> None:
+        """Run the automatic steps (draws, forced royal spots) up to the next decision."""
+        while not self._over:
+            if self._queue:
+                spots = self.royal_spots(self._queue[0])
+                if len(spots) > 1:
+                    return
+                self._place_royal(spots[0])
+                continue
+            if self._setup:
+                return
+            if len(self._dead) == 12:
+                self._finish(True, "all twelve royals are dead")
+                return
+            if self._pending is not None:
+                if self._living():
+                    return
+                self._cycle.append(self._pending)
+                self._pending = None
+            if not self._deck:
+                if self._ploys:
+                    return
+                self._finish(False, "the draw pile ran out with royals alive and no ploys left")
+                return
+            card = self._draw()
+            if not self._living():
+                if is_royal(card):
+                    self._queue.append(card)
+                else:
+                    self._cycle.append(card)
+            elif is_number(card):
+                self._pending = card
+            else:
+                self._set_aside(card)
+
+    def _use(self, kind: str) -> None:
+        for card in self._ploys:
+            if (kind == "ace") == (card not in JOKERS):
+                self._ploys.remove(card)
+                self._spent.append(card)
+                return
+
+    def _has(self, kind: str) -> bool:
+        return any((kind == "ace") == (c not in JOKERS) for c in self._ploys)
+
+    @property
+    def phase(self) -> str:
+        """``chance``, ``royal``, ``replace``, ``place``, ``out_of_cards`` or ``over``."""
+        if self._over:
+            return "over"
+        if self._chance_pending:
+            return "chance"
+        if self._queue:
+            return "royal"
+        if self._setup:
+            return "replace"
+        if self._pending is not None:
+            return "place"
+        return "out_of_cards"
+
+    # ------------------------------------------------------------ actions
+    def _ploy_actions(self) -> list[str]:
+        out: list[str] = []
+        if self._has("ace"):
+            out += [f"extract:{p}" for p in range(9) if self._grid[p]]
+        if self._has("joker"):
+            for a in range(9):
+                top = self._top(a)
+                if top is None:
+                    continue
+                out += [f"reassign:{a}:{b}" for b in range(9) if b != a and self._fits(top, b)]
+        return out
+
+    def _legal(self) -> list[str]:
+        phase = self.phase
+        if phase == "royal":
+            return [f"royal:{s}" for s in self.royal_spots(self._queue[0])]
+        if phase == "replace":
+            return ["keep", *(f"replace:{p}" for p in range(9))]
+        if phase == "place":
+            card = self._pending
+            assert card is not None
+            places = [f"place:{p}" for p in range(9) if self._fits(card, p)]
+            if not places:
+                places = [f"armour:{s}" for s in self.armour_targets(card)]
+            return places + self._ploy_actions()
+        if phase == "out_of_cards":
+            return [*self._ploy_actions(), "concede"]
+        return []
+
+    def _do(self, action: str) -> None:
+        kind, _, rest = action.partition(":")
+        if kind == "royal":
+            self._place_royal(rest)
+        elif kind == "keep":
+            self._setup = False
+        elif kind == "replace":
+            pos = int(rest)
+            self._deck.append(self._grid[pos].pop())
+            while True:
+                card = self._draw()
+                if is_number(card):
+                    self._grid[pos].append(card)
+                    break
+                self._set_aside(card)
+            self._setup = False
+        elif kind == "place":
+            drawn = self._pending
+            assert drawn is not None
+            self._pending = None
+            self._place_on(drawn, int(rest))
+        elif kind == "armour":
+            drawn = self._pending
+            assert drawn is not None
+            self._pending = None
+            self._armour[rest].append(drawn)
+            royal = self._royal[rest]
+            if self.health(rest) >= NATURAL_LOSS[royal[0]]:
+                self._finish(False, f"{card_label(royal)} has {self.health(rest)} health and cannot be killed")
+        elif kind == "extract":
+            self._use("ace")
+            stack = self._grid[int(rest)]
+            self._deck.extend(stack)
+            self._grid[int(rest)] = []
+        elif kind == "reassign":
+            a, b = (int(x) for x in rest.split(":"))
+            self._use("joker")
+            self._place_on(self._grid[a].pop(), b)
+        elif kind == "concede":
+            self._finish(False, "conceded with the draw pile empty")
+        self._advance()
+
+    def _why_illegal(self, action: str) -> IllegalAction:
+        kind = action.partition(":")[0]
+        forms = (
+            "place:<pos>, armour:<slot>, royal:<slot>, extract:<pos>, reassign:<from>:<to>, replace:<pos>, "
+            "keep or concede"
+        )
+        if kind not in {"place", "armour", "royal", "extract", "reassign", "replace", "keep", "concede"}:
+            return unknown(action, forms)
+        phase = self.phase
+        wanted = {
+            "royal": f"place the royal {self._queue[0] if self._queue else ''} with royal:<slot>",
+            "replace": "choose replace:<pos> or keep",
+            "place": f"place {self._pending} with place:<pos> (or armour / a ploy)",
+            "out_of_cards": "the draw pile is empty: use a ploy or concede",
+        }.get(phase, phase)
+        if kind == "royal" and phase == "royal":
+            return IllegalAction(f"{self._queue[0]} must go beside the most similar card: {self._legal()}")
+        if kind == "place" and phase == "place":
+            return IllegalAction(
+                f"{self._pending} can only go on an empty spot or a stack whose top has the same or lower value"
+            )
+        if kind == "armour" and phase == "place":
+            if any(a.startswith("place:") for a in self._legal()):
+                return IllegalAction("armour only when the card fits nowhere on the grid")
+            return IllegalAction(f"{self._pending} must armour the most similar royal: {self._legal()}")
+        if kind == "extract" and not self._has("ace"):
+            return IllegalAction("no unspent ace (extraction) ploy")
+        if kind == "reassign" and not self._has("joker"):
+            return IllegalAction("no unspent joker (reassignment) ploy")
+        if kind in {"extract", "reassign"} and phase in {"place", "out_of_cards"}:
+            return IllegalAction(
+                "extract needs a non-empty stack; reassign needs a stack top that fits the target spot"
+            )
+        return IllegalAction(f"not now: {wanted}")
+
+    def score(self) -> int:
+        if self._over and self._won:
+            return len(self._ploys)
+        return len(self._dead) - 12
+
+    # ------------------------------------------------------------ views
+    def view(self, seat: int | None) -> JsonView:
+        self._check_seat(seat)
+        data = self._base_view(seat)
+        grid: list[JSON] = [
+            {"pos": p, "cards": list(self._grid[p]), "top": self._top(p), "value": self._top_value(p)} for p in range(9)
+        ]
+        royals: list[JSON] = []
+        for slot in SLOTS:
+            card = self._royal.get(slot)
+            royals.append(
+                {
+                    "slot": slot,
+                    "beside": SLOT_NEXT_TO[slot],
+                    "card": card,
+                    "alive": card is not None and slot not in self._dead,
+                    "dead": slot in self._dead,
+                    "armour": list(self._armour[slot]),
+                    "health": self.health(slot) if card is not None else 0,
+                }
+            )
+        data.update(
+            {
+                "phase": self.phase,
+                "grid": grid,
+                "royals": royals,
+                "pending": self._pending,
+                "royal_to_place": self._queue[0] if self._queue and not self._chance_pending else None,
+                "royals_waiting": list(self._queue),
+                "ploys": list(self._ploys),
+                "spent_ploys": list(self._spent),
+                "deck_size": len(self._deck),
+                "deck_known_bottom": self._deck[self._unknown :],
+                "cycled": list(self._cycle),
+                "killed": len(self._dead),
+                "won": self._over and self._won,
+            }
+        )
+        return JsonView(seat, data)
+
+    def invariants(self) -> list[str]:
+        if not self._records:
+            return []
+        zones = [*self._deck, *self._ploys, *self._spent, *self._queue, *self._cycle, *self._royal.values()]
+        zones += [c for stack in self._grid for c in stack] + [c for a in self._armour.values() for c in a]
+        if self._pending is not None:
+            zones.append(self._pending)
+        problems: list[str] = []
+        if sorted(zones) != sorted(DECK):
+            problems.append(f"cards not conserved: {len(zones)} placed, {len(set(zones))} distinct")
+        for p in range(9):
+            stack = self._grid[p]
+            if any(not is_number(c) for c in stack):
+                problems.append(f"a non-number card on grid spot {p}")
+        if not self._dead <= set(self._royal):
+            problems.append("a dead royal in an empty slot")
+        if len(self._ploys) + len(self._spent) > 6:
+            problems.append("more than six ploys")
+        return problems
+
+    def secrets(self, seat: int | None) -> frozenset[str]:
+        return frozenset(self._deck[: self._unknown])
+
+
+class Gridcannon(Game):
+    """Gridcannon: kill the twelve royals around a 3x3 grid."""
+
+    id: ClassVar[str] = "gridcannon"
+    name: ClassVar[str] = "Gridcannon"
+    min_players: ClassVar[int] = 1
+    max_players: ClassVar[int] = 1
+    summary: ClassVar[str] = (
+        "Solitaire score attack: place number cards on a 3x3 grid to shoot the royals around it "
+        "(J any suit, Q same colour, K same suit); aces and jokers are ploys. A win scores the "
+        "unspent ploys (0-6), a loss scores royals killed - 12."
+    )
+
+    def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> GridcannonState:
+        return GridcannonState(self, players, self.options(players, options))
+
+    def describe(self, action: str) -> ActionInfo:
+        kind, _, rest = action.partition(":")
+        if kind == "place":
+            return ActionInfo(
+                id=action, kind=kind, label=f"place the drawn card on spot {rest}", target=None, choice=rest
+            )
+        if kind == "armour":
+            return ActionInfo(
+                id=action, kind=kind, label=f"add the drawn card as armour to the royal at {rest}", choice=rest
+            )
+        if kind == "royal":
+            return ActionInfo(id=action, kind=kind, label=f"place the royal at {rest}", choice=rest)
+        if kind == "extract":
+            return ActionInfo(id=action, kind=kind, label=f"ace: extract stack {rest} to the bottom", choice=rest)
+        if kind == "reassign":
+            a, _, b = rest.partition(":")
+            return ActionInfo(id=action, kind=kind, label=f"joker: move the top of {a} to {b}", choice=rest)
+        if kind == "replace":
+            return ActionInfo(id=action, kind=kind, label=f"replace grid card {rest}", choice=rest)
+        if kind == "keep":
+            return ActionInfo(id=action, kind=kind, label="keep the grid as dealt")
+        if kind == "concede":
+            return ActionInfo(id=action, kind=kind, label="concede (draw pile empty)")
+        return super().describe(action)
+
+
+GAME = Gridcannon()

@@ -1,0 +1,73 @@
+"""Standings (pure): points, places, shared ranks, bootstrap intervals, separation, ratings."""
+
+from __future__ import annotations
+
+import random
+
+from cardarena_tournament.formats import schedule
+from cardarena_tournament.standings import Outcome, compute, match_points, rate_match
+
+
+def test_match_points_from_ranks() -> None:
+    assert match_points([1, 2], 0) == 1.0 and match_points([1, 2], 1) == 0.0
+    assert match_points([1, 1], 0) == 0.5
+    assert match_points([1, 1, 3], 0) == 0.75 and match_points([1, 1, 3], 2) == 0.0
+    assert match_points([1], 0) == 1.0
+
+
+def _play(strength: dict[str, float], players: int, deal_sets: int, seed: int = 1) -> list[Outcome]:
+    rng = random.Random(seed)
+    out = []
+    for m in schedule("t", sorted(strength), players, deal_sets, seed=seed):
+        perf = [strength[b] + rng.random() for b in m.seats]
+        ranks = tuple(1 + sum(1 for q in perf if q > p) for p in perf)
+        out.append(Outcome(m.match_id, m.seats, tuple(perf), ranks, m.deal_set))
+    return out
+
+
+def test_strong_bots_rank_first_and_are_separated() -> None:
+    strength = {"weak1": 0.0, "weak2": 0.0, "strong1": 5.0, "strong2": 5.0}
+    st = compute(_play(strength, 3, 3), list(strength))
+    ranks = {r.bot: r for r in st.rows}
+    assert {r.bot for r in st.rows[:2]} == {"strong1", "strong2"}
+    assert st.rows[1].separated_from_next is True
+    assert st.rows[0].separated_from_next is False
+    assert all(r.ci_low <= r.mean <= r.ci_high for r in st.rows)
+    assert ranks["strong1"].places.get("1", 0) > 0 and st.counted == 4 * 6 * 3
+    assert st.rows[-1].separated_from_next is None
+
+
+def test_ties_share_a_place_and_two_player_wdl() -> None:
+    outcomes = [
+        Outcome("t:0:0:0:0", ("a", "b"), (1, 1), (1, 1), "0:0:0"),
+        Outcome("t:0:0:1:0", ("b", "a"), (1, 1), (1, 1), "0:0:0"),
+    ]
+    st = compute(outcomes, ["a", "b", "c"])
+    assert [(r.bot, r.rank) for r in st.rows] == [("a", 1), ("b", 1), ("c", 3)]
+    assert st.rows[0].draws == 2 and st.rows[0].wins == 0
+    assert st.rows[2].matches == 0
+
+
+def test_solitaire_lower_is_better() -> None:
+    outcomes = [
+        Outcome(f"t:0:{i}:0:{d}", (b,), (s + d,), (1,), str(d))
+        for d in range(5)
+        for i, (b, s) in enumerate([("low", 1.0), ("high", 9.0)])
+    ]
+    st = compute(outcomes, ["low", "high"], solitaire=True, higher_is_better=False)
+    assert [r.bot for r in st.rows] == ["low", "high"] and st.metric == "score"
+    assert st.rows[0].mean == 3.0 and st.rows[0].ci_low <= 3.0 <= st.rows[0].ci_high
+    assert st.rows[0].separated_from_next is True
+
+
+def test_deterministic_snapshot() -> None:
+    o = _play({"a": 0.0, "b": 0.3}, 2, 4)
+    assert compute(o, ["a", "b"]).to_json() == compute(o, ["a", "b"]).to_json()
+
+
+def test_openskill_ratings_move_with_ranks() -> None:
+    new = rate_match({}, ["a", "b", "c"], [1, 2, 3])
+    assert new["a"]["mu"] > 25 > new["c"]["mu"] and new["a"]["matches"] == 1
+    again = rate_match(new, ["a", "b", "c"], [1, 2, 3])
+    assert again["a"]["mu"] > new["a"]["mu"] and again["a"]["matches"] == 2
+    assert rate_match({}, ["solo"], [1]) == {}

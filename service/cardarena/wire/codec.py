@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 from collections.abc import Iterable, Mapping
@@ -19,18 +20,23 @@ from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
-from google.protobuf.message import Message
 
 from ..engine import ActionInfo, Game
-from .v1 import arena_pb2, views_pb2
+
+# Loaded dynamically: the generated modules are not type-checked (their stubs are not strict).
+arena_pb2: Any = importlib.import_module("cardarena.wire.v1.arena_pb2")
+"""Generated messages of ``arena.proto``."""
+arena_pb2_grpc: Any = importlib.import_module("cardarena.wire.v1.arena_pb2_grpc")
+"""Generated service stubs and servicers of ``arena.proto``."""
+views_pb2: Any = importlib.import_module("cardarena.wire.v1.views_pb2")
 
 log = logging.getLogger(__name__)
 
-View = views_pb2.View
+View: Any = views_pb2.View
 """The wire message of one seat's view."""
 
 _ONEOF = View.DESCRIPTOR.oneofs_by_name["view"]
-_TYPED: dict[str, FieldDescriptor] = {f.name: f for f in _ONEOF.fields if f.name != "generic"}
+_TYPED: dict[str, Any] = {f.name: f for f in _ONEOF.fields if f.name != "generic"}
 _MISFITS: set[str] = set()
 
 
@@ -49,7 +55,7 @@ def encode_view(game_id: str, view_json: Mapping[str, Any]) -> Any:
     if field is not None and game_id not in _MISFITS:
         message = field.message_type._concrete_class()
         try:
-            json_format.ParseDict(view_json, message)
+            json_format.ParseDict(dict(view_json), message)
         except json_format.ParseError as exc:
             # A view that does not fit its message is a bug of that game's proto; keep playing.
             _MISFITS.add(game_id)
@@ -76,7 +82,7 @@ def _struct_value(value: Any) -> Any:
     return getattr(value, kind)
 
 
-def _message_dict(message: Message) -> dict[str, Any]:
+def _message_dict(message: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for field in message.DESCRIPTOR.fields:
         value = getattr(message, field.name)

@@ -15,12 +15,14 @@ With ``--out DIR`` everything is written under DIR instead (the staleness test c
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import shutil
 import sys
 import tempfile
 import typing
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
 """The repository root."""
@@ -65,7 +67,7 @@ def view_messages() -> dict[str, tuple[str, str]]:
             hint = typing.get_type_hints(state_class.view).get("return")
         except Exception:  # a game whose state or hints cannot be built here: generic
             hint = None
-        name = getattr(hint, "__name__", None)
+        name = str(getattr(hint, "__name__", ""))
         if name and name in by_message:
             found[game_id] = (name, by_message[name])
     return found
@@ -120,8 +122,8 @@ def views_proto(existing: str) -> str:
 
 def generate(out: Path | None = None) -> list[Path]:
     """Write ``views.proto`` and the generated code (under ``out`` if given); returns the files."""
-    import grpc_tools
-    from grpc_tools import protoc
+    grpc_tools: Any = importlib.import_module("grpc_tools")
+    protoc: Any = importlib.import_module("grpc_tools.protoc")
 
     proto_root = PROTO_DIR
     views_path = V1 / "views.proto"

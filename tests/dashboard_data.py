@@ -1,0 +1,111 @@
+"""Seed data for the dashboard tests, written only through the store modules.
+
+Matches are played by the engine (``play_match`` + ``build_replay``) and completed through
+``MatchStore``; the tournament, its counted results, ratings and standings snapshot go
+through ``TournamentStore`` with the tournament package's pure ``compute``/``rate_match``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from cardarena.engine import MatchRng, build_replay, play_match, random_policy
+from cardarena.store.bots import BotStore
+from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchSpec, MatchStore
+from cardarena.store.tournaments import Tournament, TournamentStore
+from cardarena_tournament.standings import Outcome, compute, rate_match
+
+XSS = "<script>alert(1)</script>"
+"""A hostile bot name: every page must show it as text."""
+GAME = "glaves"
+BOTS = ("alpha", "beta", XSS)
+
+
+@dataclass
+class Seeded:
+    """What :func:`seed` wrote."""
+
+    tournament: str
+    finished: list[str] = field(default_factory=list)
+    """Finished match ids (with replays)."""
+    pending: list[str] = field(default_factory=list)
+    """Scheduled, not yet finished match ids (the last one is running)."""
+    outcomes: list[Outcome] = field(default_factory=list)
+
+
+def _stores(url: str) -> tuple[MatchStore, TournamentStore, BotStore]:
+    client = client_for(url)
+    return MatchStore(client), TournamentStore(client), BotStore(client)
+
+
+def finish_match(url: str, seeded: Seeded, mid: str) -> None:
+    """Play a scheduled match with the engine, complete it, count it and refresh standings."""
+    matches, tournaments, _ = _stores(url)
+    spec = matches.spec(mid)
+    assert spec is not None
+    if matches.status(mid) == "queued":
+        while (got := matches.claim("test-instance", wait_s=0.2)) is not None and got.match_id != mid:
+            pass
+    policies = [random_policy(MatchRng(f"{spec.seed}/{s}")) for s in range(spec.players)]
+    state = play_match(spec.game, spec.players, policies, seed=spec.seed, options=spec.options)
+    replay = build_replay(state, seed=spec.seed, seats=spec.seats, extra={"match_id": mid})
+    result = state.result().to_json()
+    assert matches.complete(mid, "test-instance", result, replay)
+    tournaments.record(seeded.tournament, mid, result)
+    seeded.outcomes.append(
+        Outcome(mid, spec.seats, tuple(result["scores"]), tuple(result["ranks"]), mid.rsplit(":", 1)[-1])
+    )
+    tournaments.apply_rating(spec.game, mid, spec.seats, lambda cur: rate_match(cur, spec.seats, result["ranks"]))
+    snapshot = compute(seeded.outcomes, BOTS, resamples=200)
+    tournaments.save_standings(seeded.tournament, snapshot.to_json())
+    if mid in seeded.pending:
+        seeded.pending.remove(mid)
+    seeded.finished.append(mid)
+
+
+def seed(url: str, *, tournament: str = "cup", finished: int = 4) -> Seeded:
+    """Three bots, a two-player Glaves round robin of one deal per match; ``finished`` played."""
+    matches, tournaments, bots = _stores(url)
+    for name in BOTS:
+        if not bots.exists(name):
+            bots.register(name)
+    bots.count("beta", "timeouts", 2)
+    bots.count("beta", "illegal_actions", 1)
+    t = Tournament(
+        id=tournament,
+        name="Spring <Cup> & friends",
+        game=GAME,
+        players=2,
+        entrants=BOTS,
+        deal_sets=2,
+        options={"deals": 1},
+    )
+    tournaments.create(t)
+    schedule = []
+    for deal in range(2):
+        for a, b in itertools.permutations(BOTS, 2):
+            i, j = BOTS.index(a), BOTS.index(b)
+            schedule.append({"match_id": f"{tournament}:0:{i}{j}:{deal}", "seats": [a, b], "deal": deal})
+    tournaments.start(tournament, schedule)
+    seeded = Seeded(tournament)
+    for entry in schedule:
+        spec = MatchSpec(
+            match_id=entry["match_id"],
+            game=GAME,
+            players=2,
+            seats=tuple(entry["seats"]),
+            seed=f"{tournament}/{entry['deal']}",
+            options={"deals": 1},
+            tournament=tournament,
+        )
+        matches.enqueue(spec)
+        seeded.pending.append(spec.match_id)
+    for mid in list(seeded.pending[:finished]):
+        finish_match(url, seeded, mid)
+    # one running match: claimed, never completed
+    running = seeded.pending[0]
+    while (got := matches.claim("test-instance", wait_s=0.2)) is not None and got.match_id != running:
+        pass
+    return seeded

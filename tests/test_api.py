@@ -1,0 +1,204 @@
+"""The REST API on the Flask test client and a real Redis: every endpoint, paging, errors as
+JSON 4xx (never 5xx), the admin token, and the OpenAPI document."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from cardarena_dashboard import create_app
+from flask import Flask
+from flask.testing import FlaskClient
+from openapi_spec_validator import validate
+
+from .dashboard_data import XSS, Seeded, seed
+
+ADMIN = {"Authorization": "Bearer s3cret-admin"}
+
+
+@pytest.fixture
+def seeded(redis_url: str, key_prefix: str) -> Seeded:
+    return seed(redis_url)
+
+
+@pytest.fixture
+def app(redis_url: str, key_prefix: str) -> Iterator[Flask]:
+    yield create_app({"REDIS_URL": redis_url, "TESTING": True, "ADMIN_TOKEN": "s3cret-admin"})
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def _json(client: FlaskClient, url: str, status: int = 200, **kw: Any) -> Any:
+    response = client.get(url, **kw)
+    assert response.status_code == status, (url, response.get_data(as_text=True)[:300])
+    assert response.is_json
+    return response.get_json()
+
+
+def test_openapi_document_validates(client: FlaskClient) -> None:
+    validate(_json(client, "/api/v1/openapi.json"))
+
+
+def test_games(client: FlaskClient) -> None:
+    items = _json(client, "/api/v1/games")["items"]
+    assert {"id", "name", "min_players", "max_players", "summary"} <= set(items[0])
+    assert _json(client, f"/api/v1/games/{items[0]['id']}")["id"] == items[0]["id"]
+    assert _json(client, "/api/v1/games/nope", 404)["error"]["status"] == 404
+
+
+def test_matches_paging_and_filters(client: FlaskClient, seeded: Seeded) -> None:
+    first = _json(client, "/api/v1/matches?limit=5")
+    assert len(first["items"]) == 5 and first["next_offset"] == 5
+    second = _json(client, "/api/v1/matches?limit=10&offset=5")
+    assert len(second["items"]) == 7 and second["next_offset"] is None
+    assert not {m["id"] for m in first["items"]} & {m["id"] for m in second["items"]}
+    alpha = _json(client, "/api/v1/matches?bot=alpha&limit=100")["items"]
+    assert len(alpha) == 8 and all("alpha" in m["seats"] for m in alpha)
+    assert _json(client, "/api/v1/matches?game=skull")["items"] == []
+    done = _json(client, f"/api/v1/matches/{seeded.finished[0]}")
+    assert done["status"] == "done" and done["result"]["ranks"]
+    replay = _json(client, f"/api/v1/matches/{seeded.finished[0]}/replay")
+    assert replay["format"] == "cardarena-replay/1"
+    assert _json(client, f"/api/v1/matches/{seeded.pending[0]}/replay", 409)["error"]["status"] == 409
+    _json(client, "/api/v1/matches/nope", 404)
+    _json(client, "/api/v1/matches/nope/replay", 404)
+
+
+def test_tournaments_and_standings(client: FlaskClient, seeded: Seeded) -> None:
+    items = _json(client, "/api/v1/tournaments")["items"]
+    assert [t["id"] for t in items] == ["cup"] and items[0]["status"] == "running"
+    assert _json(client, "/api/v1/tournaments?status=finished")["items"] == []
+    _json(client, "/api/v1/tournaments?status=bogus", 400)
+    standings = client.get("/api/v1/tournaments/cup/standings")
+    rows = standings.get_json()["items"]
+    assert {r["bot"] for r in rows} == {"alpha", "beta", XSS}
+    assert all(r["ci_low"] <= r["mean"] <= r["ci_high"] for r in rows)
+    assert (
+        client.get(
+            "/api/v1/tournaments/cup/standings", headers={"If-None-Match": standings.headers["ETag"]}
+        ).status_code
+        == 304
+    )
+    matches = _json(client, "/api/v1/tournaments/cup/matches?limit=100")["items"]
+    assert len(matches) == 12
+    _json(client, "/api/v1/tournaments/nope", 404)
+    _json(client, "/api/v1/tournaments/nope/standings", 404)
+
+
+def test_bots_never_show_tokens(client: FlaskClient, seeded: Seeded) -> None:
+    bots = _json(client, "/api/v1/bots")["items"]
+    assert {b["name"] for b in bots} == {"alpha", "beta", XSS}
+    beta = _json(client, "/api/v1/bots/beta")
+    assert beta["stats"]["timeouts"] == 2 and beta["stats"]["illegal_actions"] == 1
+    assert "glaves" in beta["ratings"]
+    assert "token" not in str(bots) + str(beta)
+    _json(client, "/api/v1/bots/nobody", 404)
+
+
+BAD_QUERIES = [
+    "/api/v1/matches?limit=0",
+    "/api/v1/matches?limit=-1",
+    "/api/v1/matches?limit=201",
+    "/api/v1/matches?limit=abc",
+    "/api/v1/matches?offset=-5",
+    "/api/v1/matches?offset=1e3",
+    "/api/v1/matches?offset=99999999999999999999",
+    "/api/v1/matches?limit=%00",
+    "/api/v1/matches?game=" + "x" * 500,
+    "/api/v1/tournaments?limit=0",
+    "/api/v1/bots?offset=x",
+    "/api/v1/tournaments?status=" + "y" * 50,
+]
+
+
+@pytest.mark.parametrize("url", BAD_QUERIES)
+def test_bad_queries_are_json_400(client: FlaskClient, seeded: Seeded, url: str) -> None:
+    body = _json(client, url, 400)
+    assert body["error"]["status"] == 400 and body["error"]["message"]
+
+
+def test_hammered_inputs_never_500(client: FlaskClient, seeded: Seeded) -> None:
+    junk = ["", "%00", "..", "%2e%2e%2f", "a" * 3000, "💥", "<b>", "'; DROP", "%ff%fe", "cup:0:01:0:extra"]
+    for j in junk:
+        for url in [
+            f"/api/v1/matches/{j}",
+            f"/api/v1/matches/{j}/replay",
+            f"/api/v1/tournaments/{j}",
+            f"/api/v1/tournaments/{j}/standings",
+            f"/api/v1/bots/{j}",
+            f"/api/v1/games/{j}",
+            f"/api/v1/matches?bot={j}&game={j}",
+            f"/matches/{j}",
+            f"/matches/{seeded.finished[0]}?pov={j}&step={j}",
+        ]:
+            response = client.get(url)
+            assert response.status_code < 500, url
+            if url.startswith("/api/") and response.status_code >= 400:
+                assert response.is_json and response.get_json()["error"]["message"], url
+    for method in ("post", "put", "delete", "patch"):
+        response = getattr(client, method)("/api/v1/matches")
+        assert response.status_code == 405 and response.get_json()["error"]["status"] == 405
+
+
+def test_admin_needs_the_token(client: FlaskClient, seeded: Seeded) -> None:
+    for headers in [
+        {},
+        {"Authorization": "Bearer wrong"},
+        {"Authorization": "Basic s3cret-admin"},
+        {"Authorization": "Bearer"},
+    ]:
+        response = client.post("/api/v1/admin/bots", json={"name": "x"}, headers=headers)
+        assert response.status_code == 401 and response.get_json()["error"]["status"] == 401
+        assert "s3cret" not in response.get_data(as_text=True)
+
+
+def test_admin_closed_without_configured_token(redis_url: str, key_prefix: str) -> None:
+    app = create_app({"REDIS_URL": redis_url, "TESTING": True, "ADMIN_TOKEN": None})
+    response = app.test_client().post("/api/v1/admin/bots", json={"name": "x"}, headers={"Authorization": "Bearer "})
+    assert response.status_code == 503
+
+
+def test_admin_registers_a_bot_once(client: FlaskClient, seeded: Seeded, caplog: pytest.LogCaptureFixture) -> None:
+    response = client.post("/api/v1/admin/bots", json={"name": "gamma"}, headers=ADMIN)
+    assert response.status_code == 201
+    body = response.get_json()
+    assert body["bot"]["name"] == "gamma" and "." in body["token"]
+    assert body["token"] not in caplog.text
+    assert client.post("/api/v1/admin/bots", json={"name": "gamma"}, headers=ADMIN).status_code == 409
+    for bad in [{"name": ""}, {"name": " x"}, {"name": 5}, {}, {"name": "x" * 65}]:
+        assert client.post("/api/v1/admin/bots", json=bad, headers=ADMIN).status_code == 400, bad
+    assert client.post("/api/v1/admin/bots", data="not json", headers=ADMIN).status_code == 400
+    assert client.post("/api/v1/admin/bots", json=[1], headers=ADMIN).status_code == 400
+
+
+def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: Seeded) -> None:
+    definition = {"id": "night", "game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 3}
+    response = client.post("/api/v1/admin/tournaments", json=definition, headers=ADMIN)
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["status"] == "upcoming"
+    assert client.post("/api/v1/admin/tournaments", json=definition, headers=ADMIN).status_code == 409
+    bad = [
+        {**definition, "id": "a:b"},
+        {**definition, "game": "nope"},
+        {**definition, "players": 9},
+        {**definition, "players": "2"},
+        {**definition, "entrants": []},
+        {**definition, "entrants": ["alpha", "alpha"]},
+        {**definition, "deal_sets": 0},
+        {**definition, "options": {"bogus": 1}},
+        {**definition, "time_control": {"move_ms": -1}},
+        {**definition, "colour": "red"},
+        {k: v for k, v in definition.items() if k != "game"},
+    ]
+    for body in bad:
+        got = client.post("/api/v1/admin/tournaments", json={**body, "id": body.get("id", "x") + "2"}, headers=ADMIN)
+        assert got.status_code == 400, body
+        assert got.get_json()["error"]["message"]
+    cancelled = client.post("/api/v1/admin/tournaments/night/cancel", headers=ADMIN)
+    assert cancelled.status_code == 200 and cancelled.get_json()["status"] == "cancelled"
+    assert client.post("/api/v1/admin/tournaments/night/cancel", headers=ADMIN).status_code == 409
+    assert client.post("/api/v1/admin/tournaments/nope/cancel", headers=ADMIN).status_code == 404

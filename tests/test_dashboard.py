@@ -1,0 +1,180 @@
+"""The dashboard pages on the Flask test client against a real Redis: every page, escaping,
+security headers, hidden cards, live-poll ETags and the replay stepper."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from cardarena.engine import get_game
+from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchStore
+from cardarena_dashboard import create_app
+from flask import Flask
+from flask.testing import FlaskClient
+
+from .dashboard_data import XSS, Seeded, finish_match, seed
+
+
+@pytest.fixture
+def seeded(redis_url: str, key_prefix: str) -> Seeded:
+    return seed(redis_url)
+
+
+@pytest.fixture
+def app(redis_url: str, key_prefix: str) -> Iterator[Flask]:
+    yield create_app({"REDIS_URL": redis_url, "TESTING": True, "ADMIN_TOKEN": "s3cret-admin"})
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def test_every_page_renders(client: FlaskClient, seeded: Seeded) -> None:
+    done = seeded.finished[0]
+    for url in [
+        "/",
+        "/games",
+        "/matches",
+        "/matches?game=glaves&bot=alpha&tournament=cup&limit=2",
+        "/tournaments",
+        "/tournaments/cup",
+        "/tournaments/cup/standings.part",
+        "/bots/beta",
+        f"/matches/{done}",
+        f"/matches/{done}?pov=all&step=7",
+        f"/matches/{done}?pov=1&step=99999",
+        f"/matches/{seeded.pending[0]}",
+    ]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response.headers["Content-Type"].startswith("text/html")
+
+
+def test_security_headers_and_no_inline_script(client: FlaskClient, seeded: Seeded) -> None:
+    response = client.get("/tournaments/cup")
+    csp = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    html = response.get_data(as_text=True)
+    assert all("src=" in tag for tag in re.findall(r"<script[^>]*>", html))
+    assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html
+
+
+def test_hostile_bot_name_is_text_everywhere(client: FlaskClient, seeded: Seeded) -> None:
+    xss_match = next(m for m in seeded.finished if "2" in m.split(":")[2])
+    for url in ["/", "/matches", "/tournaments/cup", "/tournaments/cup/standings.part", f"/matches/{xss_match}"]:
+        html = client.get(url).get_data(as_text=True)
+        assert XSS not in html, url
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html, url
+    bot_page = client.get("/bots/%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+    assert bot_page.status_code == 200
+    assert XSS not in bot_page.get_data(as_text=True)
+    # the tournament's own name is escaped too
+    assert "Spring &lt;Cup&gt; &amp; friends" in client.get("/tournaments/cup").get_data(as_text=True)
+
+
+def test_games_page_lists_every_registered_game(client: FlaskClient) -> None:
+    from cardarena.engine import games
+
+    html = client.get("/games").get_data(as_text=True)
+    for game in games().values():
+        assert f'id="game-{game.id}"' in html
+        assert str(game.min_players) in html
+
+
+def _hand_cards(replay_seat_hands: list[list[str]]) -> set[str]:
+    return {c for hand in replay_seat_hands for c in hand}
+
+
+def test_replay_views_respect_the_point_of_view(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    mid = seeded.finished[0]
+    replay = MatchStore(client_for(redis_url)).replay(mid)
+    assert replay is not None
+    hands = replay["deals"][0]["hands"]
+    spectator = client.get(f"/matches/{mid}?step=0").get_data(as_text=True)
+    seat0 = client.get(f"/matches/{mid}?step=0&pov=0").get_data(as_text=True)
+    everything = client.get(f"/matches/{mid}?step=0&pov=all").get_data(as_text=True)
+
+    def shown(html: str) -> set[str]:
+        return set(re.findall(r'class="card suit-\w[^"]*" title="(\w\w)"', html))
+
+    assert not shown(spectator) & _hand_cards(hands)
+    assert set(hands[0]) <= shown(seat0) and not shown(seat0) & set(hands[1])
+    assert _hand_cards(hands) <= shown(everything)
+
+
+def test_unfinished_match_never_shows_hidden_cards(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    running = seeded.pending[0]
+    store = MatchStore(client_for(redis_url))
+    assert store.status(running) == "running"
+    for pov in ("0", "1", "all"):
+        response = client.get(f"/matches/{running}?pov={pov}&step=3")
+        assert response.status_code == 200
+        html = response.get_data(as_text=True)
+        assert 'class="card' not in html and "not finished" in html
+    assert client.get(f"/api/v1/matches/{running}/replay").status_code == 409
+
+
+def test_replay_steps_through_every_action(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    mid = seeded.finished[1]
+    replay = MatchStore(client_for(redis_url)).replay(mid)
+    assert replay is not None
+    actions = [a for d in replay["deals"] for a in d["actions"]]
+    last = len(actions)  # one opening step per deal (one deal) + every action
+    html = client.get(f"/matches/{mid}?step={last}&pov=all").get_data(as_text=True)
+    assert f'data-last="{last}"' in html
+    assert actions[-1]["action"] in html
+    middle = client.get(f"/matches/{mid}?step=5").get_data(as_text=True)
+    assert actions[4]["action"] in middle and 'step <strong id="step-index">5</strong>' in middle
+
+
+@pytest.mark.parametrize(
+    "query", ["pov=7", "pov=everyone", "step=abc", "step=1e9"], ids=["seat", "word", "step", "float"]
+)
+def test_bad_replay_queries_are_400(client: FlaskClient, seeded: Seeded, query: str) -> None:
+    assert client.get(f"/matches/{seeded.finished[0]}?{query}").status_code == 400
+
+
+def test_unknown_things_are_404_pages(client: FlaskClient, seeded: Seeded) -> None:
+    for url in ["/matches/nope", "/tournaments/nope", "/bots/nobody", "/no-such-page"]:
+        response = client.get(url)
+        assert response.status_code == 404, url
+        assert "text/html" in response.headers["Content-Type"]
+
+
+def test_standings_part_supports_etag_and_changes_with_a_new_result(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    first = client.get("/tournaments/cup/standings.part")
+    etag = first.headers["ETag"]
+    again = client.get("/tournaments/cup/standings.part", headers={"If-None-Match": etag})
+    assert again.status_code == 304
+    finish_match(redis_url, seeded, seeded.pending[1])
+    changed = client.get("/tournaments/cup/standings.part", headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != etag
+    assert f"{len(seeded.finished)} finished matches" in changed.get_data(as_text=True)
+
+
+def test_standings_show_ci_bars_ratings_and_separation(client: FlaskClient, seeded: Seeded) -> None:
+    html = client.get("/tournaments/cup").get_data(as_text=True)
+    assert html.count('class="ci-bar"') == 3
+    assert '<svg class="plot"' in html  # rating history
+    assert "sep yes" in html or "sep no" in html
+
+
+def test_bot_page_shows_faults_and_rating(client: FlaskClient, seeded: Seeded) -> None:
+    html = client.get("/bots/beta").get_data(as_text=True)
+    assert "timeouts" in html and "illegal_actions" in html
+    assert get_game("glaves").id in html and '<svg class="plot"' in html
+    assert "token" not in html.lower()
+
+
+def test_match_list_paginates_and_filters(client: FlaskClient, seeded: Seeded) -> None:
+    page = client.get("/matches?limit=3").get_data(as_text=True)
+    assert page.count("<tr>") == 1 + 3 and "older" in page
+    filtered = client.get("/matches?bot=alpha&limit=100").get_data(as_text=True)
+    assert filtered.count("<tr>") - 1 == 8  # alpha plays 4 matches per deal set, 2 deal sets
+    assert "no matches" in client.get("/matches?game=skull").get_data(as_text=True)

@@ -1,0 +1,149 @@
+"""The admin API (``/api/v1/admin``): the only way the dashboard changes anything.
+
+Every request needs ``Authorization: Bearer <CARDARENA_ADMIN_TOKEN>``; the token is compared
+with :func:`hmac.compare_digest` and never logged or echoed.  Without a configured token the
+admin API is closed (503).
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, jsonify, request
+
+from . import reads
+from .app import error_response, sources
+
+bp = Blueprint("admin", __name__, url_prefix="/api/v1/admin")
+
+
+@bp.before_request
+def _require_token() -> Response | None:
+    expected = current_app.config.get("ADMIN_TOKEN")
+    if not expected:
+        return error_response(503, "the admin API is disabled (set CARDARENA_ADMIN_TOKEN)")
+    header = request.headers.get("Authorization", "")
+    scheme, _, given = header.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), str(expected).encode()):
+        response = error_response(401, "missing or wrong admin token")
+        response.headers["WWW-Authenticate"] = 'Bearer realm="cardarena-admin"'
+        return response
+    return None
+
+
+@bp.errorhandler(reads.Unavailable)
+def _unavailable(exc: reads.Unavailable) -> Response:
+    return error_response(503, str(exc))
+
+
+@bp.errorhandler(ValueError)
+def _bad_value(exc: ValueError) -> Response:
+    return error_response(400, str(exc)[:500])
+
+
+def _body() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        abort(400, "the body must be a JSON object")
+    return data
+
+
+def _text(data: dict[str, Any], name: str, *, required: bool = True, max_len: int = 64) -> str | None:
+    value = data.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > max_len:
+        abort(400, f"{name} must be a non-empty string of at most {max_len} characters")
+    return value
+
+
+@bp.post("/bots")
+def register_bot() -> tuple[Response, int]:
+    """Register a bot; the answer carries its token, shown this once."""
+    data = _body()
+    name = str(_text(data, "name"))
+    store = sources().bots
+    if store is None:
+        raise reads.Unavailable("bots are not available in this installation")
+    if store.exists(name):
+        abort(409, "a bot with this name is already registered")
+    token = store.register(name)  # raises a ValueError subclass for a bad name -> 400
+    current_app.logger.info("admin: registered a bot")
+    return jsonify({"bot": reads.bot(sources(), name), "token": token}), 201
+
+
+TOURNAMENT_FIELDS = {
+    "id": str,
+    "name": str,
+    "game": str,
+    "players": int,
+    "entrants": list,
+    "deal_sets": int,
+    "format": str,
+    "seed": str,
+    "options": dict,
+    "time_control": dict,
+}
+"""Fields a tournament definition may have, with their JSON types."""
+REQUIRED = ("id", "game", "players", "entrants", "deal_sets")
+
+
+def tournament_from(data: dict[str, Any]) -> Any:
+    """Check a tournament definition; raises ``ValueError`` (-> 400) naming the problem."""
+    from cardarena.engine import get_game
+    from cardarena.store.tournaments import Tournament
+
+    unknown = sorted(set(data) - set(TOURNAMENT_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown field(s): {', '.join(unknown)[:200]}; known: {', '.join(TOURNAMENT_FIELDS)}")
+    missing = [f for f in REQUIRED if f not in data]
+    if missing:
+        raise ValueError(f"missing field(s): {', '.join(missing)}")
+    for name, kind in TOURNAMENT_FIELDS.items():
+        if name in data and (not isinstance(data[name], kind) or isinstance(data[name], bool)):
+            raise ValueError(
+                f"{name} must be a JSON {kind.__name__.replace('str', 'string').replace('dict', 'object')}"
+            )
+    tid = data["id"]
+    if not tid or ":" in tid or len(tid) > 64 or not tid.isprintable():
+        raise ValueError("id must be 1-64 printable characters without ':'")
+    entrants = data["entrants"]
+    if not entrants or not all(isinstance(e, str) and 0 < len(e) <= 64 for e in entrants):
+        raise ValueError("entrants must be a non-empty list of bot names")
+    if len(set(entrants)) != len(entrants):
+        raise ValueError("entrants must be distinct")
+    game = get_game(data["game"])  # InvalidOptions is a ValueError
+    players = data["players"]
+    game.options(players, data.get("options") or {})
+    if len(entrants) < players:
+        raise ValueError(f"{len(entrants)} entrants cannot fill {players} seats")
+    if not 1 <= data["deal_sets"] <= 10_000:
+        raise ValueError("deal_sets must be between 1 and 10000")
+    tc = data.get("time_control") or {}
+    if set(tc) - {"move_ms", "bank_ms"} or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in tc.values()
+    ):
+        raise ValueError("time_control may hold positive integers move_ms and bank_ms")
+    return Tournament(**{**data, "entrants": tuple(entrants)})
+
+
+@bp.post("/tournaments")
+def create_tournament() -> tuple[Response, int]:
+    """Create a tournament from a JSON definition (status ``upcoming``; the workers start it)."""
+    data = _body()
+    store = sources().tournaments
+    if store is None:
+        raise reads.Unavailable("tournaments are not available in this installation")
+    if not store.create(tournament_from(data)):
+        abort(409, "a tournament with this id exists")
+    return jsonify(reads.tournament(sources(), data["id"])), 201
+
+
+@bp.post("/tournaments/<tournament_id>/cancel")
+def cancel_tournament(tournament_id: str) -> Response:
+    """Cancel an upcoming or running tournament."""
+    reads.tournament(sources(), tournament_id)
+    if not sources().tournaments.cancel(tournament_id):
+        abort(409, "only an upcoming or running tournament can be cancelled")
+    return jsonify(reads.tournament(sources(), tournament_id))

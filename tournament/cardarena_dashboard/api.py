@@ -1,0 +1,136 @@
+"""The read-only REST API under ``/api/v1`` (JSON). Views decode, call a plain function, encode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardarena.engine import games
+from flask import Blueprint, Response, abort, jsonify, request
+
+from . import reads
+from .app import error_response, sources
+from .openapi import openapi_document
+from .paging import BadQuery, page_from, text_arg
+from .sources import MatchFilter, list_matches, match_summary
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+@bp.errorhandler(BadQuery)
+def _bad_query(exc: BadQuery) -> Response:
+    return error_response(400, str(exc))
+
+
+@bp.errorhandler(reads.Unavailable)
+def _unavailable(exc: reads.Unavailable) -> Response:
+    return error_response(503, str(exc))
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    """The OpenAPI 3 document of this API."""
+    return jsonify(openapi_document())
+
+
+@bp.get("/games")
+def game_list() -> Response:
+    """Every registered game."""
+    return jsonify({"items": [reads.game_info(g) for g in games().values()]})
+
+
+@bp.get("/games/<game_id>")
+def game_detail(game_id: str) -> Response:
+    """One game."""
+    game = games().get(game_id)
+    if game is None:
+        abort(404, f"unknown game {game_id[:60]!r}")
+    return jsonify(reads.game_info(game))
+
+
+def _match_filter() -> MatchFilter:
+    return MatchFilter(
+        game=text_arg(request.args, "game"),
+        tournament=text_arg(request.args, "tournament"),
+        bot=text_arg(request.args, "bot"),
+    )
+
+
+@bp.get("/matches")
+def match_list() -> Response:
+    """Matches, newest first, filtered by game, tournament and bot."""
+    page = page_from(request.args)
+    rows, more = list_matches(sources(), _match_filter(), page.offset, page.limit)
+    return jsonify(page.envelope(list(rows), more))
+
+
+@bp.get("/matches/<match_id>/replay")
+def match_replay(match_id: str) -> Response:
+    """The replay of a finished match (409 while it is not finished)."""
+    replay = reads.finished_replay(sources(), match_id)
+    return jsonify(replay)
+
+
+@bp.get("/matches/<match_id>")
+def match_detail(match_id: str) -> Response:
+    """One match."""
+    row = match_summary(sources(), match_id)
+    if row is None:
+        abort(404, "unknown match")
+    return jsonify(row)
+
+
+@bp.get("/tournaments")
+def tournament_list() -> Response:
+    """Tournaments, optionally filtered by status (upcoming, running, finished, cancelled)."""
+    page = page_from(request.args)
+    status = text_arg(request.args, "status", 20)
+    rows = reads.tournaments(sources(), status)
+    return jsonify(
+        page.envelope(list(rows[page.offset : page.offset + page.limit]), len(rows) > page.offset + page.limit)
+    )
+
+
+@bp.get("/tournaments/<tournament_id>")
+def tournament_detail(tournament_id: str) -> Response:
+    """One tournament."""
+    return jsonify(reads.tournament(sources(), tournament_id))
+
+
+@bp.get("/tournaments/<tournament_id>/standings")
+def tournament_standings(tournament_id: str) -> Response:
+    """A tournament's standings, best first."""
+    found = reads.tournament(sources(), tournament_id)
+    rows = reads.standings(sources(), tournament_id, found.get("game"))
+    return _with_etag({"tournament": tournament_id, "items": rows})
+
+
+@bp.get("/tournaments/<tournament_id>/matches")
+def tournament_matches(tournament_id: str) -> Response:
+    """A tournament's matches."""
+    reads.tournament(sources(), tournament_id)
+    page = page_from(request.args)
+    rows, more = list_matches(sources(), MatchFilter(tournament=tournament_id), page.offset, page.limit)
+    return jsonify(page.envelope(list(rows), more))
+
+
+@bp.get("/bots")
+def bot_list() -> Response:
+    """Registered bots (never their tokens)."""
+    page = page_from(request.args)
+    rows = reads.bots(sources())
+    return jsonify(
+        page.envelope(list(rows[page.offset : page.offset + page.limit]), len(rows) > page.offset + page.limit)
+    )
+
+
+@bp.get("/bots/<path:name>")
+def bot_detail(name: str) -> Response:
+    """One bot: games, statistics, ratings."""
+    return jsonify(reads.bot(sources(), name))
+
+
+def _with_etag(body: dict[str, Any]) -> Response:
+    response = jsonify(body)
+    response.add_etag()
+    response.make_conditional(request)
+    return response

@@ -1,0 +1,102 @@
+"""The Flask app factory: configuration, security headers, error pages, the three blueprints."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from cardarena.store.connection import configured_url
+from flask import Flask, Response, current_app, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from .sources import Sources
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+"""The Content-Security-Policy of every response: no inline scripts or styles, nothing remote."""
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the dashboard.
+
+    Configuration (``test_config`` overrides the environment):
+
+    * ``REDIS_URL`` — the Redis to read (env ``REDIS_URL``); required.
+    * ``ADMIN_TOKEN`` — the admin API's bearer token (env ``CARDARENA_ADMIN_TOKEN``); when
+      unset the admin API answers 503 to everyone.
+    * ``POLL_MS`` — how often standings pages poll for changes (default 2000).
+    """
+    app = Flask(__name__)
+    app.config.from_mapping(
+        REDIS_URL=configured_url(),
+        ADMIN_TOKEN=os.environ.get("CARDARENA_ADMIN_TOKEN") or None,
+        POLL_MS=2000,
+        JSON_SORT_KEYS=False,
+    )
+    if test_config:
+        app.config.from_mapping(test_config)
+    url = app.config["REDIS_URL"]
+    if not url:
+        raise RuntimeError("the dashboard needs REDIS_URL (or start it with `cardarena dashboard`)")
+    app.extensions["cardarena_sources"] = Sources.from_url(str(url))
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    from .admin import bp as admin_bp
+    from .api import bp as api_bp
+    from .pages import bp as pages_bp
+
+    app.register_blueprint(pages_bp)
+    app.register_blueprint(api_bp)
+    app.register_blueprint(admin_bp)
+
+    app.after_request(_security_headers)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected_error)
+    return app
+
+
+def sources() -> Sources:
+    """The repositories of the running app."""
+    found: Sources = current_app.extensions["cardarena_sources"]
+    return found
+
+
+def _security_headers(response: Response) -> Response:
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Frame-Options"] = "DENY"
+    return response
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def error_response(status: int, message: str) -> Response:
+    """A JSON error body ``{"error": {"status": ..., "message": ...}}``."""
+    response = jsonify({"error": {"status": status, "message": message}})
+    response.status_code = status
+    return response
+
+
+def _http_error(exc: HTTPException) -> Any:
+    status = exc.code or 500
+    if status < 400:  # redirects (a missing trailing slash) are not errors
+        return exc.get_response()
+    message = exc.description or exc.name
+    if _wants_json():
+        response = error_response(status, message)
+        if status == 405 and exc.get_response().headers.get("Allow"):
+            response.headers["Allow"] = exc.get_response().headers["Allow"]
+        return response
+    return render_template("error.html", status=status, title=exc.name, message=message), status
+
+
+def _unexpected_error(exc: Exception) -> Response | tuple[str, int]:
+    current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
+    if _wants_json():
+        return error_response(500, "internal error")
+    return render_template("error.html", status=500, title="Internal error", message="internal error"), 500

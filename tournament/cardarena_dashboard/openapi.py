@@ -1,0 +1,329 @@
+"""The OpenAPI 3.0 document of ``/api/v1`` (served at ``/api/v1/openapi.json``)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from .paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return _json(_ref("Error"), description)
+
+
+def _page_of(item: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["items", "offset", "limit", "next_offset"],
+        "properties": {
+            "items": {"type": "array", "items": _ref(item)},
+            "offset": {"type": "integer", "minimum": 0},
+            "limit": {"type": "integer", "minimum": 1},
+            "next_offset": {"type": "integer", "nullable": True},
+        },
+    }
+
+
+_PAGING = [
+    {
+        "name": "limit",
+        "in": "query",
+        "description": f"Page size (default {DEFAULT_LIMIT}).",
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+    },
+    {
+        "name": "offset",
+        "in": "query",
+        "description": "Items to skip; use `next_offset` of the previous page.",
+        "schema": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET},
+    },
+]
+
+
+def _text_param(name: str, where: str = "query", description: str = "") -> dict[str, Any]:
+    param: dict[str, Any] = {
+        "name": name,
+        "in": where,
+        "description": description or name,
+        "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+    }
+    if where == "path":
+        param["required"] = True
+    return param
+
+
+_NUM = {"type": "number", "nullable": True}
+_STR = {"type": "string", "nullable": True}
+
+SCHEMAS: dict[str, Any] = {
+    "Error": {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["status", "message"],
+                "properties": {"status": {"type": "integer"}, "message": {"type": "string"}},
+            }
+        },
+    },
+    "Game": {
+        "type": "object",
+        "required": ["id", "name", "min_players", "max_players", "summary", "higher_is_better", "solitaire"],
+        "properties": {
+            "id": {"type": "string"},
+            "name": {"type": "string"},
+            "min_players": {"type": "integer"},
+            "max_players": {"type": "integer"},
+            "summary": {"type": "string"},
+            "higher_is_better": {"type": "boolean"},
+            "solitaire": {"type": "boolean"},
+        },
+    },
+    "Result": {
+        "type": "object",
+        "nullable": True,
+        "properties": {
+            "scores": {"type": "array", "items": {"type": "number"}},
+            "ranks": {"type": "array", "items": {"type": "integer"}},
+        },
+    },
+    "Match": {
+        "type": "object",
+        "required": ["id", "game", "players", "seats", "status", "result"],
+        "properties": {
+            "id": {"type": "string"},
+            "game": {"type": "string"},
+            "players": {"type": "integer"},
+            "seats": {"type": "array", "items": {"type": "string"}},
+            "tournament": _STR,
+            "status": {"type": "string", "enum": ["queued", "running", "done", "unknown"]},
+            "attempts": {"type": "integer"},
+            "created_at": _NUM,
+            "finished_at": _NUM,
+            "result": _ref("Result"),
+        },
+    },
+    "Replay": {
+        "type": "object",
+        "description": "A `cardarena-replay/1` record (docs/replay-format.md).",
+        "required": ["format", "game", "players", "seats", "deals", "result"],
+        "properties": {
+            "format": {"type": "string", "enum": ["cardarena-replay/1"]},
+            "game": {"type": "string"},
+            "players": {"type": "integer"},
+            "seats": {"type": "array", "items": {"type": "string"}},
+            "deals": {"type": "array", "items": {"type": "object"}},
+            "result": _ref("Result"),
+        },
+    },
+    "Tournament": {
+        "type": "object",
+        "required": ["id", "game", "players", "entrants", "status"],
+        "properties": {
+            "id": {"type": "string"},
+            "name": {"type": "string"},
+            "game": {"type": "string"},
+            "players": {"type": "integer"},
+            "entrants": {"type": "array", "items": {"type": "string"}},
+            "deal_sets": {"type": "integer"},
+            "format": {"type": "string"},
+            "status": {"type": "string", "enum": ["upcoming", "running", "finished", "cancelled"]},
+            "total_matches": {"type": "integer"},
+            "counted": {"type": "integer"},
+            "schedule_id": _STR,
+            "next_run": _NUM,
+            "next_run_text": _STR,
+        },
+    },
+    "StandingRow": {
+        "type": "object",
+        "required": ["rank", "bot", "points", "mean", "ci_low", "ci_high", "separated", "rating"],
+        "properties": {
+            "rank": {"type": "integer"},
+            "bot": {"type": "string"},
+            "points": _NUM,
+            "mean": {**_NUM, "description": "Mean score per deal set."},
+            "ci_low": {**_NUM, "description": "95 % bootstrap confidence interval, low end."},
+            "ci_high": _NUM,
+            "separated": {"type": "boolean", "nullable": True, "description": "Separated from the next rank."},
+            "rating": {**_NUM, "description": "OpenSkill ordinal."},
+            "matches": {"nullable": True},
+        },
+    },
+    "Standings": {
+        "type": "object",
+        "required": ["tournament", "items"],
+        "properties": {"tournament": {"type": "string"}, "items": {"type": "array", "items": _ref("StandingRow")}},
+    },
+    "Bot": {
+        "type": "object",
+        "required": ["name"],
+        "properties": {
+            "name": {"type": "string"},
+            "created_at": {"type": "number"},
+            "stats": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "ratings": {"type": "object", "additionalProperties": {"type": "object"}},
+        },
+    },
+    "BotRegistration": {
+        "type": "object",
+        "required": ["name"],
+        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64}},
+    },
+    "RegisteredBot": {
+        "type": "object",
+        "required": ["bot", "token"],
+        "properties": {"bot": _ref("Bot"), "token": {"type": "string", "description": "Shown once."}},
+    },
+    "TournamentDefinition": {
+        "type": "object",
+        "required": ["id", "game", "players", "entrants", "deal_sets"],
+        "properties": {
+            "id": {"type": "string", "pattern": "^[^:]+$", "maxLength": 64},
+            "name": {"type": "string", "maxLength": 200},
+            "game": {"type": "string"},
+            "players": {"type": "integer", "minimum": 1},
+            "entrants": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "deal_sets": {"type": "integer", "minimum": 1},
+            "format": {"type": "string"},
+            "seed": {"type": "string"},
+            "options": {"type": "object"},
+            "time_control": {"type": "object", "additionalProperties": {"type": "integer"}},
+        },
+    },
+    "Page_Match": _page_of("Match"),
+    "Page_Tournament": _page_of("Tournament"),
+    "Page_Bot": _page_of("Bot"),
+}
+
+
+def _get(summary: str, ok: dict[str, Any], params: list[dict[str, Any]] | None = None, **errors: str) -> dict[str, Any]:
+    responses: dict[str, Any] = {"200": _json(ok, "OK")}
+    for code, text in errors.items():
+        responses[code.lstrip("e")] = _error(text)
+    responses.setdefault("400", _error("Bad input"))
+    return {"get": {"summary": summary, "parameters": params or [], "responses": responses}}
+
+
+_UNAVAILABLE = "The store module is not installed"
+
+
+@cache
+def openapi_document() -> dict[str, Any]:
+    """The document (built once)."""
+    mid = _text_param("match_id", "path", "Match id")
+    mid["schema"] = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^/]+$"}
+    tid = _text_param("tournament_id", "path", "Tournament id")
+    bot = _text_param("name", "path", "Bot name")
+    admin_security: list[dict[str, list[str]]] = [{"adminToken": []}]
+    admin_errors = {
+        "400": _error("Bad input"),
+        "401": _error("Missing or wrong admin token"),
+        "503": _error("Admin API disabled (no CARDARENA_ADMIN_TOKEN) or store missing"),
+    }
+    paths: dict[str, Any] = {
+        "/games": _get(
+            "Every registered game",
+            {"type": "object", "properties": {"items": {"type": "array", "items": _ref("Game")}}},
+        ),
+        "/games/{game_id}": _get("One game", _ref("Game"), [_text_param("game_id", "path")], e404="Unknown game"),
+        "/matches": _get(
+            "Matches, newest first",
+            _ref("Page_Match"),
+            [*_PAGING, _text_param("game"), _text_param("tournament"), _text_param("bot")],
+        ),
+        "/matches/{match_id}": _get("One match", _ref("Match"), [mid], e404="Unknown match"),
+        "/matches/{match_id}/replay": _get(
+            "The replay of a finished match", _ref("Replay"), [mid], e404="Unknown match", e409="Not finished"
+        ),
+        "/tournaments": _get(
+            "Tournaments, newest first",
+            _ref("Page_Tournament"),
+            [
+                *_PAGING,
+                {
+                    "name": "status",
+                    "in": "query",
+                    "schema": {"type": "string", "enum": ["upcoming", "running", "finished", "cancelled"]},
+                },
+            ],
+            e503=_UNAVAILABLE,
+        ),
+        "/tournaments/{tournament_id}": _get(
+            "One tournament", _ref("Tournament"), [tid], e404="Unknown tournament", e503=_UNAVAILABLE
+        ),
+        "/tournaments/{tournament_id}/standings": _get(
+            "Standings, best first (supports If-None-Match)",
+            _ref("Standings"),
+            [tid],
+            e404="Unknown tournament",
+            e503=_UNAVAILABLE,
+        ),
+        "/tournaments/{tournament_id}/matches": _get(
+            "A tournament's matches", _ref("Page_Match"), [tid, *_PAGING], e404="Unknown tournament", e503=_UNAVAILABLE
+        ),
+        "/bots": _get("Registered bots", _ref("Page_Bot"), _PAGING, e503=_UNAVAILABLE),
+        "/bots/{name}": _get("One bot", _ref("Bot"), [bot], e404="Unknown bot", e503=_UNAVAILABLE),
+        "/admin/bots": {
+            "post": {
+                "summary": "Register a bot; the token is in the answer, once",
+                "security": admin_security,
+                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("BotRegistration")}}},
+                "responses": {
+                    "201": _json(_ref("RegisteredBot"), "Registered"),
+                    "409": _error("Name taken"),
+                    **admin_errors,
+                },
+            }
+        },
+        "/admin/tournaments": {
+            "post": {
+                "summary": "Create a tournament (status upcoming)",
+                "security": admin_security,
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("TournamentDefinition")}},
+                },
+                "responses": {"201": _json(_ref("Tournament"), "Created"), "409": _error("Id taken"), **admin_errors},
+            }
+        },
+        "/admin/tournaments/{tournament_id}/cancel": {
+            "post": {
+                "summary": "Cancel an upcoming or running tournament",
+                "security": admin_security,
+                "parameters": [tid],
+                "responses": {
+                    "200": _json(_ref("Tournament"), "Cancelled"),
+                    "404": _error("Unknown tournament"),
+                    "409": _error("Not upcoming or running"),
+                    **admin_errors,
+                },
+            }
+        },
+    }
+    return {
+        "openapi": "3.0.3",
+        "info": {
+            "title": "cardarena API",
+            "version": "1.0.0",
+            "description": "Read-only views of tournaments, standings, matches, replays, bots and games, "
+            "plus an admin part behind a bearer token. Lists page with `limit`/`offset`; every "
+            'error is JSON `{"error": {"status", "message"}}`.',
+        },
+        "servers": [{"url": "/api/v1"}],
+        "paths": paths,
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {"adminToken": {"type": "http", "scheme": "bearer"}},
+        },
+    }

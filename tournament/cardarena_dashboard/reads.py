@@ -1,0 +1,179 @@
+"""Plain read functions shared by pages and the API: store records in, JSON-able dicts out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from cardarena.engine import Game, games
+from werkzeug.exceptions import BadRequest, Conflict, NotFound
+
+from .replay_steps import is_finished
+from .sources import Sources, plain
+
+
+class Unavailable(RuntimeError):
+    """A store module this installation does not have (yet)."""
+
+
+def game_info(game: Game) -> dict[str, Any]:
+    """A registered game as the games page and API show it."""
+    return {
+        "id": game.id,
+        "name": game.name,
+        "min_players": game.min_players,
+        "max_players": game.max_players,
+        "summary": game.summary,
+        "higher_is_better": game.higher_is_better,
+        "solitaire": game.solitaire,
+    }
+
+
+def finished_replay(sources: Sources, match_id: str) -> dict[str, Any]:
+    """The stored replay of a finished match; 404 if unknown, 409 if not finished."""
+    status = sources.matches.status(match_id)
+    if status is None:
+        raise NotFound("unknown match")
+    replay = sources.matches.replay(match_id) if status == "done" else None
+    if not is_finished(status, replay) or replay is None:
+        raise Conflict(f"match is {status}; its replay is shown once it is finished")
+    return replay
+
+
+def _tournament_store(sources: Sources) -> Any:
+    if sources.tournaments is None:
+        raise Unavailable("tournaments are not available in this installation")
+    return sources.tournaments
+
+
+def _bot_store(sources: Sources) -> Any:
+    if sources.bots is None:
+        raise Unavailable("bots are not available in this installation")
+    return sources.bots
+
+
+def tournaments(sources: Sources, status: str | None = None) -> list[dict[str, Any]]:
+    """Every tournament (optionally of one status), newest first, with its next scheduled run."""
+    store = _tournament_store(sources)
+    try:
+        found = store.list(status, limit=10_000)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    return [_with_next_run(store, plain(t)) for t in found]
+
+
+def _with_next_run(store: Any, row: dict[str, Any]) -> dict[str, Any]:
+    when = store.next_run(row["schedule_id"]) if row.get("schedule_id") else None
+    row["next_run"] = when
+    row["next_run_text"] = _when(when) if when else None
+    return row
+
+
+def _when(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def tournament(sources: Sources, tournament_id: str) -> dict[str, Any]:
+    """One tournament; 404 if unknown."""
+    store = _tournament_store(sources)
+    found = store.get(tournament_id)
+    if found is None:
+        raise NotFound("unknown tournament")
+    return _with_next_run(store, plain(found))
+
+
+def _first(row: Mapping[str, Any], *names: str) -> Any:
+    for name in names:
+        if row.get(name) is not None:
+            return row[name]
+    return None
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if value == value and abs(value) != float("inf") else None
+    if isinstance(value, Mapping):
+        return _float(_first(value, "ordinal", "value", "mu"))
+    return None
+
+
+def standing_row(row: Mapping[str, Any], position: int) -> dict[str, Any]:
+    """One standings row in the dashboard's shape (tolerant of the snapshot's field names)."""
+    ci = _first(row, "ci", "ci95", "interval")
+    low = _float(_first(row, "ci_low", "low", "lower"))
+    high = _float(_first(row, "ci_high", "high", "upper"))
+    if isinstance(ci, list | tuple) and len(ci) == 2:
+        low, high = _float(ci[0]), _float(ci[1])
+    elif isinstance(ci, Mapping):
+        low, high = _float(_first(ci, "low", "lower")), _float(_first(ci, "high", "upper"))
+    separated = _first(row, "separated", "separated_from_next", "separated_next")
+    return {
+        "rank": int(_first(row, "rank", "place") or position),
+        "bot": str(_first(row, "bot", "name", "entrant") or "?"),
+        "points": _float(_first(row, "points", "total", "score")),
+        "mean": _float(_first(row, "mean", "mean_per_deal_set", "mean_score")),
+        "ci_low": low,
+        "ci_high": high,
+        "separated": bool(separated) if separated is not None else None,
+        "rating": _float(_first(row, "rating", "ordinal")),
+        "matches": _first(row, "matches", "played", "deal_sets"),
+    }
+
+
+def standings(sources: Sources, tournament_id: str, game: str | None = None) -> list[dict[str, Any]]:
+    """A tournament's standings rows, best first (empty before the first counted result).
+
+    Rows without a rating get the bot's current rating (OpenSkill ordinal) in ``game``.
+    """
+    store = _tournament_store(sources)
+    snapshot = plain(store.standings(tournament_id))
+    if snapshot is None:
+        return []
+    rows: Any = snapshot
+    if isinstance(snapshot, Mapping):
+        rows = _first(snapshot, "rows", "standings", "entries", "items", "table") or []
+    if not isinstance(rows, list):
+        return []
+    out = [standing_row(r, n + 1) for n, r in enumerate(rows) if isinstance(r, Mapping)]
+    if game and any(r["rating"] is None for r in out):
+        ratings = store.ratings(game)
+        for r in out:
+            if r["rating"] is None and r["bot"] in ratings:
+                r["rating"] = _float(ratings[r["bot"]])
+    return out
+
+
+def rating_history(sources: Sources, bot: str, game: str) -> list[float]:
+    """The bot's rating (OpenSkill ordinal) after each counted match of ``game``."""
+    if sources.tournaments is None:
+        return []
+    points = sources.tournaments.rating_history(bot, game)
+    return [v for p in points if (v := _float(_first(p, "ordinal", "rating", "mu"))) is not None]
+
+
+def bots(sources: Sources) -> list[dict[str, Any]]:
+    """Every registered bot (public fields only)."""
+    return [_public_bot(plain(b)) for b in _bot_store(sources).list()]
+
+
+def bot(sources: Sources, name: str) -> dict[str, Any]:
+    """One bot's public record and statistics; 404 if unknown."""
+    found = _bot_store(sources).get(name)
+    if found is None:
+        raise NotFound("unknown bot")
+    row = _public_bot(plain(found))
+    ratings: dict[str, Any] = {}
+    if sources.tournaments is not None:
+        for game_id in games():
+            current = sources.tournaments.ratings(game_id).get(name)
+            if current is not None:
+                ratings[game_id] = current
+    row["ratings"] = ratings
+    return row
+
+
+def _public_bot(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if "token" not in k and "hash" not in k and "secret" not in k}

@@ -1,0 +1,155 @@
+"""Where the dashboard reads from: the store modules on one Redis client, and nothing else.
+
+The dashboard never talks to Redis itself; it holds a :class:`Sources` with the repositories
+(:class:`~cardarena.store.matches.MatchStore` and, when their modules are installed, the
+tournament and bot stores) and turns their records into plain dicts for pages and the API.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchSpec, MatchStore
+
+SCAN_LIMIT = 10_000
+"""At most this many recent matches are examined when the match list is filtered."""
+
+
+def _optional_store(module: str, name: str, client: redis.Redis) -> Any:
+    """The store class ``name`` from ``cardarena.store.<module>`` on ``client``, or ``None``."""
+    try:
+        mod = importlib.import_module(f"cardarena.store.{module}")
+    except ImportError:
+        return None
+    cls = getattr(mod, name, None)
+    return cls(client) if cls is not None else None
+
+
+@dataclass
+class Sources:
+    """The repositories the dashboard reads (and, through its admin API, writes)."""
+
+    client: redis.Redis
+    matches: MatchStore = field(init=False)
+    tournaments: Any = field(init=False)
+    """``TournamentStore`` or ``None`` while its module is absent."""
+    bots: Any = field(init=False)
+    """``BotStore`` or ``None`` while its module is absent."""
+
+    def __post_init__(self) -> None:
+        self.matches = MatchStore(self.client)
+        self.tournaments = _optional_store("tournaments", "TournamentStore", self.client)
+        self.bots = _optional_store("bots", "BotStore", self.client)
+
+    @classmethod
+    def from_url(cls, url: str) -> Sources:
+        """Sources on a new client for ``url``."""
+        return cls(client_for(url))
+
+
+def _num(value: str | None) -> float | None:
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None
+
+
+def match_summary(sources: Sources, mid: str) -> dict[str, Any] | None:
+    """A match as the list and the API show it, or ``None`` if unknown."""
+    info = sources.matches.info(mid)
+    if not info or "spec" not in info:
+        return None
+    try:
+        spec = MatchSpec.from_json(json.loads(info["spec"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+    result: dict[str, Any] | None = None
+    if info.get("result"):
+        try:
+            result = json.loads(info["result"])
+        except ValueError:
+            result = None
+    return {
+        "id": mid,
+        "game": spec.game,
+        "players": spec.players,
+        "seats": list(spec.seats),
+        "tournament": spec.tournament,
+        "status": info.get("status", "unknown"),
+        "attempts": int(info.get("attempts") or 0),
+        "created_at": _num(info.get("created_at")),
+        "finished_at": _num(info.get("finished_at")),
+        "result": result,
+    }
+
+
+@dataclass(frozen=True)
+class MatchFilter:
+    """Filters of the match list (each optional)."""
+
+    game: str | None = None
+    tournament: str | None = None
+    bot: str | None = None
+
+    def accepts(self, row: dict[str, Any]) -> bool:
+        """Whether a match summary passes every filter."""
+        return (
+            (self.game is None or row["game"] == self.game)
+            and (self.tournament is None or row["tournament"] == self.tournament)
+            and (self.bot is None or self.bot in row["seats"])
+        )
+
+    @property
+    def empty(self) -> bool:
+        """Whether no filter is set."""
+        return self.game is None and self.tournament is None and self.bot is None
+
+
+def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
+    """A page of match summaries, newest first, and whether more follow.
+
+    Unfiltered pages read exactly ``limit + 1`` ids; filtered pages scan recent matches in
+    batches (at most :data:`SCAN_LIMIT`).
+    """
+    if flt.empty:
+        ids = sources.matches.recent(offset, limit + 1)
+        rows = [row for mid in ids[:limit] if (row := match_summary(sources, mid)) is not None]
+        return rows, len(ids) > limit
+    matched: list[dict[str, Any]] = []
+    start = 0
+    batch = 200
+    while start < SCAN_LIMIT and len(matched) <= offset + limit:
+        ids = sources.matches.recent(start, batch)
+        if not ids:
+            break
+        for mid in ids:
+            row = match_summary(sources, mid)
+            if row is not None and flt.accepts(row):
+                matched.append(row)
+        start += batch
+    return matched[offset : offset + limit], len(matched) > offset + limit
+
+
+def plain(value: Any) -> Any:
+    """A store record as JSON-able data (``to_json()``, dataclasses, mappings, sequences)."""
+    import dataclasses
+    from enum import Enum
+
+    if hasattr(value, "to_json") and callable(value.to_json):
+        return plain(value.to_json())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Enum):
+        return plain(value.value)
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [plain(v) for v in value]
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    return value

@@ -128,7 +128,7 @@ def match_page(match_id: str) -> str:
     viewer = None if pov in ("spectator", OPEN) else int(pov)
     log = []
     for s in steps[max(0, step.index - 11) : step.index + 1]:
-        if s.action is None:
+        if s.action is None or s.seat is None:
             text = "new deal" if s.index == 0 or steps[s.index].deal != steps[s.index - 1].deal else "chance"
         else:
             text = s.action if pov == OPEN else (state.public_action(viewer, s.seat, s.action) or "(hidden)")

@@ -1,1 +1,21 @@
-"""cardarena_sdk: write a bot for cardarena by overriding one method."""
+"""cardarena_sdk: write a bot for cardarena by overriding one method.
+
+```python
+from cardarena_sdk import Bot, LegalAction, run
+
+class MyBot(Bot):
+    def choose(self, view: dict, legal: list[LegalAction]) -> str:
+        return legal[0].id
+
+run(MyBot(), "127.0.0.1:50051", token="...")   # or cardarena_sdk.local.play(MyBot(), "glaves", 3)
+```
+
+``view`` is the seat's view as a dict with exactly the keys of the game's ``view_json``;
+``legal`` lists the legal actions with their payload.  The client handles the stream, the
+token, reconnects with exponential back-off and plays many matches at once.
+"""
+
+from .bot import Bot, HeuristicBot, LegalAction, RandomBot, builtin_bot, load_bot
+from .client import run, run_async
+
+__all__ = ["Bot", "HeuristicBot", "LegalAction", "RandomBot", "builtin_bot", "load_bot", "run", "run_async"]

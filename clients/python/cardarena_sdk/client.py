@@ -1,0 +1,127 @@
+"""The network client: one stream per process, reconnect with back-off, many matches at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from typing import Any
+
+import grpc
+from cardarena.wire import codec
+
+from .bot import Bot
+
+log = logging.getLogger("cardarena_sdk")
+pb = codec.arena_pb2
+
+FATAL = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
+"""Status codes after which reconnecting cannot help."""
+
+
+class SessionEnded(Exception):
+    """The server refused the session for good (bad token, wrong bot, bad Hello)."""
+
+
+async def _session(bot: Bot, server: str, token: str, stop: asyncio.Event) -> None:
+    async with grpc.aio.insecure_channel(
+        server, options=[("grpc.keepalive_time_ms", 20000), ("grpc.keepalive_timeout_ms", 10000)]
+    ) as channel:
+        stub = codec.arena_pb2_grpc.ArenaStub(channel)
+        outbox: asyncio.Queue[Any] = asyncio.Queue()
+        outbox.put_nowait(
+            pb.BotMessage(
+                hello=pb.Hello(
+                    bot=bot.name, games=list(bot.games), max_matches=bot.max_matches, client="cardarena_sdk/0.1"
+                )
+            )
+        )
+
+        async def requests() -> Any:
+            while True:
+                message = await outbox.get()
+                if message is None:
+                    return
+                yield message
+
+        call = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
+        pending: set[asyncio.Task[None]] = set()
+
+        async def answer(request: Any) -> None:
+            view = codec.decode_view(request.view)
+            legal = codec.decode_legal(request.legal)
+            action = await asyncio.to_thread(bot.choose, view, legal)
+            outbox.put_nowait(
+                pb.BotMessage(action=pb.Action(match_id=request.match_id, seq=request.seq, action_id=action))
+            )
+
+        stopper = asyncio.create_task(stop.wait())
+        try:
+            reader = call.__aiter__()
+            while True:
+                nxt = asyncio.ensure_future(reader.__anext__())
+                done, _ = await asyncio.wait({nxt, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                if stopper in done:
+                    nxt.cancel()
+                    call.cancel()
+                    return
+                try:
+                    message = nxt.result()
+                except StopAsyncIteration:
+                    return
+                kind = message.WhichOneof("kind")
+                if kind == "action_request":
+                    task = asyncio.create_task(answer(message.action_request))
+                    pending.add(task)
+                    task.add_done_callback(pending.discard)
+                elif kind == "ping":
+                    outbox.put_nowait(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
+                elif kind == "event":
+                    e = message.event
+                    bot.on_event(e.match_id, e.seat, e.action)
+                elif kind == "match_end":
+                    e = message.match_end
+                    bot.on_match_end(e.match_id, e.status, list(e.scores), list(e.ranks))
+                elif kind == "action_rejected":
+                    r = message.action_rejected
+                    log.warning("action rejected in %s (seq %s): %s", r.match_id, r.seq, r.reason)
+        finally:
+            stopper.cancel()
+            for task in pending:
+                task.cancel()
+            outbox.put_nowait(None)
+
+
+async def run_async(
+    bot: Bot,
+    server: str,
+    token: str,
+    *,
+    stop: asyncio.Event | None = None,
+    max_backoff: float = 5.0,
+) -> None:
+    """Play on ``server`` until ``stop`` is set, reconnecting with exponential back-off.
+
+    Raises :class:`SessionEnded` when the server refuses the session for good.
+    """
+    stop = stop or asyncio.Event()
+    delay = 0.05
+    while not stop.is_set():
+        try:
+            await _session(bot, server, token, stop)
+            delay = 0.05
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() in FATAL:
+                raise SessionEnded(f"{exc.code().name}: {exc.details()}") from None
+            log.info("session lost (%s); reconnecting in %.2fs", exc.code().name, delay)
+        if stop.is_set():
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), delay * (0.5 + random.random()))
+        delay = min(max_backoff, delay * 2)
+
+
+def run(bot: Bot, server: str, token: str) -> None:
+    """Blocking form of :func:`run_async` (until interrupted)."""
+    asyncio.run(run_async(bot, server, token))

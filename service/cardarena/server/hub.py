@@ -1,0 +1,259 @@
+"""Live bot sessions and the matches they sit in.
+
+A :class:`Session` is one ``Arena.Play`` stream.  The :class:`Hub` knows every session of
+every bot on this instance, which session plays which seat of which live match, and routes a
+bot's ``Action`` to the request it answers (or rejects it in-band).  When a session closes,
+its seats are unbound; when a session of the same bot says Hello, every unbound seat of a live
+match is bound to it and the pending request is re-sent with the same ``seq``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import itertools
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..store.matches import MatchSpec
+from ..wire import codec
+
+pb = codec.arena_pb2
+
+RESIGN = "\0resign"
+"""Sentinel put into a pending request's answers when its bot resigns."""
+
+
+class Session:
+    """One bot stream: an outbox the servicer drains, and the abuse counters."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, bot: str, games: Iterable[str], max_matches: int, *, bad_per_minute: int) -> None:
+        self.id = f"{next(self._ids)}-{uuid.uuid4().hex[:8]}"
+        self.bot = bot
+        self.games = frozenset(games)
+        self.max_matches = max_matches
+        self.outbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.closed = False
+        self.abort: tuple[Any, str] | None = None
+        self._bad: collections.deque[float] = collections.deque()
+        self._bad_limit = bad_per_minute
+
+    def send(self, message: Any) -> None:
+        """Queue a ``ServerMessage`` (dropped once the session is closed)."""
+        if not self.closed:
+            self.outbox.put_nowait(message)
+
+    def close(self, abort: tuple[Any, str] | None = None) -> None:
+        """End the stream (optionally with a status code and details)."""
+        if not self.closed:
+            self.closed = True
+            self.abort = abort
+            self.outbox.put_nowait(None)
+
+    def plays(self, game: str) -> bool:
+        """Whether this session accepts matches of ``game``."""
+        return not self.games or game in self.games
+
+    def count_bad(self) -> bool:
+        """Count one bad message; ``True`` when the per-minute limit is exceeded."""
+        now = time.monotonic()
+        self._bad.append(now)
+        while self._bad and self._bad[0] < now - 60:
+            self._bad.popleft()
+        return len(self._bad) > self._bad_limit
+
+
+@dataclass
+class Pending:
+    """An ActionRequest awaiting its answer."""
+
+    seat: int
+    seq: int
+    request: Any
+    answers: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    sent_at: float = 0.0
+    deadline: float = 0.0
+    move_deadline: float = 0.0
+
+
+class LiveMatch:
+    """A match being played on this instance, as the hub routes it."""
+
+    def __init__(self, spec: MatchSpec, start: Any) -> None:
+        self.spec = spec
+        self.start = start
+        """The ``MatchStart`` template (seat and ``resumed`` are set per send)."""
+        self.sessions: dict[int, Session | None] = dict.fromkeys(range(spec.players))
+        self.pending: dict[int, Pending] = {}
+        self.resigned: set[int] = set()
+        self.present: set[int] = set()
+        """Seats whose bot joined (the others are no-shows)."""
+
+    def seats_of(self, bot: str) -> list[int]:
+        """The seats ``bot`` holds."""
+        return [s for s, name in enumerate(self.spec.seats) if name == bot and s in self.present]
+
+    def send(self, seat: int, message: Any) -> bool:
+        """Send to the seat's session; ``False`` if the seat has none now."""
+        session = self.sessions.get(seat)
+        if session is None or session.closed:
+            return False
+        session.send(message)
+        return True
+
+    def match_start(self, seat: int, *, resumed: bool) -> Any:
+        """The ``ServerMessage`` with this seat's ``MatchStart``."""
+        start = pb.MatchStart()
+        start.CopyFrom(self.start)
+        start.seat = seat
+        start.resumed = resumed
+        return pb.ServerMessage(match_start=start)
+
+
+class Hub:
+    """Every session and live match of one instance."""
+
+    def __init__(self, *, instance: str, sessions_per_bot: int, bad_per_minute: int) -> None:
+        self.instance = instance
+        self.sessions_per_bot = sessions_per_bot
+        self.bad_per_minute = bad_per_minute
+        self.sessions: dict[str, list[Session]] = {}
+        self.matches: dict[str, LiveMatch] = {}
+        self.changed = asyncio.Event()
+
+    # -------------------------------------------------------------- sessions
+    def session_count(self, bot: str) -> int:
+        """Open sessions of ``bot``."""
+        return len(self.sessions.get(bot, []))
+
+    def open(self, bot: str, hello: Any) -> Session:
+        """Register a new session after Hello; binds and resumes the bot's live seats."""
+        session = Session(bot, hello.games, max(1, hello.max_matches), bad_per_minute=self.bad_per_minute)
+        self.sessions.setdefault(bot, []).append(session)
+        resumed = [m for m in self.matches.values() if any(m.sessions[s] is None for s in m.seats_of(bot))]
+        session.send(
+            pb.ServerMessage(
+                welcome=pb.Welcome(
+                    bot=bot,
+                    session_id=session.id,
+                    instance=self.instance,
+                    max_matches=self.capacity(bot),
+                    resumed=[m.spec.match_id for m in resumed],
+                )
+            )
+        )
+        for match in resumed:
+            for seat in match.seats_of(bot):
+                if match.sessions[seat] is None:
+                    match.sessions[seat] = session
+                    session.send(match.match_start(seat, resumed=True))
+                    pending = next((p for p in match.pending.values() if p.seat == seat), None)
+                    if pending is not None:
+                        session.send(pb.ServerMessage(action_request=_with_clock(pending)))
+        self._wake()
+        return session
+
+    def closed(self, session: Session) -> list[str]:
+        """Forget a session; unbind its seats.  Returns the ids of live matches it was in."""
+        session.close()
+        bots = self.sessions.get(session.bot, [])
+        if session in bots:
+            bots.remove(session)
+        if not bots:
+            self.sessions.pop(session.bot, None)
+        left = []
+        for match in self.matches.values():
+            for seat, bound in match.sessions.items():
+                if bound is session:
+                    match.sessions[seat] = None
+                    left.append(match.spec.match_id)
+        self._wake()
+        return sorted(set(left))
+
+    def capacity(self, bot: str) -> int:
+        """Matches the bot accepts at once (the largest ``max_matches`` of its sessions)."""
+        return max((s.max_matches for s in self.sessions.get(bot, [])), default=0)
+
+    def load(self, bot: str) -> int:
+        """Seats the bot holds in live matches here."""
+        return sum(len(m.seats_of(bot)) for m in self.matches.values())
+
+    def has_room(self) -> bool:
+        """Whether some connected bot could take another match."""
+        return any(self.load(bot) < self.capacity(bot) for bot in self.sessions)
+
+    def available(self, bot: str, game: str) -> Session | None:
+        """A session of ``bot`` that plays ``game`` if the bot has a free slot."""
+        if self.load(bot) >= self.capacity(bot):
+            return None
+        candidates = [s for s in self.sessions.get(bot, []) if s.plays(game) and not s.closed]
+        if not candidates:
+            return None
+        return min(candidates, key=self._bound)
+
+    def _bound(self, session: Session) -> int:
+        return sum(1 for m in self.matches.values() for s in m.sessions.values() if s is session)
+
+    def _wake(self) -> None:
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    async def wait_change(self, timeout: float) -> None:
+        """Wait until sessions change (or ``timeout`` seconds pass)."""
+        event = self.changed
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
+
+    # ---------------------------------------------------------------- routing
+    def route_action(self, session: Session, action: Any) -> Any | None:
+        """Hand an ``Action`` to its pending request; an ``ActionRejected`` if it fits none."""
+        if not action.match_id or not action.action_id:
+            return _reject(action, pb.REJECT_MALFORMED, "an Action needs match_id, seq and action_id")
+        match = self.matches.get(action.match_id)
+        if match is None:
+            return _reject(action, pb.REJECT_UNKNOWN_MATCH, f"no live match {action.match_id!r} on this server")
+        if not match.seats_of(session.bot):
+            return _reject(action, pb.REJECT_NOT_YOUR_SEAT, "you have no seat in this match")
+        pending = match.pending.get(action.seq)
+        if pending is None:
+            mine = sorted(p.seq for p in match.pending.values() if match.spec.seats[p.seat] == session.bot)
+            hint = f"pending: seq {mine[0]}" if mine else "nothing is pending for you"
+            return _reject(action, pb.REJECT_STALE_SEQ, f"seq {action.seq} is not pending ({hint})")
+        if match.spec.seats[pending.seat] != session.bot:
+            return _reject(action, pb.REJECT_NOT_YOUR_SEAT, f"seq {action.seq} asks seat {pending.seat}, not yours")
+        pending.answers.put_nowait(action.action_id)
+        return None
+
+    def resign(self, session: Session, match_id: str) -> bool:
+        """Resign all of the session bot's seats in a match; ``False`` if it has none."""
+        match = self.matches.get(match_id)
+        seats = match.seats_of(session.bot) if match else []
+        if match is None or not seats:
+            return False
+        for seat in seats:
+            match.resigned.add(seat)
+            for p in match.pending.values():
+                if p.seat == seat:
+                    p.answers.put_nowait(RESIGN)
+        return True
+
+
+def _with_clock(pending: Pending) -> Any:
+    now = time.monotonic()
+    request = pb.ActionRequest()
+    request.CopyFrom(pending.request)
+    request.move_ms_left = max(0, int((pending.move_deadline - now) * 1000))
+    request.bank_ms_left = max(0, int((pending.deadline - max(now, pending.move_deadline)) * 1000))
+    return request
+
+
+def _reject(action: Any, code: int, reason: str) -> Any:
+    return pb.ServerMessage(
+        action_rejected=pb.ActionRejected(match_id=action.match_id, seq=action.seq, reason=reason, code=code)
+    )

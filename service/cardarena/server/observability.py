@@ -1,0 +1,64 @@
+"""Structured logs (one JSON object per line) and Prometheus metrics of a service instance."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+
+class JsonFormatter(logging.Formatter):
+    """Formats a record as ``{"ts":..., "level":..., "logger":..., "event":..., **fields}``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, Any] = {
+            "ts": round(time.time(), 3),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "event": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            data.update(fields)
+        if record.exc_info:
+            data["error"] = self.formatException(record.exc_info)
+        return json.dumps(data, default=str)
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """Send the ``cardarena`` loggers to stderr as JSON lines."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger("cardarena")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
+
+
+class Metrics:
+    """The instance's metrics on its own registry (several instances may share a process)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.move_latency = Histogram(
+            "cardarena_move_latency_seconds",
+            "Time from sending an ActionRequest to receiving the accepted answer",
+            registry=r,
+            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+        )
+        self.timeouts = Counter("cardarena_timeouts", "Moves that ran out of time", registry=r)
+        self.illegal = Counter("cardarena_illegal_actions", "Actions rejected as illegal", registry=r)
+        self.bad_messages = Counter("cardarena_bad_messages", "Malformed, stale or misdirected messages", registry=r)
+        self.live_streams = Gauge("cardarena_live_streams", "Open bot sessions", registry=r)
+        self.live_matches = Gauge("cardarena_live_matches", "Matches being played", registry=r)
+        self.matches = Counter("cardarena_matches", "Matches finished, by outcome", ["status"], registry=r)
+
+    def serve(self, port: int) -> None:
+        """Expose ``/metrics`` on ``port`` (0: do not serve)."""
+        if port:
+            start_http_server(port, addr="127.0.0.1", registry=self.registry)

@@ -1,0 +1,352 @@
+"""Plays one match in one asyncio task; game-agnostic.
+
+The runner drives ``State.to_act()``: chance nodes are drawn from ``MatchRng(spec.seed)``;
+each seat asked to act gets an ``ActionRequest`` (its own view, the legal actions with their
+payload, its clock), several seats at once when the game asks them simultaneously.
+
+Clocks (measured here): a move may take ``move_ms``; time beyond it comes out of the seat's
+``bank_ms`` for the match.  Fault policy (:class:`~cardarena.store.matches.FaultPolicy`):
+
+* illegal answer: ``ActionRejected`` with the engine's reason; the bot may answer again while
+  its clock runs; ``max_rejections`` illegal answers to one request count as a fault
+  (``illegal``);
+* clock runs out: fault ``timeout`` (``disconnect`` if the seat had no session at that time);
+* a fault plays the default action (``first`` or ``random`` legal action) and is a strike;
+  ``max_strikes`` strikes (0: never) forfeit the seat; ``Resign`` forfeits at once; a seat
+  whose bot never joined forfeits from the start (``no-show``);
+* a forfeited seat is played by default actions to the end of the match (the match never
+  stops early), and ranks last: seats that did not forfeit keep their order, forfeiting
+  seats follow, ordered among themselves by score.  Scores are the engine's.
+
+Every fault is annotated on its action in the replay (``fault``, ``default``, ``forfeit``);
+the replay's ``result`` is the engine's, the recorded result carries the forfeit ranks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import MatchRng, State, build_replay, get_game
+from ..engine.core import JSON, GameError
+from ..store.bots import BotStore
+from ..store.matches import MatchSpec, MatchStore
+from ..wire import codec
+from .hub import RESIGN, Hub, LiveMatch, Pending
+from .observability import Metrics
+
+log = logging.getLogger("cardarena.server.runner")
+pb = codec.arena_pb2
+
+
+class Voided(Exception):
+    """The match cannot be played here (no-show of every bot); it goes back to the queue."""
+
+
+def forfeit_ranks(ranks: tuple[int, ...], scores: tuple[float, ...], forfeited: set[int], higher: bool) -> list[int]:
+    """Ranks with forfeiting seats last (see the module docstring)."""
+    sign = -1 if higher else 1
+    keys = [(s in forfeited, ranks[s], sign * scores[s] if s in forfeited else 0) for s in range(len(ranks))]
+    return [1 + sum(1 for other in keys if other < mine) for mine in keys]
+
+
+class MatchRunner:
+    """One match: join, play, record (or void)."""
+
+    def __init__(
+        self,
+        spec: MatchSpec,
+        *,
+        hub: Hub,
+        matches: MatchStore,
+        bots: BotStore,
+        metrics: Metrics,
+        instance: str,
+        lease_ms: int,
+    ) -> None:
+        self.spec = spec
+        self.hub = hub
+        self.store = matches
+        self.bots = bots
+        self.metrics = metrics
+        self.instance = instance
+        self.lease_ms = lease_ms
+        self.game = get_game(spec.game)
+        self.state: State = self.game.new_state(spec.players, spec.options)
+        tc = spec.time_control
+        self.bank = [tc.bank_ms / 1000.0] * spec.players
+        self.strikes = [0] * spec.players
+        self.forfeited: set[int] = set()
+        self.annotations: dict[int, dict[str, JSON]] = {}
+        self.faults: list[dict[str, JSON]] = []
+        self.actions = 0
+        self.seq = 0
+        self.default_rng = MatchRng(f"{spec.seed}/default")
+        start = pb.MatchStart(
+            match_id=spec.match_id,
+            game=spec.game,
+            options_json=codec.encode_options(self.state.options),
+            players=spec.players,
+            seat_names=list(spec.seats),
+            time_control=pb.TimeControl(move_ms=tc.move_ms, bank_ms=tc.bank_ms),
+        )
+        self.live = LiveMatch(spec, start)
+
+    def _stat(self, seat: int, stat: str) -> None:
+        bot = self.spec.seats[seat]
+        task = asyncio.get_running_loop().run_in_executor(None, self.bots.count, bot, stat, 1)
+        task.add_done_callback(lambda f: f.exception())
+
+    # ------------------------------------------------------------------ join
+    async def join(self) -> None:
+        """Bind every seat to a session of its bot (waiting up to the join timeout)."""
+        spec = self.spec
+        deadline = time.monotonic() + spec.fault_policy.join_timeout_ms / 1000.0
+        self.hub.matches[spec.match_id] = self.live
+        while True:
+            for seat, bot in enumerate(spec.seats):
+                if seat in self.live.present:
+                    continue
+                session = self.hub.available(bot, spec.game)
+                if session is not None:
+                    self.live.present.add(seat)
+                    self.live.sessions[seat] = session
+            if len(self.live.present) == spec.players:
+                break
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            await self.hub.wait_change(min(left, 0.25))
+        if not self.live.present:
+            raise Voided("no-show: none of the seated bots joined")
+        for seat in range(spec.players):
+            if seat in self.live.present:
+                self.live.send(seat, self.live.match_start(seat, resumed=False))
+            else:
+                self.forfeited.add(seat)
+                self.faults.append({"seat": seat, "fault": "no-show", "forfeit": True})
+                self._stat(seat, "forfeits")
+
+    # ------------------------------------------------------------------ play
+    def _default(self, legal: tuple[str, ...]) -> str:
+        if self.spec.fault_policy.default_action == "random":
+            return legal[self.default_rng.below(len(legal))]
+        return legal[0]
+
+    def _strike(self, seat: int, fault: str) -> dict[str, JSON]:
+        note: dict[str, JSON] = {"fault": fault, "default": True}
+        self.strikes[seat] += 1
+        limit = self.spec.fault_policy.max_strikes
+        if limit and self.strikes[seat] >= limit and seat not in self.forfeited:
+            self.forfeited.add(seat)
+            note["forfeit"] = True
+            self._stat(seat, "forfeits")
+        self.faults.append({"seat": seat, "action_index": self.actions, **note})
+        return note
+
+    async def decide(self, seat: int) -> tuple[str, dict[str, JSON] | None]:
+        """The seat's action now, and the replay annotation when the server chose it."""
+        state = self.state
+        legal = state.legal_actions(seat)
+        if seat in self.forfeited or seat in self.live.resigned:
+            if seat not in self.forfeited:
+                self.forfeited.add(seat)
+                self.faults.append({"seat": seat, "fault": "resign", "forfeit": True})
+                self._stat(seat, "forfeits")
+            return self._default(legal), {"fault": "forfeited", "default": True}
+        tc, policy = self.spec.time_control, self.spec.fault_policy
+        self.seq += 1
+        now = time.monotonic()
+        pending = Pending(seat=seat, seq=self.seq, request=None, sent_at=now)
+        pending.move_deadline = now + tc.move_ms / 1000.0
+        pending.deadline = pending.move_deadline + self.bank[seat]
+        pending.request = pb.ActionRequest(
+            match_id=self.spec.match_id,
+            seq=self.seq,
+            seat=seat,
+            view=codec.encode_view(self.game.id, state.view_json(seat)),
+            legal=codec.encode_legal(self.game, legal),
+            move_ms_left=tc.move_ms,
+            bank_ms_left=int(self.bank[seat] * 1000),
+        )
+        self.live.pending[self.seq] = pending
+        self.live.send(seat, pb.ServerMessage(action_request=pending.request))
+        legal_set = set(legal)
+        rejections = 0
+        fault = ""
+        try:
+            while True:
+                left = pending.deadline - time.monotonic()
+                if left <= 0:
+                    fault = "timeout" if self.live.sessions.get(seat) is not None else "disconnect"
+                    break
+                try:
+                    answer = await asyncio.wait_for(pending.answers.get(), left)
+                except TimeoutError:
+                    continue
+                if answer == RESIGN:
+                    self.forfeited.add(seat)
+                    self.faults.append({"seat": seat, "fault": "resign", "forfeit": True})
+                    self._stat(seat, "forfeits")
+                    return self._default(legal), {"fault": "resign", "default": True, "forfeit": True}
+                if answer in legal_set:
+                    done = time.monotonic()
+                    over = done - pending.move_deadline
+                    if over > 0:
+                        self.bank[seat] = max(0.0, self.bank[seat] - over)
+                    self.metrics.move_latency.observe(done - pending.sent_at)
+                    return answer, None
+                rejections += 1
+                self.metrics.illegal.inc()
+                self._stat(seat, "illegal_actions")
+                reason = state.check(seat, answer) or "not a legal action now"
+                now = time.monotonic()
+                self.live.send(
+                    seat,
+                    pb.ServerMessage(
+                        action_rejected=pb.ActionRejected(
+                            match_id=self.spec.match_id,
+                            seq=pending.seq,
+                            reason=reason,
+                            code=pb.REJECT_ILLEGAL_ACTION,
+                            move_ms_left=max(0, int((pending.move_deadline - now) * 1000)),
+                            bank_ms_left=max(0, int((pending.deadline - max(now, pending.move_deadline)) * 1000)),
+                        )
+                    ),
+                )
+                if policy.max_rejections and rejections >= policy.max_rejections:
+                    fault = "illegal"
+                    break
+        finally:
+            self.live.pending.pop(pending.seq, None)
+        if fault in ("timeout", "disconnect"):
+            self.bank[seat] = 0.0
+            self.metrics.timeouts.inc()
+            self._stat(seat, "timeouts" if fault == "timeout" else "disconnects")
+        return self._default(legal), self._strike(seat, fault)
+
+    def _announce(self, seat: int, action: str, note: dict[str, JSON] | None) -> None:
+        for viewer in range(self.spec.players):
+            if self.live.sessions.get(viewer) is None:
+                continue
+            seen = self.state.public_action(viewer, seat, action)
+            event = pb.Event(
+                match_id=self.spec.match_id,
+                seat=seat,
+                action=seen or "",
+                is_default=bool(note),
+                fault=str(note["fault"]) if note else "",
+            )
+            self.live.send(viewer, pb.ServerMessage(event=event))
+
+    async def play(self) -> None:
+        """Play from the first chance node to the end."""
+        state = self.state
+        rng = MatchRng(self.spec.seed)
+        while True:
+            seats = state.to_act()
+            if not seats:
+                return
+            if state.is_chance():
+                state.apply_chance(state.sample_chance(rng))
+                continue
+            if len(seats) == 1:
+                decisions = [await self.decide(seats[0])]
+            else:
+                decisions = list(await asyncio.gather(*(self.decide(s) for s in seats)))
+            for seat, (action, note) in zip(seats, decisions, strict=True):
+                state.apply(seat, action)
+                if note:
+                    self.annotations[self.actions] = note
+                self.actions += 1
+                self._announce(seat, action, note)
+
+    # ---------------------------------------------------------------- record
+    def outcome(self) -> tuple[dict[str, JSON], dict[str, JSON]]:
+        """``(result, replay)`` of the finished match."""
+        spec, state = self.spec, self.state
+        engine = state.result()
+        ranks = forfeit_ranks(engine.ranks, engine.scores, self.forfeited, self.game.higher_is_better)
+        result: dict[str, JSON] = {
+            "scores": list(engine.scores),
+            "ranks": ranks,
+            "engine_ranks": list(engine.ranks),
+            "forfeited": sorted(self.forfeited),
+            "seats": list(spec.seats),
+            "strikes": list(self.strikes),
+        }
+        extra: dict[str, JSON] = {
+            "match_id": spec.match_id,
+            "tournament": spec.tournament,
+            "time_control": {"move_ms": spec.time_control.move_ms, "bank_ms": spec.time_control.bank_ms},
+            "fault_policy": json.loads(json.dumps(spec.to_json()["fault_policy"])),
+            "faults": list(self.faults),
+            "forfeited": sorted(self.forfeited),
+            "final_ranks": ranks,
+        }
+        replay = build_replay(state, seed=spec.seed, seats=spec.seats, annotations=self.annotations, extra=extra)
+        return result, replay
+
+    def end_message(self, status: str, result: dict[str, Any] | None, reason: str = "") -> Any:
+        """The ``MatchEnd`` message."""
+        end = pb.MatchEnd(match_id=self.spec.match_id, status=status, reason=reason)
+        if result:
+            end.scores.extend(result["scores"])
+            end.ranks.extend(result["ranks"])
+            end.forfeited.extend(result["forfeited"])
+        return pb.ServerMessage(match_end=end)
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000.0)
+            await asyncio.to_thread(self.store.renew, self.spec.match_id, self.instance, lease_ms=self.lease_ms)
+
+    async def run(self, *, on_done: Callable[[str], None] | None = None) -> str:
+        """Join, play and record the match; returns ``completed`` or ``voided``.
+
+        Cancelled (a server shutting down past its grace) or failed: the match is voided —
+        given back to the queue with nothing recorded.
+        """
+        spec = self.spec
+        status, reason = "voided", ""
+        result: dict[str, JSON] | None = None
+        self.metrics.live_matches.inc()
+        renew = asyncio.create_task(self._renew())
+        try:
+            await self.join()
+            log.info("match_started", extra={"fields": {"match_id": spec.match_id, "game": spec.game}})
+            await self.play()
+            result, replay = self.outcome()
+            await asyncio.to_thread(self.store.complete, spec.match_id, self.instance, result, replay)
+            for seat in self.live.present:
+                self._stat(seat, "matches")
+            status = "completed"
+        except Voided as exc:
+            reason = str(exc)
+        except asyncio.CancelledError:
+            reason = "server stopped"
+            raise
+        except GameError as exc:  # a bug in a game module: never record a broken match
+            reason = f"engine error: {exc}"
+            log.exception("match_failed", extra={"fields": {"match_id": spec.match_id}})
+        finally:
+            renew.cancel()
+            if status == "voided":
+                await asyncio.shield(asyncio.to_thread(self.store.void, spec.match_id, self.instance, reason))
+            end = self.end_message(status, result, reason)
+            for seat in range(spec.players):
+                self.live.send(seat, end)
+            self.hub.matches.pop(spec.match_id, None)
+            self.metrics.live_matches.dec()
+            self.metrics.matches.labels(status=status).inc()
+            log.info(
+                "match_" + status,
+                extra={"fields": {"match_id": spec.match_id, "reason": reason, "result": result}},
+            )
+            if on_done:
+                on_done(status)
+        return status

@@ -1,0 +1,347 @@
+"""The gRPC servicers (thin adapters), the claim loop, start-up and graceful shutdown.
+
+Status codes a stream may end with (docs/protocol.md):
+
+* ``UNAUTHENTICATED`` — no ``authorization: Bearer <token>`` metadata, or a wrong token.
+* ``PERMISSION_DENIED`` — ``Hello.bot`` names another bot than the token's.
+* ``INVALID_ARGUMENT`` — the first message is not a Hello, or Hello is malformed.
+* ``RESOURCE_EXHAUSTED`` — too many sessions for the token, a message over the size limit
+  (gRPC itself), or more bad messages per minute than allowed.
+* ``DEADLINE_EXCEEDED`` — no Hello within the hello timeout.
+
+Everything else about an Action (illegal, stale seq, not your seat, unknown match, malformed)
+is answered in-band with ``ActionRejected`` so the stream and the bot's other matches survive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from ..store.bots import BotError, BotStore
+from ..store.connection import client_for
+from ..store.matches import MatchStore
+from ..wire import codec
+from .hub import Hub, Session
+from .observability import Metrics
+from .runner import MatchRunner
+
+log = logging.getLogger("cardarena.server")
+pb = codec.arena_pb2
+pb_grpc = codec.arena_pb2_grpc
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits and timings of one instance."""
+
+    max_message_bytes: int = 64 * 1024
+    """Largest message a bot may send (larger: ``RESOURCE_EXHAUSTED``)."""
+    sessions_per_bot: int = 4
+    """Open streams per bot token."""
+    bad_messages_per_minute: int = 30
+    """Malformed, stale or misdirected messages per minute before the stream is closed."""
+    hello_timeout_s: float = 10.0
+    """Time a new stream has to send Hello."""
+    ping_interval_s: float = 20.0
+    """How often the server pings each session."""
+    lease_ms: int = 30000
+    """Match lease; renewed every third of it."""
+    max_matches: int = 1000
+    """Largest ``Hello.max_matches`` accepted."""
+
+
+def bearer(context: Any) -> str | None:
+    """The bearer token in the call's metadata."""
+    for k, v in context.invocation_metadata() or ():
+        if k.lower() == "authorization" and isinstance(v, str) and v[:7].lower() == "bearer ":
+            return v[7:].strip()
+    return None
+
+
+class ArenaServicer:
+    """``Arena.Play``: authenticate, read Hello, then pump the session both ways."""
+
+    def __init__(self, instance: Instance) -> None:
+        self.instance = instance
+
+    async def Play(self, request_iterator: Any, context: Any) -> None:
+        inst = self.instance
+        token = bearer(context)
+        bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
+        if bot is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
+        assert bot is not None
+        if inst.hub.session_count(bot) >= inst.limits.sessions_per_bot:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {inst.limits.sessions_per_bot} sessions per bot"
+            )
+        messages = request_iterator.__aiter__()
+        try:
+            first = await asyncio.wait_for(messages.__anext__(), inst.limits.hello_timeout_s)
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Hello in time")
+        except StopAsyncIteration:
+            return
+        problem = hello_problem(first, bot, inst.limits.max_matches)
+        if problem:
+            code, detail = problem
+            await context.abort(code, detail)
+        session = inst.hub.open(bot, first.hello)
+        inst.metrics.live_streams.inc()
+        log.info("session_opened", extra={"fields": {"bot": bot, "session": session.id}})
+        reader = asyncio.create_task(self._read(session, messages))
+        pinger = asyncio.create_task(self._ping(session))
+        try:
+            while True:
+                message = await session.outbox.get()
+                if message is None:
+                    break
+                await context.write(message)
+        finally:
+            reader.cancel()
+            pinger.cancel()
+            left = inst.hub.closed(session)
+            inst.metrics.live_streams.dec()
+            for _ in left:
+                await asyncio.to_thread(inst.bots.count, bot, "disconnects")
+            log.info("session_closed", extra={"fields": {"bot": bot, "session": session.id, "live_matches": left}})
+        if session.abort:
+            await context.abort(*session.abort)
+
+    async def _read(self, session: Session, messages: Any) -> None:
+        inst = self.instance
+        try:
+            async for message in messages:
+                kind = message.WhichOneof("kind")
+                reply = None
+                if kind == "action":
+                    reply = inst.hub.route_action(session, message.action)
+                elif kind == "pong":
+                    continue
+                elif kind == "resign":
+                    if not inst.hub.resign(session, message.resign.match_id):
+                        reply = pb.ServerMessage(
+                            action_rejected=pb.ActionRejected(
+                                match_id=message.resign.match_id,
+                                code=pb.REJECT_UNKNOWN_MATCH,
+                                reason="no live match of yours with that id",
+                            )
+                        )
+                else:
+                    reply = pb.ServerMessage(
+                        action_rejected=pb.ActionRejected(
+                            code=pb.REJECT_MALFORMED, reason=f"unexpected message {kind or 'empty'!r} after Hello"
+                        )
+                    )
+                if reply is not None:
+                    inst.metrics.bad_messages.inc()
+                    session.send(reply)
+                    if session.count_bad():
+                        session.close(
+                            (
+                                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"more than {inst.limits.bad_messages_per_minute} bad messages per minute",
+                            )
+                        )
+                        return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the stream broke (client gone, message too large ...)
+            log.info("session_read_ended", extra={"fields": {"bot": session.bot, "error": repr(exc)}})
+        session.close()
+
+    async def _ping(self, session: Session) -> None:
+        nonce = 0
+        while not session.closed:
+            await asyncio.sleep(self.instance.limits.ping_interval_s)
+            nonce += 1
+            session.send(pb.ServerMessage(ping=pb.Ping(nonce=nonce)))
+
+
+def hello_problem(first: Any, bot: str, max_matches: int) -> tuple[Any, str] | None:
+    """Why a first message is not an acceptable Hello (status code, details), or ``None``."""
+    if first.WhichOneof("kind") != "hello":
+        return grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello"
+    hello = first.hello
+    if hello.bot and hello.bot != bot:
+        return grpc.StatusCode.PERMISSION_DENIED, f"the token belongs to {bot!r}, not {hello.bot!r}"
+    if not 0 <= hello.max_matches <= max_matches:
+        return grpc.StatusCode.INVALID_ARGUMENT, f"max_matches must be between 0 and {max_matches}"
+    from ..engine import games
+
+    unknown = sorted(set(hello.games) - set(games()))
+    if unknown:
+        return grpc.StatusCode.INVALID_ARGUMENT, f"unknown game(s): {', '.join(unknown)}"
+    return None
+
+
+class AdminServicer:
+    """``Admin``: register and list bots; needs ``CARDARENA_ADMIN_TOKEN`` in the metadata."""
+
+    def __init__(self, instance: Instance) -> None:
+        self.instance = instance
+
+    async def _check(self, context: Any) -> None:
+        expected = self.instance.admin_token
+        given = bearer(context)
+        if not expected:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "the admin service is disabled on this server")
+            return
+        if not given or not hmac.compare_digest(given.encode(), expected.encode()):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid admin token")
+
+    async def RegisterBot(self, request: Any, context: Any) -> Any:
+        await self._check(context)
+        try:
+            token = await asyncio.to_thread(self.instance.bots.register, request.name)
+        except BotError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        return pb.RegisterBotResponse(name=request.name, token=token)
+
+    async def ListBots(self, request: Any, context: Any) -> Any:
+        await self._check(context)
+        records = await asyncio.to_thread(self.instance.bots.list)
+        return pb.ListBotsResponse(bots=[pb.BotInfo(name=b.name, created_at=b.created_at, **b.stats) for b in records])
+
+
+class Instance:
+    """One service instance: gRPC server, sessions, claim loop, metrics."""
+
+    def __init__(
+        self,
+        redis_url: str,
+        *,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        name: str | None = None,
+        metrics_port: int = 0,
+        limits: Limits | None = None,
+        admin_token: str | None = None,
+    ) -> None:
+        self.name = name or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.limits = limits or Limits()
+        client = client_for(redis_url)
+        self.matches = MatchStore(client)
+        self.bots = BotStore(client)
+        self.metrics = Metrics()
+        self.metrics_port = metrics_port
+        self.admin_token = admin_token if admin_token is not None else os.environ.get("CARDARENA_ADMIN_TOKEN")
+        self.host, self.port = host, port
+        self.hub = Hub(
+            instance=self.name,
+            sessions_per_bot=self.limits.sessions_per_bot,
+            bad_per_minute=self.limits.bad_messages_per_minute,
+        )
+        self.tasks: set[asyncio.Task[str]] = set()
+        self.stopping = False
+        self.server: Any = None
+        self.health = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
+        self._claimer: asyncio.Task[None] | None = None
+
+    async def start(self) -> int:
+        """Start serving; returns the bound port."""
+        size = self.limits.max_message_bytes
+        self.server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", size),
+                ("grpc.max_send_message_length", 4 * 1024 * 1024),
+                ("grpc.keepalive_time_ms", 20000),
+                ("grpc.keepalive_timeout_ms", 10000),
+                ("grpc.http2.min_ping_interval_without_data_ms", 5000),
+                ("grpc.keepalive_permit_without_calls", 1),
+            ]
+        )
+        pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), self.server)
+        pb_grpc.add_AdminServicer_to_server(AdminServicer(self), self.server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        names = (
+            pb.DESCRIPTOR.services_by_name["Arena"].full_name,
+            pb.DESCRIPTOR.services_by_name["Admin"].full_name,
+            reflection.SERVICE_NAME,
+            health.SERVICE_NAME,
+        )
+        reflection.enable_server_reflection(names, self.server)
+        self.port = self.server.add_insecure_port(f"{self.host}:{self.port}")
+        await self.server.start()
+        self.metrics.serve(self.metrics_port)
+        for service in ("", "cardarena.v1.Arena"):
+            await _maybe_await(self.health.set(service, health_pb2.HealthCheckResponse.SERVING))
+        self._claimer = asyncio.create_task(self._claim_loop())
+        log.info("service_started", extra={"fields": {"instance": self.name, "port": self.port}})
+        return int(self.port)
+
+    async def _claim_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        last_reconcile = 0.0
+        while not self.stopping:
+            if loop.time() - last_reconcile > 5:
+                last_reconcile = loop.time()
+                await asyncio.to_thread(self.matches.requeue_lost)
+            if not self.hub.has_room():
+                await self.hub.wait_change(0.2)
+                continue
+            spec = await asyncio.to_thread(self.matches.claim, self.name, lease_ms=self.limits.lease_ms, wait_s=0.3)
+            if spec is None:
+                continue
+            if self.stopping:
+                await asyncio.to_thread(self.matches.void, spec.match_id, self.name, "server stopping")
+                break
+            try:
+                runner = MatchRunner(
+                    spec,
+                    hub=self.hub,
+                    matches=self.matches,
+                    bots=self.bots,
+                    metrics=self.metrics,
+                    instance=self.name,
+                    lease_ms=self.limits.lease_ms,
+                )
+            except Exception as exc:  # an invalid spec (unknown game, bad options): give it back
+                log.error("match_invalid", extra={"fields": {"match_id": spec.match_id, "error": str(exc)}})
+                await asyncio.to_thread(self.matches.void, spec.match_id, self.name, f"invalid spec: {exc}")
+                continue
+            task = asyncio.create_task(runner.run())
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def wait_matches(self) -> None:
+        """Wait until no match is being played."""
+        while self.tasks:
+            await asyncio.wait(set(self.tasks))
+
+    async def stop(self, grace: float = 10.0) -> None:
+        """Stop claiming; let live matches finish within ``grace`` seconds, void the rest."""
+        self.stopping = True
+        await _maybe_await(self.health.enter_graceful_shutdown())
+        if self._claimer:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._claimer
+        if self.tasks:
+            _, left = await asyncio.wait(set(self.tasks), timeout=grace)
+            for task in left:
+                task.cancel()
+            if left:
+                await asyncio.wait(left)
+        for sessions in list(self.hub.sessions.values()):
+            for session in list(sessions):
+                session.close()
+        if self.server is not None:
+            await self.server.stop(1.0)
+        log.info("service_stopped", extra={"fields": {"instance": self.name}})
+
+
+async def _maybe_await(value: Any) -> None:
+    if asyncio.iscoroutine(value):
+        await value

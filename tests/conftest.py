@@ -10,7 +10,7 @@ from cardarena.engine import Game, games
 def game_seatings() -> Iterator[tuple[str, int]]:
     """Every (game id, player count) the registry supports."""
     for game in games().values():
-        for n in range(game.min_players, game.max_players + 1):
+        for n in game.player_counts:
             yield game.id, n
 
 

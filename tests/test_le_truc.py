@@ -426,3 +426,10 @@ def test_heuristic_beats_random(players: int, matches: int, need: int) -> None:
         state = play_match("le_truc", players, policies, seed=seed)
         wins += state.result().ranks[me] == 1
     assert wins >= need, f"heuristic won only {wins}/{matches} against random"
+
+
+def test_three_players_are_not_a_le_truc_table() -> None:
+    game = get_game("le_truc")
+    assert game.player_counts == (2, 4)
+    with pytest.raises(ValueError, match="2 or 4 players"):
+        game.new_state(3)

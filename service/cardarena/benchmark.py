@@ -122,7 +122,7 @@ def engine_benchmark(*, repeats: int = 5, min_actions: int = 20000, only: str | 
         (g.id, n)
         for g in games().values()
         if only is None or g.id == only
-        for n in range(g.min_players, g.max_players + 1)
+        for n in g.player_counts
     ]
     reference = pyspiel_available()
     results: dict[tuple[str, int], list[tuple[float, int]]] = {key: [] for key in plan}

@@ -137,18 +137,29 @@ class Game(ABC):
     """Whether a higher final score is better (Golf: lower)."""
 
     @property
+    def player_counts(self) -> tuple[int, ...]:
+        """Every supported player count (default: ``min_players`` to ``max_players``).
+
+        A game with gaps (Le Truc: 2 or 4) overrides it; everything that lists seatings (the
+        conformance suite, tournaments, benchmarks) uses this, never the range.
+        """
+        return tuple(range(self.min_players, self.max_players + 1))
+
+    @property
     def solitaire(self) -> bool:
         """Whether this is a one-player score attack."""
         return self.max_players == 1
 
     def check_players(self, players: int) -> None:
         """Raise :class:`InvalidOptions` unless the player count is supported."""
-        if not self.min_players <= players <= self.max_players:
-            span = (
-                str(self.min_players)
-                if self.min_players == self.max_players
-                else f"{self.min_players} to {self.max_players}"
-            )
+        counts = self.player_counts
+        if players not in counts:
+            if len(counts) == 1:
+                span = str(counts[0])
+            elif counts == tuple(range(counts[0], counts[-1] + 1)):
+                span = f"{counts[0]} to {counts[-1]}"
+            else:
+                span = ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}"
             raise InvalidOptions(f"{self.name} is played by {span} players, not {players}")
 
     def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:

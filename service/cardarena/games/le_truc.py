@@ -37,11 +37,6 @@ Rulings made here where the seed and the rulings are silent:
 * A trick counts for the one-``say``-per-trick cap even when it is tied; the re-deal and the
   answers to a double belong to the trick in progress.
 * The first dealer is drawn by the match RNG; the deal passes to the left after each round.
-* Three players: the seed has 2 or 4, but the engine contract treats a game's player counts as
-  the range ``min_players..max_players``, so 3 players are accepted as a cut-throat variant:
-  every player is their own side, a double is answered by the next player in turn order, a
-  player with two tricks wins the round at once, after three tricks a single player with the
-  most tricks wins, else nobody scores.  Tournaments should seat 2 or 4.
 """
 
 from __future__ import annotations
@@ -223,6 +218,11 @@ class LeTruc(Game):
     name: ClassVar[str] = "Le Truc"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        """2 players, or 4 in two teams; 3 is not a Le Truc table."""
+        return (2, 4)
     summary: ClassVar[str] = (
         "Suitless bluffing trick-taker with 3 cards each (A high, 7 low), 2 players or two teams: "
         "win 2 of 3 tricks, offer to double the round's value (backgammon-cube style), "

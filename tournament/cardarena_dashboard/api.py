@@ -8,6 +8,7 @@ from cardarena.engine import games
 from flask import Blueprint, Response, abort, jsonify, request
 
 from . import reads
+from .openapi import TOURNAMENT_STATUSES as STATUSES
 from .app import error_response, sources
 from .openapi import openapi_document
 from .paging import BadQuery, page_from, text_arg
@@ -83,7 +84,9 @@ def match_detail(match_id: str) -> Response:
 def tournament_list() -> Response:
     """Tournaments, optionally filtered by status (upcoming, running, finished, cancelled)."""
     page = page_from(request.args)
-    status = text_arg(request.args, "status", 20)
+    status = request.args.get("status")
+    if status is not None and status not in STATUSES:
+        raise BadQuery(f"status must be one of {', '.join(STATUSES)}")
     rows = reads.tournaments(sources(), status)
     return jsonify(
         page.envelope(list(rows[page.offset : page.offset + page.limit]), len(rows) > page.offset + page.limit)

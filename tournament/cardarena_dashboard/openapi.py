@@ -54,12 +54,16 @@ def _text_param(name: str, where: str = "query", description: str = "") -> dict[
         "name": name,
         "in": where,
         "description": description or name,
-        "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+        "schema": {"type": "string", "maxLength": 200},
     }
     if where == "path":
         param["required"] = True
+        param["schema"] = {"type": "string", "minLength": 1, "maxLength": 200}
     return param
 
+
+TOURNAMENT_STATUSES = ("upcoming", "running", "finished", "cancelled")
+"""The statuses a tournament can have (``cardarena.store.tournaments.STATUSES``)."""
 
 _NUM = {"type": "number", "nullable": True}
 _STR = {"type": "string", "nullable": True}

@@ -33,7 +33,7 @@ class Page:
 
 def _int(args: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
     raw = args.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     try:
         value = int(raw, 10)

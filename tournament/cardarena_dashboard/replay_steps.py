@@ -127,8 +127,12 @@ def views(state: State, pov: str, finished: bool) -> list[tuple[str, dict[str, A
     if not finished or pov == "spectator":
         return [("Spectator", state.view_json(None))]
     if pov == OPEN:
-        out = [("Table", state.view_json(None))]
-        out += [(f"Seat {s}", state.view_json(s)) for s in range(state.players)]
+        table = state.view_json(None)
+        out = [("Table", table)]
+        for s in range(state.players):
+            own = state.view_json(s)
+            private = {k: v for k, v in own.items() if k != "seat" and table.get(k) != v}
+            out.append((f"Seat {s} also sees", private))
         return out
     seat = int(pov)
     return [(f"Seat {seat}", state.view_json(seat))]

@@ -1,0 +1,150 @@
+"""The dashboard in a real headless Chromium (Debian's /usr/bin/chromium + chromedriver via
+Selenium with an explicit driver path: no browser downloads, no selenium-manager).
+
+The dashboard server runs for real (werkzeug in a thread) on a free loopback port against
+the test Redis.  Screenshots land in ``test-artifacts/``.  Under ``CI=true`` a missing
+browser fails the test instead of skipping it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchStore
+from cardarena_dashboard import create_app
+from werkzeug.serving import make_server
+
+from .dashboard_data import XSS, Seeded, finish_match, seed
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+_missing = not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists())
+if _missing and os.environ.get("CI", "").lower() != "true":
+    pytest.skip(
+        "chromium / chromedriver not installed (apt-get install chromium chromium-driver)", allow_module_level=True
+    )
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+@pytest.fixture
+def seeded(redis_url: str, key_prefix: str) -> Seeded:
+    return seed(redis_url)
+
+
+@pytest.fixture
+def server(redis_url: str, key_prefix: str) -> Iterator[str]:
+    app = create_app({"REDIS_URL": redis_url, "POLL_MS": 300})
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, name="dashboard-test-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_port}"
+    finally:
+        httpd.shutdown()
+        thread.join(10)
+        httpd.server_close()
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
+    assert not _missing, f"CI=true but {CHROMIUM} / {CHROMEDRIVER} are missing"
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,1000",
+    ):
+        options.add_argument(arg)
+    options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(tmp_path / "chromium-profile", ignore_errors=True)
+
+
+def _shot(driver: webdriver.Chrome, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    height = driver.execute_script("return document.body.scrollHeight")
+    driver.set_window_size(1280, min(4000, max(800, int(height) + 40)))
+    driver.save_screenshot(str(path))
+    return path
+
+
+def _no_console_errors(driver: webdriver.Chrome) -> None:
+    errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+    assert not errors, errors
+
+
+def test_standings_update_live_in_a_real_browser(
+    server: str, seeded: Seeded, browser: webdriver.Chrome, redis_url: str
+) -> None:
+    browser.get(f"{server}/tournaments/cup")
+    table = browser.find_element(By.ID, "standings-table")
+    rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert len(rows) == 3
+    assert XSS in table.text  # shown as text, never run
+    assert browser.execute_script("return window.__xss === undefined")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.ci rect.ci-bar")) == 3
+    assert browser.find_element(By.CSS_SELECTOR, "svg.plot")
+    updated = browser.find_element(By.CSS_SELECTOR, "#standings .updated").text
+    assert updated.startswith(f"{len(seeded.finished)} finished matches")
+    _shot(browser, "standings")
+
+    finish_match(redis_url, seeded, seeded.pending[1])  # a new result arrives while the page is open
+    expected = f"{len(seeded.finished)} finished matches"
+    WebDriverWait(browser, 15).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "#standings .updated").text.startswith(expected)
+    )
+    assert browser.find_element(By.ID, "standings").get_attribute("data-updated")
+    _no_console_errors(browser)
+
+
+def test_replay_viewer_in_a_real_browser(
+    server: str, seeded: Seeded, browser: webdriver.Chrome, redis_url: str
+) -> None:
+    mid = seeded.finished[0]
+    replay = MatchStore(client_for(redis_url)).replay(mid)
+    assert replay is not None
+    hands = replay["deals"][0]["hands"]
+    browser.get(f"{server}/matches/{mid}?pov=all&step=0")
+    shown = {c.get_attribute("title") for c in browser.find_elements(By.CSS_SELECTOR, ".view-box .card")}
+    assert set(hands[0]) | set(hands[1]) <= shown
+    _shot(browser, "replay-all-open")
+
+    browser.get(f"{server}/matches/{mid}?pov=spectator&step=0")
+    spectator = {c.get_attribute("title") for c in browser.find_elements(By.CSS_SELECTOR, ".view-box .card")}
+    assert not spectator & (set(hands[0]) | set(hands[1]))
+
+    browser.get(f"{server}/matches/{mid}?pov=0&step=3")
+    assert browser.find_element(By.ID, "step-index").text == "3"
+    browser.find_element(By.ID, "step-next").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "step-index").text == "4")
+    first = replay["deals"][0]["actions"][3]["action"]
+    assert first in browser.find_element(By.ID, "current-action").text
+    browser.find_element(By.TAG_NAME, "body").send_keys("\ue012")  # ArrowLeft: keyboard stepping (our JS)
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "step-index").text == "3")
+    _shot(browser, "replay-seat0")
+    _no_console_errors(browser)
+
+    browser.get(f"{server}/matches?tournament=cup")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "table.list tbody tr")) == 12
+    _shot(browser, "matches")

@@ -8,8 +8,8 @@ from cardarena.engine import games
 from flask import Blueprint, Response, abort, jsonify, request
 
 from . import reads
-from .openapi import TOURNAMENT_STATUSES as STATUSES
 from .app import error_response, sources
+from .openapi import TOURNAMENT_STATUSES as STATUSES
 from .openapi import openapi_document
 from .paging import BadQuery, page_from, text_arg
 from .sources import MatchFilter, list_matches, match_summary

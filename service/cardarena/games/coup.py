@@ -1,0 +1,885 @@
+"""Coup: bluffing with five characters, with the Inquisitor, for 2 to 6 players.
+
+Rules (``shared/seeds/004``, the Coup page; rulings in ``shared/rulings.md``):
+
+* The court deck: three each of J (Captain), Q (Contessa), K (Duke), A (Assassin) and 2
+  (Inquisitor), as card codes ``JC JD JH QC ... 2H``.  Two cards and two coins each.
+* On their turn a player takes one action: ``income`` (+1), ``foreign_aid`` (+2, blockable by
+  a Duke), ``coup:<seat>`` (pay 7, the target loses a card; compulsory at 10 or more coins),
+  or a character action, claimed and possibly bluffed: ``tax`` (Duke, +3),
+  ``assassinate:<seat>`` (Assassin, pay 3, the target loses a card; blockable by the target's
+  Contessa), ``steal:<seat>`` (Captain, take 2; blockable by the target's Captain or
+  Inquisitor, naming which), ``exchange`` (Inquisitor: draw one card, put one of your cards
+  or the drawn card back) or ``examine:<seat>`` (Inquisitor: the target shows you a card of
+  their choice; you may force them to put it back and draw a new one).
+* Any claim (an action or a block) may be challenged.  A challenged player holding the
+  claimed character shows it, the challenger loses a card, and the shown card is shuffled
+  into the deck and replaced by a fresh draw; otherwise the bluffer loses a card of their
+  choice and the claim fails.
+* A lost card is placed face up (public).  A player without cards is out; the last player
+  with cards wins (score 1, everyone else 0).
+* Two players (the seed's variant, on by default at 2 players, options ``call_the_coup`` and
+  ``five_lives``): a coup names a character (``coup:<seat>:<character>``); if the target holds
+  it, that card dies; if not, the target shows their whole hand, loses nothing, draws two
+  cards and puts two back (the 7 coins are spent either way).  Five lives: a player who loses
+  a card draws a replacement, except for their 4th and 5th lost card.
+
+Reaction windows (rulings): a claim or a blockable action opens a window offered to the
+eligible players one at a time in turn order starting left of the claimant (the actor; for a
+block, the blocker); each answers ``pass``, ``challenge`` (if the window allows it) or
+``block:<character>`` (if they may block); the first who does not pass takes the window.
+
+Rulings made here where the seed and the rulings are silent (the standard club reading):
+
+* The first dealer is drawn; the player left of the dealer moves first.
+* One window per claim: blocks and challenges of an action share it, so a block taken before
+  anyone challenged leaves the action's claim unchallenged.  After an action's claim survives
+  a challenge, the eligible blockers are asked again (block or pass).  Anyone but the blocker
+  may challenge a block, starting left of the blocker.
+* A challenged player who holds the claimed character always shows it (showing another card
+  would only throw a life away); one who does not chooses which card to lose (``lose:<card>``).
+  Wherever a player must lose, show or put back a card and all their options are the same
+  character, the server does it without asking.
+* A failed challenge of an action refunds its cost (the Assassin's 3 coins); a blocked
+  assassination keeps the coins spent.  Stealing needs a target with at least one coin and
+  takes at most what they have.  An eliminated player's coins return to the bank.
+* The deck is shuffled whenever a card goes back, so every draw is a uniform pick from the
+  deck's cards: a chance outcome ``{"seat": s, "draw": [cards]}``.  The opening deal is the
+  chance outcome ``{"dealer": d, "hands": [...], "deck": [...]}``.
+* The whole match is one record; draws are appended as chance outcomes.
+* Public knowledge in the view: dead cards (face up), and a log of public events where a
+  character shown and shuffled back is given by its name, never its card code.  The card an
+  examined player shows is known only to the examiner (``known``) until it leaves that hand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from itertools import combinations
+from typing import Any, ClassVar
+
+from ..engine.core import (
+    CHANCE,
+    JSON,
+    ActionInfo,
+    DealRecord,
+    Game,
+    IllegalAction,
+    InvalidChance,
+    InvalidOptions,
+    NotYourTurn,
+    Result,
+    State,
+    UnknownAction,
+    ranks_from_scores,
+)
+from ..engine.rng import MatchRng
+
+CHARACTERS = ("captain", "contessa", "duke", "assassin", "inquisitor")
+"""The five characters, in the order of their ranks J, Q, K, A, 2."""
+RANK_OF = {"captain": "J", "contessa": "Q", "duke": "K", "assassin": "A", "inquisitor": "2"}
+"""Each character's card rank."""
+CODES: tuple[str, ...] = tuple(r + s for r in "JQKA2" for s in "CDH")
+"""The fifteen cards of the court deck."""
+INDEX = {c: i for i, c in enumerate(CODES)}
+"""Card code to card index."""
+CHARACTER_OF: dict[str, str] = {c: CHARACTERS["JQKA2".index(c[0])] for c in CODES}
+"""Card code to its character."""
+START_COINS = 2
+COUP_COST = 7
+ASSASSIN_COST = 3
+FORCED_COUP = 10
+LIVES = 5
+"""Cards a player may lose with the five-lives variant; the first three are replaced."""
+
+CLAIM = {
+    "tax": "duke",
+    "assassinate": "assassin",
+    "steal": "captain",
+    "exchange": "inquisitor",
+    "examine": "inquisitor",
+}
+"""The character each character action claims."""
+BLOCKERS = {"foreign_aid": ("duke",), "steal": ("captain", "inquisitor"), "assassinate": ("contessa",)}
+"""The characters that block each blockable action."""
+
+# Stages.
+DEAL = "deal"
+DRAW = "draw"
+TURN = "turn"
+WINDOW = "window"
+LOSE = "lose"
+RETURN = "return"
+SHOW = "show"
+DECIDE = "decide"
+OVER = "over"
+
+_LOG_KEEP = 40
+
+
+def _char(card: int) -> str:
+    return CHARACTER_OF[CODES[card]]
+
+
+class CoupView:
+    """What one seat (``None``: a spectator) sees of a Coup match; ``to_json()`` is the wire form."""
+
+    __slots__ = ("_data", "seat")
+
+    def __init__(self, data: dict[str, JSON], seat: int | None) -> None:
+        self._data = data
+        self.seat = seat
+
+    def __getitem__(self, key: str) -> JSON:
+        return self._data[key]
+
+    def to_json(self) -> dict[str, JSON]:
+        """The view as a proto-compatible JSON object."""
+        return json.loads(json.dumps(self._data))  # type: ignore[no-any-return]
+
+
+class CoupGame(Game):
+    """Coup with the Inquisitor, 2 to 6 players (2: call the coup, five lives)."""
+
+    id: ClassVar[str] = "coup"
+    name: ClassVar[str] = "Coup"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 6
+    summary: ClassVar[str] = (
+        "Bluffing for 2-6: claim Duke, Assassin, Captain, Contessa or Inquisitor powers, "
+        "challenge and block; lose a card for each failed bluff or coup. Last player with "
+        "cards wins. Two players: call the coup and five lives."
+    )
+
+    def option_defaults(self, players: int) -> dict[str, JSON]:
+        return {"call_the_coup": players == 2, "five_lives": players == 2}
+
+    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
+        merged = super().options(players, options)
+        if players > 2 and (merged["call_the_coup"] or merged["five_lives"]):
+            raise InvalidOptions("call_the_coup and five_lives are the two-player variant rules")
+        return merged
+
+    def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> CoupState:
+        return CoupState(self, players, self.options(players, options))
+
+    def describe(self, action: str) -> ActionInfo:
+        parts = action.split(":")
+        kind = parts[0]
+        args = parts[1:]
+        if kind in ("income", "foreign_aid", "tax", "exchange", "challenge", "pass", "force", "leave") and not args:
+            claim = CLAIM.get(kind)
+            return ActionInfo(id=action, kind=kind, label=kind.replace("_", " "), choice=claim)
+        if kind in ("steal", "assassinate", "examine", "coup") and args and args[0].isdigit():
+            choice = args[1] if len(args) > 1 else CLAIM.get(kind)
+            label = f"{kind} seat {args[0]}" + (f" naming the {args[1]}" if len(args) > 1 else "")
+            return ActionInfo(id=action, kind=kind, label=label, target=int(args[0]), choice=choice)
+        if kind == "block" and len(args) == 1:
+            return ActionInfo(id=action, kind="block", label=f"block as {args[0]}", choice=args[0])
+        if kind in ("lose", "return", "show") and args and all(a in INDEX for a in args):
+            choice = CHARACTER_OF[args[0]] if len(args) == 1 else None
+            return ActionInfo(id=action, kind=kind, label=f"{kind} {' '.join(args)}", cards=tuple(args), choice=choice)
+        return super().describe(action)
+
+
+class CoupState(State):
+    """A Coup match, from the deal to the last player with cards."""
+
+    def __init__(self, game: CoupGame, players: int, options: dict[str, JSON]) -> None:
+        self.game = game
+        self.players = players
+        self.options = options
+        self._call = bool(options["call_the_coup"])
+        self._five = bool(options["five_lives"])
+        n = players
+        self._stage = DEAL
+        self._waiting = -1
+        self._dealer = -1
+        self._actor = -1
+        self._hands: list[list[int]] = [[] for _ in range(n)]
+        self._deck: list[int] = []
+        self._dead: list[list[int]] = [[] for _ in range(n)]
+        self._coins = [START_COINS] * n
+        self._lost = [0] * n
+        self._out = [False] * n
+        self._drawn: list[int] = []
+        self._known: dict[tuple[int, int], int] = {}
+        """(viewer, target) -> a card the viewer saw in the target's hand (examine)."""
+        self._act: dict[str, Any] = {}
+        """The action of the current turn: kind, target, character, claim, blocker, role, paid."""
+        self._window: dict[str, Any] = {}
+        """The open reaction window: kind, claimant, queue of seats."""
+        self._steps: list[tuple[Any, ...]] = []
+        self._log: list[dict[str, JSON]] = []
+        self._turns = 0
+        self._winner = -1
+        self._records: list[DealRecord] = []
+
+    # ------------------------------------------------------------- helpers
+    def _alive(self, seat: int) -> bool:
+        return not self._out[seat]
+
+    def _alive_seats(self) -> list[int]:
+        return [s for s in range(self.players) if not self._out[s]]
+
+    def _order_from(self, seat: int) -> list[int]:
+        n = self.players
+        return [(seat + i) % n for i in range(1, n) if not self._out[(seat + i) % n]]
+
+    def _record(self, seat: int, action: str) -> None:
+        self._records[-1].actions.append((seat, action))
+
+    def _event(self, seat: int, event: str, **extra: JSON) -> None:
+        entry: dict[str, JSON] = {"seat": seat, "event": event, "target": None, "character": None, "card": None}
+        entry.update(extra)
+        self._log.append(entry)
+        if len(self._log) > _LOG_KEEP:
+            del self._log[0]
+
+    def _distinct(self, cards: list[int]) -> list[int]:
+        """One card per character (the lowest code), in hand order of characters."""
+        seen: dict[str, int] = {}
+        for c in sorted(cards):
+            seen.setdefault(_char(c), c)
+        return sorted(seen.values())
+
+    def _remove_from_hand(self, seat: int, card: int) -> None:
+        self._hands[seat].remove(card)
+        for key in [k for k, v in self._known.items() if k[1] == seat and v == card]:
+            del self._known[key]
+
+    # ------------------------------------------------------------- queries
+    def to_act(self) -> tuple[int, ...]:
+        if self._stage in (DEAL, DRAW):
+            return (CHANCE,)
+        if self._stage == OVER:
+            return ()
+        return (self._waiting,)
+
+    def legal_actions(self, seat: int) -> tuple[str, ...]:
+        if self._stage in (DEAL, DRAW, OVER) or seat != self._waiting:
+            return ()
+        stage = self._stage
+        if stage == TURN:
+            return self._turn_actions(seat)
+        if stage == WINDOW:
+            return self._window_actions(seat)
+        if stage == LOSE:
+            return tuple("lose:" + CODES[c] for c in self._distinct(self._hands[seat]))
+        if stage == SHOW:
+            return tuple("show:" + CODES[c] for c in self._distinct(self._hands[seat]))
+        if stage == DECIDE:
+            return ("force", "leave")
+        if stage == RETURN:
+            keep = len(self._hands[seat]) - len(self._drawn)
+            count = len(self._hands[seat]) - keep
+            options = set()
+            for combo in combinations(sorted(self._hands[seat]), count):
+                options.add(tuple(sorted(combo, key=lambda c: (_char(c), c))))
+            by_chars: dict[tuple[str, ...], tuple[int, ...]] = {}
+            for combo in sorted(options):
+                by_chars.setdefault(tuple(_char(c) for c in combo), combo)
+            return tuple(sorted("return:" + ":".join(CODES[c] for c in combo) for combo in by_chars.values()))
+        return ()
+
+    def _turn_actions(self, seat: int) -> tuple[str, ...]:
+        coins = self._coins[seat]
+        others = self._order_from(seat)
+        coups: list[str] = []
+        if coins >= COUP_COST:
+            for t in others:
+                if self._call:
+                    coups.extend(f"coup:{t}:{ch}" for ch in CHARACTERS)
+                else:
+                    coups.append(f"coup:{t}")
+        if coins >= FORCED_COUP:
+            return tuple(coups)
+        actions = ["income", "foreign_aid", "tax", "exchange"]
+        actions += [f"steal:{t}" for t in others if self._coins[t] > 0]
+        actions += [f"examine:{t}" for t in others]
+        if coins >= ASSASSIN_COST:
+            actions += [f"assassinate:{t}" for t in others]
+        return tuple(actions + coups)
+
+    def _window_actions(self, seat: int) -> tuple[str, ...]:
+        window = self._window
+        out = ["pass"]
+        if window["challenge"]:
+            out.append("challenge")
+        if window["block"]:
+            kind = self._act["kind"]
+            if kind == "foreign_aid" or seat == self._act.get("target"):
+                out.extend("block:" + role for role in BLOCKERS[kind])
+        return tuple(out)
+
+    def view(self, seat: int | None) -> CoupView:
+        if seat is not None and not 0 <= seat < self.players:
+            raise IllegalAction(f"no seat {seat} in a {self.players}-player match")
+        n = self.players
+        act = self._act
+        window = self._window
+        own = seat is not None
+        hand = sorted(self._hands[seat]) if seat is not None else []
+        data: dict[str, JSON] = {
+            "game": self.game.id,
+            "seat": seat,
+            "players": n,
+            "to_act": [s for s in self.to_act() if s >= 0],
+            "stage": self._stage,
+            "dealer": self._dealer if self._dealer >= 0 else None,
+            "turn": self._actor if self._actor >= 0 else None,
+            "turns": self._turns,
+            "call_the_coup": self._call,
+            "five_lives": self._five,
+            "hand": [CODES[c] for c in hand],
+            "hand_characters": [_char(c) for c in hand],
+            "drawn": [CODES[c] for c in self._drawn] if own and seat == self._drawer() else [],
+            "deck_size": len(self._deck),
+            "action": act.get("kind"),
+            "action_target": act.get("target"),
+            "action_character": act.get("character"),
+            "claim": CLAIM.get(act.get("kind", "")),
+            "challenger": act.get("challenger"),
+            "blocker": act.get("blocker"),
+            "block_character": act.get("role"),
+            "window": window.get("kind") if self._stage == WINDOW else None,
+            "shown": CODES[act["shown"]] if own and "shown" in act and seat == self._actor else None,
+            "winner": self._winner if self._winner >= 0 else None,
+            "known": [
+                {"seat": target, "card": CODES[card]}
+                for (viewer, target), card in sorted(self._known.items())
+                if viewer == seat
+            ],
+            "log": [dict(e) for e in self._log],
+            "seats": [
+                {
+                    "seat": s,
+                    "coins": self._coins[s],
+                    "cards": len(self._hands[s]),
+                    "dead": [CODES[c] for c in self._dead[s]],
+                    "out": self._out[s],
+                    "lives": (LIVES if self._five else 2) - self._lost[s],
+                }
+                for s in range(n)
+            ],
+        }
+        return CoupView(data, seat)
+
+    def _drawer(self) -> int:
+        return self._waiting if self._stage == RETURN else -1
+
+    def view_json(self, seat: int | None) -> dict[str, JSON]:
+        return self.view(seat).to_json()
+
+    def public_action(self, viewer: int | None, seat: int, action: str) -> str | None:
+        kind = action.partition(":")[0]
+        if kind == "return" and viewer != seat:
+            return "return"
+        if kind == "show" and viewer not in (seat, self._actor):
+            return "show"
+        return action
+
+    def result(self) -> Result:
+        if self._stage != OVER:
+            raise IllegalAction("the match is not over")
+        scores = tuple(1.0 if s == self._winner else 0.0 for s in range(self.players))
+        return Result(scores, ranks_from_scores(scores))
+
+    def deal_records(self) -> list[DealRecord]:
+        return self._records
+
+    def clone(self) -> CoupState:
+        other = object.__new__(CoupState)
+        other.__dict__.update(self.__dict__)
+        other._hands = [list(h) for h in self._hands]
+        other._dead = [list(d) for d in self._dead]
+        other._deck = list(self._deck)
+        other._coins = list(self._coins)
+        other._lost = list(self._lost)
+        other._out = list(self._out)
+        other._drawn = list(self._drawn)
+        other._known = dict(self._known)
+        other._act = dict(self._act)
+        other._window = {k: (list(v) if isinstance(v, list) else v) for k, v in self._window.items()}
+        other._steps = list(self._steps)
+        other._log = list(self._log)
+        other._records = [
+            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
+            for r in self._records
+        ]
+        return other
+
+    # -------------------------------------------------------------- chance
+    def sample_chance(self, rng: MatchRng) -> dict[str, JSON]:
+        if self._stage == DEAL:
+            n = self.players
+            dealer = rng.below(n)
+            deck = list(range(len(CODES)))
+            rng.shuffle(deck)
+            hands = [sorted(deck[2 * i : 2 * i + 2]) for i in range(n)]
+            # Dealt from the dealer's left: the first pair goes to seat dealer + 1.
+            first = (dealer + 1) % n
+            hands = hands[n - first :] + hands[: n - first]
+            return {
+                "dealer": dealer,
+                "hands": [[CODES[c] for c in h] for h in hands],
+                "deck": [CODES[c] for c in deck[2 * n :]],
+            }
+        if self._stage == DRAW:
+            seat, count = self._steps[0][1], self._steps[0][2]
+            pool = list(self._deck)
+            drawn = []
+            for _ in range(count):
+                drawn.append(pool.pop(rng.below(len(pool))))
+            return {"seat": seat, "draw": [CODES[c] for c in drawn]}
+        raise InvalidChance("no chance outcome is pending")
+
+    def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
+        if self._stage == DEAL:
+            self._deal(outcome)
+            return
+        if self._stage != DRAW:
+            raise InvalidChance("no chance outcome is pending")
+        _, seat, count, purpose = self._steps[0]
+        try:
+            got_seat = int(outcome["seat"])
+            drawn = [INDEX[c] for c in outcome["draw"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidChance(f"malformed draw: {exc!r}") from None
+        if got_seat != seat or len(drawn) != count:
+            raise InvalidChance(f"expected {count} card(s) drawn by seat {seat}")
+        if len(set(drawn)) != count or any(c not in self._deck for c in drawn):
+            raise InvalidChance("drawn cards must be distinct cards of the deck")
+        self._record(CHANCE, json.dumps({"seat": seat, "draw": [CODES[c] for c in drawn]}, sort_keys=True))
+        self._steps.pop(0)
+        for c in drawn:
+            self._deck.remove(c)
+            self._hands[seat].append(c)
+        if purpose in ("exchange", "call"):
+            self._drawn = drawn
+            self._steps.insert(0, ("return", seat))
+        self._advance()
+
+    def _deal(self, outcome: Mapping[str, JSON]) -> None:
+        n = self.players
+        try:
+            dealer = int(outcome["dealer"])
+            hands = [[INDEX[c] for c in h] for h in outcome["hands"]]
+            deck = [INDEX[c] for c in outcome["deck"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidChance(f"malformed deal: {exc!r}") from None
+        if not 0 <= dealer < n or len(hands) != n or any(len(h) != 2 for h in hands):
+            raise InvalidChance("a deal needs a dealer seat and two cards for each player")
+        cards = [c for h in hands for c in h] + deck
+        if sorted(cards) != list(range(len(CODES))):
+            raise InvalidChance("the deal does not hold each of the 15 cards exactly once")
+        self._dealer = dealer
+        self._hands = [sorted(h) for h in hands]
+        self._deck = sorted(deck)
+        chance: dict[str, JSON] = {
+            "dealer": dealer,
+            "hands": [[CODES[c] for c in h] for h in hands],
+            "deck": [CODES[c] for c in deck],
+        }
+        self._records.append(DealRecord(dealer=dealer, chance=chance))
+        self._start_turn((dealer + 1) % n)
+
+    # -------------------------------------------------------------- actions
+    def _reject(self, seat: int, action: str) -> IllegalAction:
+        stage = self._stage
+        if stage == OVER:
+            return NotYourTurn("the match is over", seat=seat, action=action)
+        if stage in (DEAL, DRAW):
+            return NotYourTurn("it is not your turn: waiting for a chance outcome", seat=seat, action=action)
+        if seat != self._waiting:
+            if not 0 <= seat < self.players or self._out[seat]:
+                return NotYourTurn("you are out of the game", seat=seat, action=action)
+            return NotYourTurn(f"it is not your turn: waiting for seat {self._waiting}", seat=seat, action=action)
+        info = self.game.describe(action)
+        known_kinds = {
+            "income",
+            "foreign_aid",
+            "tax",
+            "exchange",
+            "steal",
+            "examine",
+            "assassinate",
+            "coup",
+            "pass",
+            "challenge",
+            "block",
+            "lose",
+            "return",
+            "show",
+            "force",
+            "leave",
+        }
+        if info.kind not in known_kinds or (info.kind == "block" and info.choice not in CHARACTERS):
+            return UnknownAction(
+                f"unknown action {action!r}: expected income, foreign_aid, tax, exchange, steal:<seat>, "
+                "examine:<seat>, assassinate:<seat>, coup:<seat>[:<character>], pass, challenge, "
+                "block:<character>, lose:<card>, return:<card>[:<card>], show:<card>, force or leave",
+                seat=seat,
+                action=action,
+            )
+        legal = self.legal_actions(seat)
+        hint = f"; legal now: {', '.join(legal[:12])}{' ...' if len(legal) > 12 else ''}"
+        kind = info.kind
+        if stage == TURN:
+            coins = self._coins[seat]
+            if coins >= FORCED_COUP and kind != "coup":
+                return IllegalAction(f"with {coins} coins you must coup", seat=seat, action=action)
+            if kind == "coup" and coins < COUP_COST:
+                return IllegalAction(f"a coup costs {COUP_COST} coins, you have {coins}", seat=seat, action=action)
+            if kind == "assassinate" and coins < ASSASSIN_COST:
+                return IllegalAction(f"an assassination costs 3 coins, you have {coins}", seat=seat, action=action)
+            if kind == "coup" and self._call and info.choice is None:
+                return IllegalAction("with two players a coup names a character: coup:<seat>:<character>" + hint)
+            if info.target is not None and (not 0 <= info.target < self.players or info.target == seat):
+                return IllegalAction(f"seat {info.target} is not another player" + hint, seat=seat, action=action)
+            if info.target is not None and self._out[info.target]:
+                return IllegalAction(f"seat {info.target} is out of the game", seat=seat, action=action)
+            if kind == "steal":
+                return IllegalAction(f"seat {info.target} has no coins to steal", seat=seat, action=action)
+            return IllegalAction("not an action for your turn" + hint, seat=seat, action=action)
+        if stage == WINDOW:
+            if kind == "challenge":
+                return IllegalAction("this window cannot be challenged (no character is claimed)" + hint)
+            if kind == "block":
+                return IllegalAction("you may not block this action with that character" + hint)
+            return IllegalAction("you are answering a reaction window" + hint, seat=seat, action=action)
+        if (
+            kind in ("lose", "show", "return")
+            and info.cards
+            and any(INDEX[c] not in self._hands[seat] for c in info.cards)
+        ):
+            return IllegalAction(f"{' '.join(info.cards)} is not in your hand" + hint, seat=seat, action=action)
+        return IllegalAction(f"you must answer the {stage} step" + hint, seat=seat, action=action)
+
+    def apply(self, seat: int, action: str) -> None:
+        if action not in self.legal_actions(seat):
+            raise self._reject(seat, action)
+        self._record(seat, action)
+        stage = self._stage
+        parts = action.split(":")
+        kind = parts[0]
+        if stage == TURN:
+            self._declare(seat, kind, parts[1:])
+        elif stage == WINDOW:
+            self._answer(seat, kind, parts[1:])
+        elif stage == LOSE:
+            self._steps.pop(0)
+            self._kill(seat, INDEX[parts[1]])
+        elif stage == SHOW:
+            self._steps.pop(0)
+            self._show(seat, INDEX[parts[1]])
+        elif stage == DECIDE:
+            self._steps.pop(0)
+            self._decide(kind == "force")
+        elif stage == RETURN:
+            self._steps.pop(0)
+            self._return(seat, [INDEX[c] for c in parts[1:]])
+        self._advance()
+
+    # ------------------------------------------------------------ turn flow
+    def _start_turn(self, seat: int) -> None:
+        self._turns += 1
+        self._actor = seat
+        self._act = {}
+        self._window = {}
+        self._steps = []
+        self._stage = TURN
+        self._waiting = seat
+
+    def _declare(self, seat: int, kind: str, args: list[str]) -> None:
+        act: dict[str, Any] = {"kind": kind, "paid": 0}
+        if args:
+            act["target"] = int(args[0])
+        if len(args) > 1:
+            act["character"] = args[1]
+        self._act = act
+        self._event(seat, kind, target=act.get("target"), character=act.get("character") or CLAIM.get(kind))
+        if kind == "coup":
+            self._coins[seat] -= COUP_COST
+            act["paid"] = COUP_COST
+        elif kind == "assassinate":
+            self._coins[seat] -= ASSASSIN_COST
+            act["paid"] = ASSASSIN_COST
+        claim = CLAIM.get(kind)
+        blockable = kind in BLOCKERS
+        if claim is None and not blockable:
+            self._steps = [("resolve",), ("end",)]
+            return
+        self._open_window("action", seat, challenge=claim is not None, block=blockable)
+
+    def _open_window(self, kind: str, claimant: int, *, challenge: bool, block: bool) -> None:
+        act = self._act
+        queue = self._order_from(claimant)
+        if kind == "block" or (not challenge and block and act["kind"] != "foreign_aid"):
+            queue = [s for s in queue if s == act.get("target")]
+        if kind == "block_challenge":
+            queue = [s for s in queue if s != claimant]
+        self._window = {"kind": kind, "claimant": claimant, "queue": queue, "challenge": challenge, "block": block}
+        if kind == "action":
+            after: tuple[Any, ...] = ("resolve",)
+        elif kind == "block":
+            after = ("resolve",)
+        else:
+            after = ("blocked",)
+        self._steps = [("window",), after, ("end",)]
+
+    def _answer(self, seat: int, kind: str, args: list[str]) -> None:
+        window = self._window
+        window["queue"] = window["queue"][1:]
+        if kind == "pass":
+            return
+        # The window is taken: drop it and its continuation.
+        self._steps = []
+        act = self._act
+        if kind == "challenge":
+            act["challenger"] = seat
+            self._event(seat, "challenge", target=window["claimant"])
+            if window["kind"] == "block_challenge":
+                self._challenge(act["blocker"], seat, act["role"], on_block=True)
+            else:
+                self._challenge(self._actor, seat, CLAIM[act["kind"]], on_block=False)
+            return
+        # A block.
+        act["blocker"] = seat
+        act["role"] = args[0]
+        self._event(seat, "block", target=self._actor, character=args[0])
+        self._open_window("block_challenge", seat, challenge=True, block=False)
+
+    def _challenge(self, claimant: int, challenger: int, character: str, *, on_block: bool) -> None:
+        holding = [c for c in sorted(self._hands[claimant]) if _char(c) == character]
+        if holding:
+            card = holding[0]
+            self._event(claimant, "proved", character=character)
+            if on_block:
+                then: list[tuple[Any, ...]] = [("blocked",), ("end",)]
+            else:
+                then = [("after_claim",), ("end",)]
+            self._steps = [("lose", challenger), ("replace", claimant, card), ("draw", claimant, 1, "replace"), *then]
+            return
+        self._event(claimant, "bluffed", character=character)
+        if on_block:
+            self._steps = [("lose", claimant), ("resolve",), ("end",)]
+        else:
+            self._steps = [("lose", claimant), ("refund",), ("end",)]
+
+    def _advance(self) -> None:
+        """Run automatic steps until a decision or a chance outcome is needed."""
+        while self._stage != OVER:
+            if not self._steps:
+                return
+            step = self._steps[0]
+            name = step[0]
+            if name == "window":
+                queue = self._window["queue"]
+                while queue and self._out[queue[0]]:
+                    queue.pop(0)
+                if queue:
+                    self._stage = WINDOW
+                    self._waiting = queue[0]
+                    return
+                self._steps.pop(0)
+                continue
+            if name == "lose":
+                seat = step[1]
+                if self._out[seat]:
+                    self._steps.pop(0)
+                    continue
+                options = self._distinct(self._hands[seat])
+                if len(options) == 1:
+                    self._steps.pop(0)
+                    self._kill(seat, options[0])
+                    continue
+                self._stage = LOSE
+                self._waiting = seat
+                return
+            if name == "draw":
+                self._stage = DRAW
+                self._waiting = CHANCE
+                return
+            if name == "return":
+                seat = step[1]
+                self._stage = RETURN
+                self._waiting = seat
+                if len(self.legal_actions(seat)) == 1:
+                    action = self.legal_actions(seat)[0]
+                    self._steps.pop(0)
+                    self._return(seat, [INDEX[c] for c in action.split(":")[1:]])
+                    continue
+                return
+            if name == "show":
+                seat = step[1]
+                options = self._distinct(self._hands[seat])
+                if not options:
+                    self._steps.pop(0)
+                    continue
+                if len(options) == 1:
+                    self._steps.pop(0)
+                    self._show(seat, options[0])
+                    continue
+                self._stage = SHOW
+                self._waiting = seat
+                return
+            if name == "decide":
+                self._stage = DECIDE
+                self._waiting = self._actor
+                return
+            self._steps.pop(0)
+            if name == "replace":
+                seat, card = step[1], step[2]
+                self._remove_from_hand(seat, card)
+                self._deck.append(card)
+                self._deck.sort()
+            elif name == "after_claim":
+                self._after_claim()
+            elif name == "resolve":
+                self._resolve()
+            elif name == "refund":
+                self._coins[self._actor] += self._act.get("paid", 0) if self._act["kind"] == "assassinate" else 0
+            elif name == "blocked":
+                self._event(self._actor, "blocked", target=self._act.get("blocker"))
+            elif name == "end":
+                self._start_turn(self._order_from(self._actor)[0])
+                return
+
+    def _after_claim(self) -> None:
+        """The action's claim survived a challenge: blockers may still block."""
+        act = self._act
+        kind = act["kind"]
+        if kind in ("steal", "assassinate") and self._alive(act["target"]) and self._alive(self._actor):
+            self._open_window("block", self._actor, challenge=False, block=True)
+            return
+        self._steps = [("resolve",), ("end",)]
+
+    def _resolve(self) -> None:
+        act = self._act
+        actor = self._actor
+        kind = act["kind"]
+        target = act.get("target")
+        if self._out[actor]:
+            return
+        if target is not None and self._out[target]:
+            return
+        front: list[tuple[Any, ...]] = []
+        if kind == "income":
+            self._coins[actor] += 1
+        elif kind == "foreign_aid":
+            self._coins[actor] += 2
+        elif kind == "tax":
+            self._coins[actor] += 3
+        elif kind == "steal":
+            assert target is not None
+            taken = min(2, self._coins[target])
+            self._coins[target] -= taken
+            self._coins[actor] += taken
+        elif kind == "assassinate":
+            front = [("lose", target)]
+        elif kind == "exchange":
+            front = [("draw", actor, 1, "exchange")]
+        elif kind == "examine":
+            front = [("show", target), ("decide",)]
+        elif kind == "coup":
+            assert target is not None
+            named = act.get("character")
+            if named is None:
+                front = [("lose", target)]
+            else:
+                matching = [c for c in sorted(self._hands[target]) if _char(c) == named]
+                if matching:
+                    self._event(target, "called", character=named)
+                    self._kill(target, matching[0])
+                else:
+                    shown = sorted(_char(c) for c in self._hands[target])
+                    self._event(target, "missed", character=" ".join(shown))
+                    front = [("draw", target, 2, "call")]
+        self._steps[0:0] = front
+
+    def _kill(self, seat: int, card: int) -> None:
+        self._remove_from_hand(seat, card)
+        self._dead[seat].append(card)
+        self._lost[seat] += 1
+        self._event(seat, "lost", card=CODES[card], character=_char(card))
+        if self._five and self._lost[seat] <= LIVES - 2:
+            self._steps.insert(0, ("draw", seat, 1, "life"))
+        if not self._hands[seat] and not (self._five and self._lost[seat] <= LIVES - 2):
+            self._coins[seat] = 0
+            self._out[seat] = True
+            self._event(seat, "out")
+            alive = self._alive_seats()
+            if len(alive) == 1:
+                self._finish(alive[0])
+
+    def _show(self, seat: int, card: int) -> None:
+        self._act["shown"] = card
+        self._known[(self._actor, seat)] = card
+        self._event(seat, "showed", target=self._actor)
+
+    def _decide(self, force: bool) -> None:
+        act = self._act
+        target = act["target"]
+        card = act["shown"]
+        self._event(self._actor, "force" if force else "leave", target=target)
+        if force:
+            self._remove_from_hand(target, card)
+            self._deck.append(card)
+            self._deck.sort()
+            self._steps.insert(0, ("draw", target, 1, "force"))
+
+    def _return(self, seat: int, cards: list[int]) -> None:
+        for c in cards:
+            self._remove_from_hand(seat, c)
+            self._deck.append(c)
+        self._deck.sort()
+        self._hands[seat].sort()
+        self._drawn = []
+        self._event(seat, "returned", character=None)
+
+    def _finish(self, winner: int) -> None:
+        self._winner = winner
+        self._stage = OVER
+        self._waiting = -2
+        self._steps = []
+        self._records[-1].scores = [1.0 if s == winner else 0.0 for s in range(self.players)]
+        self._event(winner, "won")
+
+    # ----------------------------------------------------------- invariants
+    def invariants(self) -> list[str]:
+        problems: list[str] = []
+        if self._stage == DEAL:
+            return problems
+        cards = [c for h in self._hands for c in h] + [c for d in self._dead for c in d] + self._deck
+        if sorted(cards) != list(range(len(CODES))):
+            problems.append(f"cards not conserved: {sorted(cards)}")
+        for s in range(self.players):
+            if self._coins[s] < 0:
+                problems.append(f"seat {s} has {self._coins[s]} coins")
+            limit = 4 if self._stage in (RETURN, DRAW) else 2
+            if len(self._hands[s]) > limit:
+                problems.append(f"seat {s} holds {len(self._hands[s])} cards")
+            if len(self._dead[s]) != self._lost[s] or self._lost[s] > (LIVES if self._five else 2):
+                problems.append(f"seat {s}: lost {self._lost[s]} cards, {len(self._dead[s])} dead")
+        for (viewer, target), card in self._known.items():
+            if card not in self._hands[target]:
+                problems.append(f"seat {viewer} 'knows' {CODES[card]} in seat {target}'s hand, which is gone")
+        if self._stage != OVER and len(self._alive_seats()) < 2:
+            problems.append("the match goes on with fewer than two players")
+        return problems
+
+    def secrets(self, seat: int | None) -> frozenset[str]:
+        if self._stage == DEAL:
+            return frozenset()
+        hidden = {CODES[c] for c in self._deck}
+        for other, hand in enumerate(self._hands):
+            if other == seat:
+                continue
+            known = self._known.get((seat, other), -1) if seat is not None else -1
+            hidden.update(CODES[c] for c in hand if c != known)
+        return frozenset(hidden)
+
+
+GAME = CoupGame()

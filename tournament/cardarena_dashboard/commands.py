@@ -1,0 +1,54 @@
+"""``cardarena dashboard [--host H --port P]``: serve the dashboard and REST API.
+
+Redis: ``--redis-url``, else ``REDIS_URL``, else a private embedded server whose data lives
+under the user's data directory (stopped when the dashboard stops).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from typing import Any
+
+
+def _dashboard(args: argparse.Namespace) -> int:
+    from cardarena.store.connection import EmbeddedRedis
+    from werkzeug.serving import make_server
+
+    from .app import create_app
+
+    def _stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    embedded: EmbeddedRedis | None = None
+    url = args.redis_url or os.environ.get("REDIS_URL")
+    if not url:
+        embedded = EmbeddedRedis().start()
+        url = embedded.url
+        print(f"cardarena dashboard: embedded Redis at {url}", file=sys.stderr)
+    try:
+        app = create_app({"REDIS_URL": url})
+        server = make_server(args.host, args.port, app, threaded=True)
+        print(f"cardarena dashboard: http://{args.host}:{server.server_port}/", file=sys.stderr, flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``cardarena dashboard`` to the ``cardarena`` parser."""
+    dash = sub.add_parser("dashboard", help="serve the web dashboard and REST API")
+    dash.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    dash.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
+    dash.add_argument("--redis-url", help="Redis to read (default: $REDIS_URL or an embedded server)")
+    dash.set_defaults(func=_dashboard)

@@ -28,7 +28,7 @@ def _redis_url(args: argparse.Namespace) -> str:
 
 def _service(args: argparse.Namespace) -> int:
     from .observability import configure_logging
-    from .service import Instance
+    from .service import Instance, Limits
 
     configure_logging()
 
@@ -39,6 +39,12 @@ def _service(args: argparse.Namespace) -> int:
             host=args.host,
             name=args.instance_name,
             metrics_port=args.metrics_port,
+            limits=Limits(
+                max_message_bytes=args.max_message_bytes,
+                sessions_per_bot=args.sessions_per_bot,
+                bad_messages_per_minute=args.bad_messages_per_minute,
+                lease_ms=args.lease_ms,
+            ),
         )
         port = await instance.start()
         print(json.dumps({"event": "listening", "port": port}), flush=True)
@@ -247,6 +253,10 @@ def register(sub: Any) -> None:
     svc.add_argument("--metrics-port", type=int, default=0, help="Prometheus /metrics port (0: off)")
     svc.add_argument("--instance-name")
     svc.add_argument("--grace", type=float, default=10.0, help="seconds live matches get on shutdown")
+    svc.add_argument("--max-message-bytes", type=int, default=64 * 1024)
+    svc.add_argument("--sessions-per-bot", type=int, default=4)
+    svc.add_argument("--bad-messages-per-minute", type=int, default=30)
+    svc.add_argument("--lease-ms", type=int, default=30000)
     svc.set_defaults(func=_service)
 
     bot = sub.add_parser("bot", help="register or run bots")

@@ -1,0 +1,10 @@
+"""The german_whist strategy: see :mod:`cardarena_sdk.strategies.jacks_and_tricks`.
+
+MEASURE_PLACEHOLDER
+"""
+
+from __future__ import annotations
+
+from .jacks_and_tricks import choose
+
+__all__ = ["choose"]

@@ -1,0 +1,107 @@
+"""Test harness for the service: a service subprocess and a scripted bot (a fake at the IO
+boundary: a raw gRPC client the test drives message by message)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+from cardarena.server.commands import start_service, stop_process
+from cardarena.wire import codec
+
+pb = codec.arena_pb2
+
+
+class ServiceProcess:
+    """``python -m cardarena.server service`` on a free port (killed in teardown)."""
+
+    def __init__(self, redis_url: str, *args: str) -> None:
+        self.env = {**os.environ, "REDIS_URL": redis_url}
+        self.proc, self.port = start_service(self.env, extra=list(args))
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def bot_process(self, kind: str, name: str, token: str, *extra: str) -> subprocess.Popen[bytes]:
+        import sys
+
+        from cardarena.server.commands import spawn
+
+        argv = [sys.executable, "-m", "cardarena.server", "bot", "run", kind, "--server", self.address, "--name", name]
+        return spawn([*argv, *extra], {**self.env, "CARDARENA_TOKEN": token})
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+
+
+class ScriptedBot:
+    """A bot the test scripts: ``expect`` the next message of a kind, ``act``, ``close``."""
+
+    def __init__(self, address: str, token: str, name: str = "", *, max_matches: int = 4, hello: Any = None) -> None:
+        self.channel = grpc.insecure_channel(address)
+        stub = codec.arena_pb2_grpc.ArenaStub(self.channel)
+        self.out: queue.Queue[Any] = queue.Queue()
+        self.inbox: queue.Queue[Any] = queue.Queue()
+        self.error: grpc.RpcError | None = None
+        first = hello if hello is not None else pb.BotMessage(hello=pb.Hello(bot=name, max_matches=max_matches))
+        self.out.put(first)
+        self.call = stub.Play(iter(self.out.get, None), metadata=(("authorization", f"Bearer {token}"),))
+        self.auto = False
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            for message in self.call:
+                kind = message.WhichOneof("kind")
+                if self.auto and kind == "action_request":
+                    req = message.action_request
+                    self.act(req.match_id, req.seq, req.legal[0].id)
+                    continue
+                self.inbox.put(message)
+        except grpc.RpcError as exc:
+            self.error = exc
+        self.inbox.put(None)
+
+    def messages(self, timeout: float = 15.0) -> Iterator[Any]:
+        while True:
+            message = self.inbox.get(timeout=timeout)
+            if message is None:
+                return
+            yield message
+
+    def expect(self, kind: str, timeout: float = 15.0) -> Any:
+        """The next message of ``kind`` (others are skipped); fails on stream end."""
+        for message in self.messages(timeout):
+            if message.WhichOneof("kind") == kind:
+                return getattr(message, kind)
+        raise AssertionError(f"stream ended before {kind}: {self.error!r}")
+
+    def status(self, timeout: float = 15.0) -> grpc.StatusCode:
+        """The status the stream ended with."""
+        for _ in self.messages(timeout):
+            pass
+        assert self.error is not None
+        code: grpc.StatusCode = self.error.code()
+        return code
+
+    def act(self, match_id: str, seq: int, action_id: str) -> None:
+        self.out.put(pb.BotMessage(action=pb.Action(match_id=match_id, seq=seq, action_id=action_id)))
+
+    def send(self, message: Any) -> None:
+        self.out.put(message)
+
+    def autoplay(self) -> None:
+        """From now on answer every request with its first legal action."""
+        self.auto = True
+
+    def close(self) -> None:
+        self.out.put(None)
+        self.call.cancel()
+        self.channel.close()

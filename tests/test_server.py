@@ -1,0 +1,283 @@
+"""The match service over real gRPC on loopback with real Redis: whole matches of every game
+with bots in their own processes, and every fault case with its documented outcome."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from cardarena.engine import games, rerun
+from cardarena.store.bots import BotStore
+from cardarena.store.connection import client_for
+from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
+from cardarena.wire import codec
+
+from .server_harness import ScriptedBot, ServiceProcess, pb
+
+FAST = TimeControl(move_ms=200, bank_ms=0)
+
+
+@pytest.fixture
+def service(redis_url: str, key_prefix: str) -> Iterator[ServiceProcess]:
+    svc = ServiceProcess(redis_url, "--sessions-per-bot", "2", "--bad-messages-per-minute", "5", "--grace", "0")
+    yield svc
+    svc.stop()
+
+
+@pytest.fixture
+def stores(redis_url: str, key_prefix: str) -> tuple[MatchStore, BotStore]:
+    client = client_for(redis_url)
+    return MatchStore(client), BotStore(client)
+
+
+def wait_done(store: MatchStore, mid: str, timeout: float = 60.0) -> dict[str, object]:
+    deadline = time.monotonic() + timeout
+    while store.status(mid) != "done":
+        assert time.monotonic() < deadline, f"{mid} not done: {store.info(mid)}"
+        time.sleep(0.05)
+    result = store.result(mid)
+    assert result is not None
+    return result
+
+
+def spec(mid: str, game: str, seats: list[str], **kw: object) -> MatchSpec:
+    return MatchSpec(
+        match_id=mid,
+        game=game,
+        players=len(seats),
+        seats=tuple(seats),
+        seed=kw.pop("seed", 1),  # type: ignore[arg-type]
+        time_control=kw.pop("time_control", FAST),  # type: ignore[arg-type]
+        fault_policy=kw.pop("fault_policy", FaultPolicy(join_timeout_ms=5000)),  # type: ignore[arg-type]
+        options=kw.pop("options", {}),  # type: ignore[arg-type]
+    )
+
+
+def test_whole_match_of_every_game(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
+    matches, bots = stores
+    need = max(g.min_players for g in games().values())
+    procs = []
+    try:
+        for i in range(need):
+            name = f"random-{i + 1}"
+            procs.append(service.bot_process("random", name, bots.register(name), "--max-matches", "20"))
+        tc = TimeControl(move_ms=5000, bank_ms=0)
+        ids = []
+        for game in games().values():
+            seats = [f"random-{i + 1}" for i in range(game.min_players)]
+            mid = f"all-{game.id}"
+            matches.enqueue(spec(mid, game.id, seats, time_control=tc))
+            ids.append(mid)
+        for mid in ids:
+            result = wait_done(matches, mid, timeout=120)
+            replay = matches.replay(mid)
+            assert replay is not None and replay["match_id"] == mid
+            assert rerun(replay).result().to_json()["scores"] == result["scores"]
+            assert result["forfeited"] == []
+    finally:
+        for p in procs:
+            from cardarena.server.commands import stop_process
+
+            stop_process(p)
+
+
+def _two_bots(bots: BotStore, service: ServiceProcess) -> tuple[ScriptedBot, ScriptedBot]:
+    a = ScriptedBot(service.address, bots.register("alice"), "alice")
+    b = ScriptedBot(service.address, bots.register("bob"), "bob")
+    a.expect("welcome")
+    b.expect("welcome")
+    return a, b
+
+
+def _first_request(a: ScriptedBot, b: ScriptedBot) -> tuple[ScriptedBot, ScriptedBot, object]:
+    """Whichever bot is asked first, its request, and the other bot."""
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        for me, other in ((a, b), (b, a)):
+            try:
+                message = me.inbox.get(timeout=0.05)
+            except Exception:
+                continue
+            if message is not None and message.WhichOneof("kind") == "action_request":
+                return me, other, message.action_request
+    raise AssertionError("no request")
+
+
+def test_illegal_action_is_rejected_with_reason_then_retried(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    matches, bots = stores
+    a, b = _two_bots(bots, service)
+    matches.enqueue(spec("illegal", "german_whist", ["alice", "bob"], time_control=TimeControl(2000, 0)))
+    me, other, req = _first_request(a, b)
+    other.autoplay()
+    legal = {x.id for x in req.legal}
+    hand = codec.decode_view(req.view)["hand"]
+    wrong = next((f"play:{c}" for c in hand if f"play:{c}" not in legal), "play:ZZ")
+    me.act(req.match_id, req.seq, wrong)
+    rejected = me.expect("action_rejected")
+    assert rejected.code == pb.REJECT_ILLEGAL_ACTION and rejected.seq == req.seq and rejected.reason
+    me.act(req.match_id, req.seq, req.legal[0].id)
+    event = me.expect("event")
+    assert event.action == req.legal[0].id and not event.is_default
+    me.autoplay()
+    result = wait_done(matches, "illegal")
+    assert result["strikes"] == [0, 0]
+    a.close()
+    b.close()
+
+
+def test_slow_bot_gets_default_action_and_strike(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
+    matches, bots = stores
+    a, b = _two_bots(bots, service)
+    matches.enqueue(spec("slow", "german_whist", ["alice", "bob"]))
+    me, other, req = _first_request(a, b)
+    other.autoplay()
+    event = me.expect("event")
+    assert event.is_default and event.fault == "timeout" and event.action == req.legal[0].id
+    me.autoplay()
+    result = wait_done(matches, "slow")
+    assert sorted(result["strikes"]) == [0, 1]  # type: ignore[arg-type]
+    replay = matches.replay("slow")
+    assert replay is not None
+    first = replay["deals"][0]["actions"][0]
+    assert first["fault"] == "timeout" and first["default"] is True
+    rerun(replay)
+    assert bots.get((me is a and "alice") or "bob").stats["timeouts"] == 1  # type: ignore[union-attr]
+    a.close()
+    b.close()
+
+
+def test_stale_seq_other_seat_and_unknown_match_are_rejected_in_band(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    matches, bots = stores
+    a, b = _two_bots(bots, service)
+    matches.enqueue(spec("misc", "german_whist", ["alice", "bob"], time_control=TimeControl(3000, 0)))
+    me, other, req = _first_request(a, b)
+    me.act(req.match_id, req.seq + 100, req.legal[0].id)
+    assert me.expect("action_rejected").code == pb.REJECT_STALE_SEQ
+    other.act(req.match_id, req.seq, req.legal[0].id)  # the other bot answers for my seat
+    assert other.expect("action_rejected").code == pb.REJECT_NOT_YOUR_SEAT
+    other.act("no-such-match", 1, "pass")
+    assert other.expect("action_rejected").code == pb.REJECT_UNKNOWN_MATCH
+    me.act(req.match_id, req.seq, "")
+    assert me.expect("action_rejected").code == pb.REJECT_MALFORMED
+    me.act(req.match_id, req.seq, req.legal[0].id)  # nothing was lost: the real answer counts
+    event = me.expect("event")
+    assert not event.is_default
+    me.autoplay()
+    other.autoplay()
+    assert wait_done(matches, "misc")["strikes"] == [0, 0]
+    a.close()
+    b.close()
+
+
+def test_auth_and_hello_errors(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
+    _, bots = stores
+    token = bots.register("carol")
+    assert ScriptedBot(service.address, "wrong.token", "carol").status() == grpc.StatusCode.UNAUTHENTICATED
+    assert ScriptedBot(service.address, token, "mallory").status() == grpc.StatusCode.PERMISSION_DENIED
+    not_hello = pb.BotMessage(pong=pb.Pong(nonce=1))
+    assert ScriptedBot(service.address, token, hello=not_hello).status() == grpc.StatusCode.INVALID_ARGUMENT
+    bad_game = pb.BotMessage(hello=pb.Hello(bot="carol", games=["no_such_game"]))
+    assert ScriptedBot(service.address, token, hello=bad_game).status() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_limits_sessions_oversized_and_bad_messages(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    _, bots = stores
+    token = bots.register("dave")
+    one, two = ScriptedBot(service.address, token, "dave"), ScriptedBot(service.address, token, "dave")
+    one.expect("welcome")
+    two.expect("welcome")
+    assert ScriptedBot(service.address, token, "dave").status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    one.act("m", 1, "x" * (200 * 1024))
+    assert one.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    for i in range(10):
+        two.act("nothing", i, "pass")
+    assert two.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_disconnect_and_reconnect_resumes_the_pending_request(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    matches, bots = stores
+    ta, tb = bots.register("erin"), bots.register("frank")
+    a, b = ScriptedBot(service.address, ta, "erin"), ScriptedBot(service.address, tb, "frank")
+    a.expect("welcome")
+    b.expect("welcome")
+    matches.enqueue(spec("resume", "german_whist", ["erin", "frank"], time_control=TimeControl(5000, 0)))
+    me, other, req = _first_request(a, b)
+    other.autoplay()
+    token = ta if me is a else tb
+    name = "erin" if me is a else "frank"
+    me.close()
+    time.sleep(0.3)
+    again = ScriptedBot(service.address, token, name)
+    welcome = again.expect("welcome")
+    assert list(welcome.resumed) == ["resume"]
+    start = again.expect("match_start")
+    assert start.resumed and start.match_id == "resume"
+    resent = again.expect("action_request")
+    assert resent.seq == req.seq and [x.id for x in resent.legal] == [x.id for x in req.legal]
+    again.act(resent.match_id, resent.seq, resent.legal[0].id)
+    assert not again.expect("event").is_default
+    again.autoplay()
+    result = wait_done(matches, "resume")
+    assert result["strikes"] == [0, 0]
+    again.close()
+    other.close()
+
+
+def test_crashed_bot_forfeits_and_ranks_last(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
+    matches, bots = stores
+    a, b = _two_bots(bots, service)
+    policy = FaultPolicy(max_strikes=2, join_timeout_ms=5000)
+    matches.enqueue(spec("crash", "german_whist", ["alice", "bob"], fault_policy=policy))
+    me, other, _ = _first_request(a, b)
+    other.autoplay()
+    me.close()
+    result = wait_done(matches, "crash")
+    gone = 0 if me is a else 1
+    assert result["forfeited"] == [gone]
+    assert result["ranks"][gone] == 2 and result["ranks"][1 - gone] == 1  # type: ignore[index]
+    replay = matches.replay("crash")
+    assert replay is not None
+    faults = [e for d in replay["deals"] for e in d["actions"] if e.get("fault")]
+    assert [f["fault"] for f in faults[:2]] == ["disconnect", "disconnect"] and faults[1].get("forfeit")
+    assert all(f["default"] for f in faults)
+    rerun(replay)
+    other.close()
+
+
+def test_server_stopped_mid_match_voids_then_a_restart_completes(
+    redis_url: str, key_prefix: str, stores: tuple[MatchStore, BotStore]
+) -> None:
+    matches, bots = stores
+    first = ServiceProcess(redis_url, "--grace", "0")
+    token = bots.register("gina")
+    bot = ScriptedBot(first.address, token, "gina")
+    bot.expect("welcome")
+    matches.enqueue(spec("stopped", "glaves", ["gina", "gina"], time_control=TimeControl(5000, 0)))
+    bot.expect("action_request")  # the match is live; the bot never answers
+    assert matches.status("stopped") == "running"
+    first.stop()
+    assert matches.status("stopped") == "queued"
+    assert matches.result("stopped") is None and matches.replay("stopped") is None
+    assert "server stopped" in matches.info("stopped")["last_void"]
+    bot.close()
+    second = ServiceProcess(redis_url)
+    try:
+        again = ScriptedBot(second.address, token, "gina")
+        again.autoplay()
+        result = wait_done(matches, "stopped")
+        replay = matches.replay("stopped")
+        assert replay is not None and rerun(replay).result().to_json()["scores"] == result["scores"]
+        assert matches.info("stopped")["attempts"] == "2"
+        again.close()
+    finally:
+        second.stop()

@@ -364,6 +364,10 @@ class TournamentStore:
         result: bool = self.r.transaction(tx, applied, table, value_from_callable=True)
         return result
 
+    def is_rated(self, game: str, match_id: str) -> bool:
+        """Whether the match has been applied to the ratings of ``game``."""
+        return bool(self.r.sismember(key("ratings", game, "applied"), match_id))
+
     def rating_history(self, bot: str, game: str) -> builtins.list[dict[str, Any]]:
         """One point per counted match: ``mu``, ``sigma``, ``ordinal``, ``match_id``, ``t``."""
         return [json.loads(x) for x in self.r.lrange(key("ratings", game, "history", bot), 0, -1)]
@@ -429,12 +433,20 @@ class TournamentStore:
                 raise
 
     def read_group(
-        self, stream: str, group: str, consumer: str, *, count: int = 500, pending: bool = False
+        self,
+        stream: str,
+        group: str,
+        consumer: str,
+        *,
+        count: int = 500,
+        pending: bool = False,
+        min_idle_ms: int = 30000,
     ) -> builtins.list[tuple[str, dict[str, str]]]:
         """Read entries for ``consumer``: new ones, or (``pending=True``) those delivered but not
-        acknowledged (to any consumer; they are claimed for ``consumer``)."""
+        acknowledged for ``min_idle_ms`` (by any consumer, e.g. a killed worker; they are claimed
+        for ``consumer``)."""
         if pending:
-            got = self.r.xautoclaim(stream, group, consumer, min_idle_time=0, start_id="0-0", count=count)
+            got = self.r.xautoclaim(stream, group, consumer, min_idle_time=min_idle_ms, start_id="0-0", count=count)
             entries = got[1]
         else:
             reply = self.r.xreadgroup(group, consumer, {stream: ">"}, count=count)
@@ -450,6 +462,10 @@ class TournamentStore:
     def beat(self, name: str) -> None:
         """Record a heartbeat timestamp (the worker watchdog reads it)."""
         self.r.set(key("heartbeat", name), time.time())
+
+    def celery_backlog(self, queue: str = "celery") -> int:
+        """Messages waiting in a Celery queue (the broker's keys live under ``key("celery", "")``)."""
+        return int(self.r.llen(key("celery", queue)))
 
     def last_beat(self, name: str) -> float | None:
         """The last heartbeat timestamp, or ``None``."""

@@ -1,0 +1,135 @@
+"""Whole tournaments with a real Redis, real Celery worker and beat subprocesses, and the
+local match player standing in for the service."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchStore
+from cardarena.store.tournaments import TournamentStore
+from cardarena_tournament import lifecycle
+
+from .tournament_fixtures import LocalMatchPlayer, WorkerProcess, wait_for
+
+
+@pytest.fixture
+def stores(redis_url: str, key_prefix: str) -> Iterator[tuple[TournamentStore, MatchStore]]:
+    client = client_for(redis_url)
+    yield TournamentStore(client), MatchStore(client)
+    client.close()
+
+
+@pytest.fixture
+def processes() -> Iterator[list[WorkerProcess]]:
+    started: list[WorkerProcess] = []
+    yield started
+    for p in started:
+        p.kill()
+
+
+def _spawn(processes: list[WorkerProcess], redis_url: str, prefix: str, *args: str) -> WorkerProcess:
+    p = WorkerProcess(redis_url, prefix, *args).start()
+    processes.append(p)
+    return p
+
+
+def _worker_args(name: str) -> tuple[str, ...]:
+    return ("worker", "--pool", "threads", "--concurrency", "2", "--hostname", f"{name}@%h", "--loglevel", "WARNING")
+
+
+def _create(ts: TournamentStore, bots: list[str], players: int, deal_sets: int) -> str:
+    # a fixed seed: the stand-in players are deterministic too, so the outcome is reproducible
+    t = lifecycle.new_tournament(
+        game="glaves", players=players, entrants=bots, deal_sets=deal_sets, options={"deals": 1}, seed="s0", tid="t"
+    )
+    ts.create(t)
+    return t.id
+
+
+def test_whole_tournament_heuristic_beats_random(
+    stores: tuple[TournamentStore, MatchStore], redis_url: str, key_prefix: str, processes: list[WorkerProcess]
+) -> None:
+    ts, _ = stores
+    bots = ["random-1", "random-2", "heuristic-1", "heuristic-2"]
+    tid = _create(ts, bots, 3, 2)
+    _spawn(processes, redis_url, key_prefix, *_worker_args("w1"))
+    _spawn(processes, redis_url, key_prefix, "beat", "--loglevel", "WARNING", "--state", f"/tmp/{key_prefix}beat")
+    from cardarena_tournament.celery_app import make_app
+
+    with LocalMatchPlayer(redis_url, key_prefix, threads=2):
+        app = make_app(redis_url)
+        app.send_task("cardarena_tournament.tasks.start_tournament", args=[tid])
+        wait_for(lambda: ts.require(tid).status == "finished", 120, "the tournament to finish")
+    t = ts.require(tid)
+    assert t.counted == t.total_matches == 4 * 6 * 2
+    matches = ts.matches(tid)
+    assert all(m["counted"] for m in matches)
+    pairs = Counter(frozenset((a, b)) for m in matches for a in m["seats"] for b in m["seats"] if a < b)
+    assert len(set(pairs.values())) == 1 and len(pairs) == 6
+    seats = Counter((bot, s) for m in matches for s, bot in enumerate(m["seats"]))
+    assert len(set(seats.values())) == 1
+    snap = ts.standings(tid)
+    assert snap is not None and snap["status"] == "finished"
+    rows = snap["rows"]
+    assert {r["bot"] for r in rows[:2]} == {"heuristic-1", "heuristic-2"}
+    assert rows[1]["separated_from_next"] is True
+    assert all(r["rating"] is not None for r in rows)
+    assert len(ts.rating_history("random-1", "glaves")) == 36
+
+
+def test_worker_killed_mid_tournament_loses_nothing(
+    stores: tuple[TournamentStore, MatchStore], redis_url: str, key_prefix: str, processes: list[WorkerProcess]
+) -> None:
+    ts, _ = stores
+    bots = ["random-1", "random-2", "random-3", "heuristic-1"]
+    tid = _create(ts, bots, 2, 6)
+    worker = _spawn(processes, redis_url, key_prefix, *_worker_args("w1"))
+    _spawn(processes, redis_url, key_prefix, "beat", "--loglevel", "WARNING", "--state", f"/tmp/{key_prefix}beat")
+    from cardarena_tournament.celery_app import make_app
+
+    make_app(redis_url).send_task("cardarena_tournament.tasks.start_tournament", args=[tid])
+    with LocalMatchPlayer(redis_url, key_prefix) as player:
+        wait_for(lambda: ts.require(tid).counted >= 10, 60, "some matches counted")
+        worker.kill(signal.SIGKILL)  # kill -9 of the worker (its whole process group)
+        time.sleep(1.0)  # matches keep completing while no worker counts them
+        _spawn(processes, redis_url, key_prefix, *_worker_args("w2"))
+        wait_for(lambda: ts.require(tid).status == "finished", 120, "the tournament to finish")
+    t = ts.require(tid)
+    assert t.counted == t.total_matches == len(ts.results(tid)) == 6 * 2 * 6
+    assert sorted(player.played) == sorted(m["match_id"] for m in ts.matches(tid))
+    history = [p["match_id"] for b in bots for p in ts.rating_history(b, "glaves")]
+    assert len(history) == 2 * t.total_matches  # every match rated once per seat, none twice
+
+
+def test_scheduled_tournament_starts_on_its_own_across_beat_restart(
+    stores: tuple[TournamentStore, MatchStore], redis_url: str, key_prefix: str, processes: list[WorkerProcess]
+) -> None:
+    ts, _ = stores
+    template = {
+        "game": "glaves",
+        "players": 2,
+        "entrants": ["random-1", "random-2"],
+        "deal_sets": 1,
+        "options": {"deals": 1},
+    }
+    s = lifecycle.create_schedule(ts, "every 3s", template, now=time.time())
+    _spawn(processes, redis_url, key_prefix, *_worker_args("w1"))
+    beat = _spawn(
+        processes, redis_url, key_prefix, "beat", "--loglevel", "WARNING", "--state", f"/tmp/{key_prefix}beat"
+    )
+    with LocalMatchPlayer(redis_url, key_prefix):
+        wait_for(lambda: len(ts.list("finished")) >= 1, 60, "the first scheduled run to finish")
+        beat.kill(signal.SIGKILL)
+        first = {t.id for t in ts.list()}
+        _spawn(processes, redis_url, key_prefix, "beat", "--loglevel", "WARNING", "--state", f"/tmp/{key_prefix}beat")
+        wait_for(lambda: len({t.id for t in ts.list("finished")} - first) >= 1, 60, "a run after the beat restart")
+    runs = ts.list()
+    assert all(t.schedule_id == s.id and t.id.startswith(f"{s.id}-") for t in runs)
+    assert len({t.id for t in runs}) == len(runs)
+    next_run = ts.next_run(s.id)
+    assert next_run is not None and next_run > time.time() - 3.5

@@ -1,0 +1,201 @@
+"""Stand-ins at the IO boundary for tournament tests: a local match player and worker processes.
+
+:class:`LocalMatchPlayer` stands in for the gRPC service (until it is used directly): it claims
+jobs from the real :class:`MatchStore`, plays them with the engine, and completes them exactly as
+the service does (``MatchStore.complete`` with the result and replay).  Seat policies are chosen
+by bot name: ``random*`` plays uniformly at random; ``heuristic*`` uses the game's SDK strategy
+if one exists, else a rollout player (tries each legal action on a copy of the true state and
+plays one random rollout, so it is much stronger than random; it is only a test stand-in).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from cardarena.engine import MatchRng, State, build_replay, get_game
+from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchSpec, MatchStore
+from cardarena_tournament.formats import derive_seed
+
+Chooser = Callable[[State, int], str]
+ROLLOUTS = 4
+
+
+def _random_chooser(rng: random.Random) -> Chooser:
+    def choose(state: State, seat: int) -> str:
+        legal = state.legal_actions(seat)
+        return legal[rng.randrange(len(legal))]
+
+    return choose
+
+
+def _rollout_value(state: State, seat: int, rng: random.Random) -> float:
+    mrng = MatchRng(rng.getrandbits(62))
+    while True:
+        seats = state.to_act()
+        if not seats:
+            ranks = state.result().ranks
+            return -ranks[seat]
+        if state.is_chance():
+            state.apply_chance(state.sample_chance(mrng))
+            continue
+        for s in seats:
+            legal = state.legal_actions(s)
+            state.apply(s, legal[rng.randrange(len(legal))])
+
+
+def _heuristic_chooser(game_id: str, rng: random.Random) -> Chooser:
+    try:
+        strategy: Any = importlib.import_module(f"cardarena_sdk.strategies.{game_id}")
+    except ModuleNotFoundError:
+        strategy = None
+    if strategy is not None:
+
+        def choose_sdk(state: State, seat: int) -> str:
+            return str(strategy.choose(state.view_json(seat), list(state.legal_actions(seat)), rng))
+
+        return choose_sdk
+
+    def choose(state: State, seat: int) -> str:
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        best, best_value = legal[0], float("-inf")
+        for action in legal:
+            value = 0.0
+            for _ in range(ROLLOUTS):
+                copy = state.clone()
+                copy.apply(seat, action)
+                value += _rollout_value(copy, seat, rng)
+            if value > best_value:
+                best, best_value = action, value
+        return best
+
+    return choose
+
+
+def chooser_for(bot: str, game_id: str, seed: int) -> Chooser:
+    """The policy a bot name stands for (``random*`` or ``heuristic*``; anything else: random)."""
+    rng = random.Random(seed)
+    if bot.startswith("heuristic"):
+        return _heuristic_chooser(game_id, rng)
+    return _random_chooser(rng)
+
+
+def play_spec(spec: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Play a match spec locally; returns ``(result, replay)`` as the service would store them."""
+    game = get_game(spec.game)
+    state = game.new_state(spec.players, spec.options)
+    choosers = [chooser_for(bot, spec.game, derive_seed(spec.match_id, i)) for i, bot in enumerate(spec.seats)]
+    rng = MatchRng(spec.seed)
+    while True:
+        seats = state.to_act()
+        if not seats:
+            break
+        if state.is_chance():
+            state.apply_chance(state.sample_chance(rng))
+            continue
+        for seat in seats:
+            state.apply(seat, choosers[seat](state, seat))
+    result = state.result().to_json()
+    return result, build_replay(state, seed=spec.seed, seats=list(spec.seats))
+
+
+class LocalMatchPlayer:
+    """Claims and plays matches in a background thread (the service's stand-in)."""
+
+    def __init__(self, redis_url: str, prefix: str, *, instance: str = "local-player", threads: int = 1) -> None:
+        self.redis_url = redis_url
+        self.prefix = prefix
+        self.instance = instance
+        self.stop_event = threading.Event()
+        self.played: list[str] = []
+        self.threads = [threading.Thread(target=self._loop, daemon=True) for _ in range(threads)]
+
+    def __enter__(self) -> LocalMatchPlayer:
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop_event.set()
+        for t in self.threads:
+            t.join(10)
+
+    def _loop(self) -> None:
+        client = client_for(self.redis_url)
+        ms = MatchStore(client)
+        try:
+            while not self.stop_event.is_set():
+                spec = ms.claim(self.instance, wait_s=0.2)
+                if spec is None:
+                    continue
+                result, replay = play_spec(spec)
+                if ms.complete(spec.match_id, self.instance, result, replay):
+                    self.played.append(spec.match_id)
+        finally:
+            client.close()
+
+
+class WorkerProcess:
+    """A real ``cardarena worker`` (or ``beat``) subprocess in its own process group."""
+
+    def __init__(self, redis_url: str, prefix: str, *args: str, extra_env: Mapping[str, str] | None = None) -> None:
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "CARDARENA_PREFIX": prefix,
+            "CARDARENA_TICK_S": "0.3",
+            "CARDARENA_RECONCILE_S": "2",
+            **(extra_env or {}),
+        }
+        self.argv: Sequence[str] = [sys.executable, "-m", "cardarena.cli", *args]
+        self.env = env
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> WorkerProcess:
+        self.proc = subprocess.Popen(
+            list(self.argv),
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        return self
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, sig)
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        else:  # the main process is gone; make sure no pool child survives it
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        self.proc = None
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll ``predicate`` until true; fail with ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")

@@ -1,0 +1,97 @@
+"""The Celery application: all configuration in one place.
+
+* Broker and result backend: ``REDIS_URL`` (required; ``cardarena tournament run`` and
+  ``cardarena up`` start an embedded Redis and pass its URL to the worker and beat they
+  start).  Every broker key lives under ``key("celery", "")`` so several deployments (and
+  tests) can share one Redis.
+* Reliability: ``acks_late`` + ``task_reject_on_worker_lost`` (a task whose worker dies is
+  redelivered; every task is idempotent), ``worker_prefetch_multiplier = 1``, time limits
+  well below the broker's visibility timeout (so a message is never redelivered while its
+  first run is still going), socket keepalive and a health-check interval on every broker
+  connection, retrying the broker connection on startup and forever afterwards.
+* Beat schedule: :data:`TICK_S` (``CARDARENA_TICK_S``, default 1 s) for counting results and
+  starting due schedules, reconcile every ``CARDARENA_RECONCILE_S`` (default 15 s), and the
+  watchdog heartbeat (see :mod:`.watchdog`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from cardarena.store.keys import key
+from celery import Celery
+
+VISIBILITY_TIMEOUT_S = 3600
+"""Broker visibility timeout: an unacknowledged message is redelivered after this long."""
+TASK_TIME_LIMIT_S = 600
+"""Hard per-task limit, well below :data:`VISIBILITY_TIMEOUT_S`."""
+TICK_S = float(os.environ.get("CARDARENA_TICK_S", "1"))
+"""Period of ``consume_results`` and ``start_due_schedules``."""
+RECONCILE_S = float(os.environ.get("CARDARENA_RECONCILE_S", "15"))
+"""Period of ``reconcile``."""
+HEARTBEAT_S = float(os.environ.get("CARDARENA_HEARTBEAT_S", "10"))
+"""Period of the watchdog heartbeat task."""
+
+
+def redis_url() -> str:
+    """The Redis URL every tournament process uses (``REDIS_URL``)."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        raise RuntimeError(
+            "REDIS_URL is not set: point it at your Redis, or use `cardarena tournament run` / "
+            "`cardarena up`, which start an embedded Redis for their worker and beat"
+        )
+    return url
+
+
+def _transport_options() -> dict[str, object]:
+    return {
+        "visibility_timeout": VISIBILITY_TIMEOUT_S,
+        "global_keyprefix": key("celery", ""),
+        "socket_keepalive": True,
+        "health_check_interval": 10,
+        "socket_connect_timeout": 5,
+        "retry_on_timeout": True,
+    }
+
+
+def make_app(url: str | None = None) -> Celery:
+    """A configured Celery app on ``url`` (default: ``REDIS_URL`` as set now).  Key prefix:
+    ``CARDARENA_PREFIX`` as set now."""
+    url = url or os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    app = Celery("cardarena_tournament", broker=url, backend=url, include=["cardarena_tournament.tasks"])
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_acks_on_failure_or_timeout=True,
+        task_ignore_result=True,
+        task_time_limit=TASK_TIME_LIMIT_S,
+        task_soft_time_limit=TASK_TIME_LIMIT_S - 60,
+        task_serializer="json",
+        accept_content=["json"],
+        worker_prefetch_multiplier=1,
+        worker_cancel_long_running_tasks_on_connection_loss=True,
+        worker_hijack_root_logger=False,
+        broker_connection_retry_on_startup=True,
+        broker_connection_retry=True,
+        broker_connection_max_retries=None,
+        broker_heartbeat=10,
+        broker_pool_limit=4,
+        broker_transport_options=_transport_options(),
+        result_backend_transport_options=_transport_options(),
+        redis_socket_keepalive=True,
+        redis_backend_health_check_interval=10,
+        timezone="UTC",
+        enable_utc=True,
+        beat_schedule={
+            "consume-results": {"task": "cardarena_tournament.tasks.consume_results", "schedule": TICK_S},
+            "start-due-schedules": {"task": "cardarena_tournament.tasks.start_due_schedules", "schedule": TICK_S},
+            "reconcile": {"task": "cardarena_tournament.tasks.reconcile", "schedule": RECONCILE_S},
+            "heartbeat": {"task": "cardarena_tournament.tasks.heartbeat", "schedule": HEARTBEAT_S},
+        },
+    )
+    return app
+
+
+app = make_app()
+"""The application the worker and beat run (``celery -A cardarena_tournament.celery_app``)."""

@@ -1,0 +1,215 @@
+"""``cardarena tournament ...``, ``cardarena worker`` and ``cardarena beat``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
+from cardarena.store.matches import MatchStore
+from cardarena.store.tournaments import TournamentError, TournamentStore
+
+from . import lifecycle
+from .formats import FormatError
+
+START_TASK = "cardarena_tournament.tasks.start_tournament"
+
+
+def _stores() -> tuple[TournamentStore, MatchStore]:
+    from .celery_app import redis_url
+
+    client = client_for(redis_url())
+    return TournamentStore(client), MatchStore(client)
+
+
+def _fail(message: str) -> int:
+    print(f"cardarena: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any] | None:
+    if not getattr(args, "options", None):
+        return None
+    try:
+        data = json.loads(args.options)
+    except json.JSONDecodeError as exc:
+        raise TournamentError(f"--options is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise TournamentError("--options must be a JSON object")
+    return data
+
+
+def _create(args: argparse.Namespace) -> int:
+    try:
+        ts, _ = _stores()
+        if args.all:
+            entrants: Any = "all"
+        else:
+            entrants = [b.strip() for b in (args.bots or "").split(",") if b.strip()]
+            if not entrants:
+                raise TournamentError("name the entrants with --bots A,B,C or use --all")
+        template: dict[str, Any] = {
+            "game": args.game,
+            "players": args.players,
+            "entrants": entrants,
+            "deal_sets": args.deal_sets,
+            "options": _options(args),
+            "name": args.name or "",
+        }
+        if args.schedule:
+            s = lifecycle.create_schedule(ts, args.schedule, template, now=time.time())
+            when = f"every {s.every:g}s" if s.every else f"cron {s.cron!r}"
+            print(f"schedule {s.id} ({when}); first run due now (beat starts it)")
+            return 0
+        if entrants == "all":
+            from cardarena.store.bots import BotStore
+
+            template["entrants"] = BotStore(ts.r).names()
+        t = lifecycle.new_tournament(**template)
+        ts.create(t)
+        from .celery_app import app
+
+        app.send_task(START_TASK, args=[t.id])
+        print(t.id)
+        return 0
+    except (TournamentError, FormatError, ValueError, RuntimeError) as exc:
+        return _fail(str(exc))
+
+
+def _status(args: argparse.Namespace) -> int:
+    try:
+        ts, _ = _stores()
+        t = ts.require(args.id)
+    except (TournamentError, RuntimeError) as exc:
+        return _fail(str(exc))
+    data = t.to_json()
+    if args.json:
+        print(json.dumps(data))
+    else:
+        print(f"{t.id}  {t.name}  [{t.status}]  {t.game} {t.players}p  {t.counted}/{t.total_matches} matches")
+        print(f"entrants: {', '.join(t.entrants)}  deal sets: {t.deal_sets}")
+    return 0
+
+
+def render_standings(snapshot: dict[str, Any]) -> None:
+    """Print a standings snapshot as a table."""
+    from rich.console import Console
+    from rich.table import Table
+
+    metric = snapshot.get("metric", "points")
+    table = Table(title=f"{snapshot.get('tournament', '')} standings ({snapshot.get('counted', 0)} matches counted)")
+    for col in ("#", "bot", f"mean {metric}/deal set", "95% CI", "sep.", "matches", "places", "rating"):
+        table.add_column(col)
+    for row in snapshot["rows"]:
+        rating = row.get("rating")
+        sep = {True: "yes", False: "no", None: ""}[row.get("separated_from_next")]
+        places = " ".join(f"{k}:{v}" for k, v in sorted(row["places"].items(), key=lambda kv: int(kv[0])))
+        table.add_row(
+            str(row["rank"]),
+            row["bot"],
+            f"{row['mean']:.3f}",
+            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]",
+            sep,
+            str(row["matches"]),
+            places,
+            f"{rating['ordinal']:.1f}" if rating else "",
+        )
+    Console().print(table)
+
+
+def _standings(args: argparse.Namespace) -> int:
+    try:
+        ts, _ = _stores()
+        ts.require(args.id)
+        snap = ts.standings(args.id)
+    except (TournamentError, RuntimeError) as exc:
+        return _fail(str(exc))
+    if snap is None:
+        if args.json:
+            print(json.dumps({"standings": [], "counted": 0}))
+        else:
+            print("no results counted yet")
+        return 0
+    if args.json:
+        print(json.dumps({"standings": snap["rows"], **{k: v for k, v in snap.items() if k != "rows"}}))
+    else:
+        render_standings(snap)
+    return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from .celery_app import app, redis_url
+
+    try:
+        redis_url()
+    except RuntimeError as exc:
+        return _fail(str(exc))
+    argv = ["worker", f"--loglevel={args.loglevel}", "--pool", args.pool, "-c", str(args.concurrency)]
+    if args.hostname:
+        argv += ["-n", args.hostname]
+    app.worker_main(argv)
+    return 0
+
+
+def _beat(args: argparse.Namespace) -> int:
+    from cardarena.store.keys import prefix
+
+    from .celery_app import app, redis_url
+
+    try:
+        redis_url()
+    except RuntimeError as exc:
+        return _fail(str(exc))
+    state = Path(args.state) if args.state else DEFAULT_DATA_DIR / f"celerybeat-{prefix().strip(':') or 'ca'}"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    app.start(["beat", f"--loglevel={args.loglevel}", "-s", str(state)])
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``tournament``, ``worker`` and ``beat`` to the ``cardarena`` command."""
+    tour = sub.add_parser("tournament", help="create, run and inspect tournaments")
+    tsub = tour.add_subparsers(dest="tournament_command", required=True)
+
+    create = tsub.add_parser("create", help="create a tournament (or a recurring one with --schedule)")
+    create.add_argument("--game", required=True)
+    create.add_argument("--players", type=int, required=True)
+    who = create.add_mutually_exclusive_group(required=True)
+    who.add_argument("--bots", help="comma-separated bot names")
+    who.add_argument("--all", action="store_true", help="every registered bot")
+    create.add_argument("--deal-sets", type=int, default=1)
+    create.add_argument("--options", help="game options as JSON")
+    create.add_argument("--name")
+    create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")
+    create.set_defaults(func=_create)
+
+    status = tsub.add_parser("status", help="a tournament's status")
+    status.add_argument("id")
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(func=_status)
+
+    stand = tsub.add_parser("standings", help="a tournament's standings")
+    stand.add_argument("id")
+    stand.add_argument("--json", action="store_true")
+    stand.set_defaults(func=_standings)
+
+    from .run import register_run
+
+    register_run(tsub)
+
+    worker = sub.add_parser("worker", help="run one Celery tournament worker (needs REDIS_URL)")
+    worker.add_argument("--concurrency", type=int, default=max(2, os.cpu_count() or 2))
+    worker.add_argument("--pool", default="prefork", choices=["prefork", "threads", "solo"])
+    worker.add_argument("--hostname")
+    worker.add_argument("--loglevel", default="INFO")
+    worker.set_defaults(func=_worker)
+
+    beat = sub.add_parser("beat", help="run the Celery beat scheduler (one per deployment; needs REDIS_URL)")
+    beat.add_argument("--state", help="beat's own state file (schedules themselves live in Redis)")
+    beat.add_argument("--loglevel", default="INFO")
+    beat.set_defaults(func=_beat)

@@ -1,0 +1,318 @@
+"""Plain functions behind the Celery tasks and the CLI: create, start, count, reconcile, schedule.
+
+Every function takes its repositories as arguments, re-reads state, and is idempotent, so a
+task that runs twice (a redelivery after a worker was killed) changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any
+
+from cardarena.engine import get_game
+from cardarena.store.matches import MatchSpec, MatchStore, TimeControl
+from cardarena.store.tournaments import Schedule, Tournament, TournamentError, TournamentStore
+
+from . import formats, standings
+
+RESULTS_GROUP = "tournaments"
+"""Consumer group of the tournament workers on the results stream."""
+
+_INTERVAL = re.compile(r"^(?:@?every\s+)?(\d+(?:\.\d+)?)\s*([smhd]?)$")
+_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_schedule(text: str) -> tuple[str | None, float | None]:
+    """``(cron, None)`` or ``(None, seconds)`` from ``"0 2 * * *"``, ``"30s"``, ``"every 10m"``.
+
+    Raises :class:`TournamentError` for anything else.
+    """
+    text = text.strip()
+    m = _INTERVAL.match(text)
+    if m:
+        seconds = float(m.group(1)) * _UNITS[m.group(2)]
+        if seconds <= 0:
+            raise TournamentError(f"schedule interval must be positive: {text!r}")
+        return None, seconds
+    from croniter import croniter
+
+    if not croniter.is_valid(text):
+        raise TournamentError(
+            f"bad schedule {text!r}: use a cron expression ('0 2 * * *') or an interval ('30s', '10m', '1h')"
+        )
+    return text, None
+
+
+def next_after(s: Schedule, after: float) -> float:
+    """The first run time of ``s`` strictly after ``after`` (unix seconds)."""
+    if s.every is not None:
+        return after + s.every
+    from croniter import croniter
+
+    start = datetime.fromtimestamp(after, tz=UTC)
+    return float(croniter(s.cron, start).get_next(float))
+
+
+def new_tournament(
+    *,
+    game: str,
+    players: int,
+    entrants: Sequence[str],
+    deal_sets: int,
+    options: dict[str, Any] | None = None,
+    time_control: dict[str, int] | None = None,
+    seed: str | None = None,
+    name: str = "",
+    tid: str | None = None,
+    schedule_id: str | None = None,
+) -> Tournament:
+    """A validated :class:`Tournament` (not stored).  Raises ``GameError``, ``FormatError`` or
+    ``TournamentError`` with a message naming the bad input."""
+    g = get_game(game)
+    full_options = g.options(players, options)
+    formats.check_field(list(entrants), players)
+    if deal_sets < 1:
+        raise formats.FormatError(f"deal sets must be at least 1, not {deal_sets}")
+    tc = asdict(TimeControl(**(time_control or {})))
+    tid = tid or f"t{uuid.uuid4().hex[:10]}"
+    return Tournament(
+        id=tid,
+        game=g.id,
+        players=players,
+        entrants=tuple(entrants),
+        deal_sets=deal_sets,
+        name=name or f"{g.name} {players}p",
+        seed=seed if seed is not None else tid,
+        options=full_options,
+        time_control=tc,
+        schedule_id=schedule_id,
+        total_matches=len(expand_parts(tid, entrants, players, deal_sets, seed if seed is not None else tid)),
+    )
+
+
+def expand_parts(
+    tid: str, entrants: Sequence[str], players: int, deal_sets: int, seed: str
+) -> list[formats.ScheduledMatch]:
+    """The format expansion for these parameters."""
+    return formats.schedule(tid, list(entrants), players, deal_sets, seed=seed)
+
+
+def expand(t: Tournament) -> list[formats.ScheduledMatch]:
+    """Every match of ``t`` in play order."""
+    return expand_parts(t.id, t.entrants, t.players, t.deal_sets, t.seed)
+
+
+def spec_for(t: Tournament, m: formats.ScheduledMatch) -> MatchSpec:
+    """The match spec the service plays."""
+    return MatchSpec(
+        match_id=m.match_id,
+        game=t.game,
+        players=t.players,
+        seats=m.seats,
+        seed=m.seed,
+        options=dict(t.options),
+        time_control=TimeControl(**t.time_control),
+        tournament=t.id,
+    )
+
+
+def _match_json(m: formats.ScheduledMatch) -> dict[str, Any]:
+    return {
+        "match_id": m.match_id,
+        "seats": list(m.seats),
+        "seed": m.seed,
+        "deal_set": m.deal_set,
+        "round": m.round,
+        "table": m.table,
+        "seating": m.seating,
+        "deal": m.deal,
+    }
+
+
+def start_tournament(ts: TournamentStore, ms: MatchStore, tid: str) -> int:
+    """Store the schedule, mark the tournament running and queue every match not yet known.
+
+    Returns how many matches were queued now (0 on a repeat).  Finished or cancelled
+    tournaments are left alone.
+    """
+    t = ts.require(tid)
+    if t.status in ("finished", "cancelled"):
+        return 0
+    matches = expand(t)
+    ts.start(tid, [_match_json(m) for m in matches])
+    return sum(1 for m in matches if ms.enqueue(spec_for(t, m)))
+
+
+def outcomes_of(ts: TournamentStore, tid: str) -> list[standings.Outcome]:
+    """The counted results of a tournament as :class:`~.standings.Outcome` records."""
+    results = ts.results(tid)
+    out = []
+    for m in ts.schedule_of(tid):
+        res = results.get(m["match_id"])
+        if res is None:
+            continue
+        out.append(
+            standings.Outcome(
+                match_id=m["match_id"],
+                seats=tuple(m["seats"]),
+                scores=tuple(float(x) for x in res["scores"]),
+                ranks=tuple(int(x) for x in res["ranks"]),
+                deal_set=m["deal_set"],
+            )
+        )
+    return out
+
+
+def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
+    """Recompute and store the standings snapshot (with current ratings); returns it."""
+    t = ts.require(tid)
+    game = get_game(t.game)
+    table = standings.compute(
+        outcomes_of(ts, tid),
+        t.entrants,
+        solitaire=t.players == 1,
+        higher_is_better=game.higher_is_better,
+        seed=formats.derive_seed(t.seed, "bootstrap"),
+    )
+    snap = table.to_json()
+    ratings = ts.ratings(t.game)
+    for row in snap["rows"]:
+        row["rating"] = ratings.get(row["bot"])
+    snap["tournament"] = tid
+    snap["status"] = t.status
+    snap["total_matches"] = t.total_matches
+    ts.save_standings(tid, snap)
+    return snap
+
+
+def count_match(ts: TournamentStore, ms: MatchStore, match_id: str) -> str | None:
+    """Count one completed match in its tournament (once) and apply it to the ratings (once).
+
+    Returns the tournament id if the match belongs to a live tournament, else ``None``.
+    """
+    spec = ms.spec(match_id)
+    result = ms.result(match_id)
+    if spec is None or result is None or not spec.tournament:
+        return None
+    t = ts.get(spec.tournament)
+    if t is None or t.status not in ("running", "finished"):
+        return None
+    entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(spec.seats)}
+    ts.record(t.id, match_id, entry)
+    ranks = [int(r) for r in result["ranks"]]
+    if len(spec.seats) > 1:
+        ts.apply_rating(t.game, match_id, spec.seats, lambda cur: standings.rate_match(cur, spec.seats, ranks))
+    return t.id
+
+
+def consume_results(ts: TournamentStore, ms: MatchStore, consumer: str, *, batch: int = 500) -> int:
+    """Read the results stream (consumer group :data:`RESULTS_GROUP`): entries this group left
+    unacknowledged for 30 s (a killed worker) first, then new ones.  Counts each match once,
+    refreshes standings of the touched tournaments, finishes those that are complete, and
+    acknowledges.  Returns the number of entries handled."""
+    ts.ensure_group(ms.STREAM, RESULTS_GROUP)
+    handled = 0
+    touched: set[str] = set()
+    for pending in (True, False):
+        entries = ts.read_group(ms.STREAM, RESULTS_GROUP, consumer, count=batch, pending=pending)
+        done = []
+        for eid, fields in entries:
+            tid = count_match(ts, ms, fields.get("match_id", ""))
+            if tid:
+                touched.add(tid)
+            done.append(eid)
+        for tid in sorted(touched):
+            settle(ts, tid)
+        ts.ack(ms.STREAM, RESULTS_GROUP, done)
+        handled += len(done)
+        touched.clear()
+    return handled
+
+
+def settle(ts: TournamentStore, tid: str) -> None:
+    """Refresh the standings and finish the tournament if every match is counted."""
+    refresh_standings(ts, tid)
+    if ts.finish(tid):
+        refresh_standings(ts, tid)
+
+
+def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 30.0) -> dict[str, int]:
+    """Repair whatever a crash left behind (idempotent):
+
+    * running matches with an expired lease and queued matches missing from the queue are put
+      back (:meth:`MatchStore.requeue_lost`);
+    * every match of a running tournament missing from the match store is queued again;
+    * completed matches of running tournaments not yet counted (or rated) are counted (rated);
+    * running tournaments with every match counted are finished;
+    * tournaments still ``upcoming`` ``upcoming_grace_s`` after creation (their start task was
+      lost) are started.
+    """
+    report = {"requeued": len(ms.requeue_lost()), "enqueued": 0, "counted": 0, "started": 0}
+    now = time.time()
+    for t in ts.list("upcoming", limit=10_000):
+        if now - t.created_at >= upcoming_grace_s:
+            report["enqueued"] += start_tournament(ts, ms, t.id)
+            report["started"] += 1
+    for t in ts.list("running", limit=10_000):
+        for m in expand(t):
+            status = ms.status(m.match_id)
+            if status is None:
+                report["enqueued"] += int(ms.enqueue(spec_for(t, m)))
+            elif status == "done" and not (
+                ts.is_counted(t.id, m.match_id) and (t.players == 1 or ts.is_rated(t.game, m.match_id))
+            ):
+                count_match(ts, ms, m.match_id)
+                report["counted"] += 1
+        settle(ts, t.id)
+    return report
+
+
+def create_schedule(
+    ts: TournamentStore, schedule_text: str, template: dict[str, Any], *, sid: str | None = None, now: float
+) -> Schedule:
+    """Validate ``template`` (keyword arguments of :func:`new_tournament`) and store a recurring
+    tournament whose first run is due immediately.  ``entrants`` may be ``"all"``: every
+    registered bot at the time of each run."""
+    cron, every = parse_schedule(schedule_text)
+    if template.get("entrants") != "all":
+        new_tournament(**template, tid="check")  # validate now; errors name the bad input
+    s = Schedule(id=sid or f"s{uuid.uuid4().hex[:8]}", template=template, cron=cron, every=every, created_at=now)
+    if not ts.create_schedule(s, first_run=now):
+        raise TournamentError(f"schedule {s.id!r} exists")
+    return s
+
+
+def start_due_schedules(
+    ts: TournamentStore, ms: MatchStore, now: float, all_bots: Callable[[], Sequence[str]] | None = None
+) -> list[str]:
+    """Create and start one run of every due schedule; returns the tournament ids started.
+
+    The run's id is ``<schedule>-<due time>``, created *before* the schedule moves on, so a
+    crash in between leaves a tournament that the next call (or :func:`reconcile`) starts,
+    never a lost or doubled run.  State lives in Redis, so beat and worker restarts lose
+    nothing; a run that was missed while everything was down happens once on restart.
+    """
+    started = []
+    for sid in ts.due(now):
+        s = ts.get_schedule(sid)
+        due = ts.next_run(sid)
+        if s is None or due is None:
+            continue
+        tid = f"{sid}-{int(due)}"
+        template = dict(s.template)
+        if template.get("entrants") == "all":
+            template["entrants"] = list(all_bots()) if all_bots else []
+        ts.create(new_tournament(**template, tid=tid, schedule_id=sid))
+        following = next_after(s, due)
+        if following <= now:  # runs missed while nothing was up collapse into this one
+            following = next_after(s, now)
+        if ts.claim_run(sid, now, following) is None:
+            continue  # another beat/worker took this run; it starts it
+        start_tournament(ts, ms, tid)
+        started.append(tid)
+    return started

@@ -1,0 +1,85 @@
+"""Celery tasks: thin adapters that take ids, open the repositories and call :mod:`.lifecycle`.
+
+No task waits on another task and there are no chords; each is idempotent, so redelivery
+(``acks_late`` after a killed worker) is harmless.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchStore
+from cardarena.store.tournaments import TournamentStore
+
+from . import lifecycle, watchdog
+from .celery_app import app, redis_url
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _task(name: str, **options: Any) -> Callable[[F], F]:
+    """``app.task`` with the function's own type kept (Celery is untyped)."""
+    return cast(Callable[[F], F], app.task(name=f"cardarena_tournament.tasks.{name}", **options))
+
+
+_stores: dict[int, tuple[TournamentStore, MatchStore]] = {}
+
+
+def stores() -> tuple[TournamentStore, MatchStore]:
+    """The repositories of this process (one client per process; rebuilt after a fork)."""
+    pid = os.getpid()
+    if pid not in _stores:
+        client = client_for(redis_url())
+        _stores.clear()
+        _stores[pid] = (TournamentStore(client), MatchStore(client))
+    return _stores[pid]
+
+
+def _all_bots() -> list[str]:
+    from cardarena.store.bots import BotStore
+
+    ts, _ = stores()
+    return BotStore(ts.r).names()
+
+
+@_task("start_tournament")
+def start_tournament(tid: str) -> int:
+    """Queue every match of tournament ``tid`` (idempotent)."""
+    ts, ms = stores()
+    return lifecycle.start_tournament(ts, ms, tid)
+
+
+@_task("consume_results")
+def consume_results() -> int:
+    """Count newly completed matches, update standings and ratings, finish tournaments."""
+    ts, ms = stores()
+    return lifecycle.consume_results(ts, ms, f"{socket.gethostname()}-{os.getpid()}")
+
+
+@_task("reconcile")
+def reconcile() -> dict[str, int]:
+    """Requeue lost matches, re-enqueue missing ones, count stragglers, finish complete tournaments."""
+    ts, ms = stores()
+    return lifecycle.reconcile(ts, ms)
+
+
+@_task("start_due_schedules")
+def start_due_schedules() -> list[str]:
+    """Create and start a run of every schedule that is due."""
+    ts, ms = stores()
+    return lifecycle.start_due_schedules(ts, ms, time.time(), _all_bots)
+
+
+@_task("heartbeat", bind=True)
+def heartbeat(self: Any) -> None:
+    """Record that this worker consumed a task now (the watchdog checks it)."""
+    ts, _ = stores()
+    ts.beat(f"worker:{self.request.hostname}")
+
+
+watchdog.install()

@@ -1,0 +1,483 @@
+"""Ricochet Poker: poker without bluffing for 3 to 6 players; the lowest hand buys or folds.
+
+Rules (``shared/seeds/004``, the "Ricochet Poker" page; rulings in ``shared/rulings.md``):
+
+* One 52-card deck, aces high.  Each round every player antes 1 chip and gets 1 card face
+  up (one at a time from the dealer's left).  All cards are dealt face up.
+* The player with the lowest hand acts: ``fold`` (out of the round) or ``buy:<k>``: pay k
+  chips into the pot, then the dealer deals face-up cards one at a time and **stops as soon
+  as the hand is no longer the lowest**, so fewer than k cards may arrive (the k chips are
+  paid anyway).  A hand holds at most 5 cards.  A buyer still lowest after all k cards is
+  out of the round.  Then the (new) lowest hand acts.
+* Hands are poker hands of 1 to 5 cards: straight flush, four of a kind, full house, flush,
+  straight, three of a kind, two pair, pair, high card (straights and flushes need 5 cards;
+  A-2-3-4-5 is the lowest straight).  Equal categories compare the ranks that make them,
+  then kickers; a hand with a kicker beats the same hand without (K+3 beats K, K+8 beats
+  K+3).  Suits (clubs < diamonds < hearts < spades) break exact ties **only to decide who is
+  lowest** (who acts, when a deal stops, who is out), never who wins the pot.
+* The round ends when one player is left in (they take the pot) or when every player still
+  in holds an equal hand ignoring suits (a tie for the best hand: the pot is split).
+* A match is a fixed number of rounds (option ``deals``, default 10); ranking by chips.
+  Chips are conserved.
+
+Rulings made here (the seed and ``rulings.md`` are silent):
+
+* **Starting chips**: option ``chips``, default 20 each.
+* **Broke players**: a player with no chips at the start of a round cannot ante and sits the
+  round out (no cards).  If fewer than two players have chips, the match ends early.  A
+  player may buy only as many cards as they have chips (with none left: ``fold`` only).
+* **Suit order for identical hands**: cards are ordered by group size, then rank, then suit
+  (highest first) and the suits are compared in that order; so the hand holding the highest
+  suit on the most important card is the higher one.
+* **Odd chips of a split pot** go one each to the tied players in turn from the dealer's left.
+* **Dealer**: the first dealer is drawn by chance; the deal passes left each round.  The whole
+  deck order of a round is its one chance outcome (``{"dealer", "deck"}``, top card first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from ..engine.cards import CODES, INDEX
+from ..engine.core import (
+    CHANCE,
+    JSON,
+    ActionInfo,
+    DealRecord,
+    Game,
+    IllegalAction,
+    InvalidChance,
+    InvalidOptions,
+    NotYourTurn,
+    Result,
+    State,
+    UnknownAction,
+    ranks_from_scores,
+)
+from ..engine.rng import MatchRng
+
+MAX_HAND = 5
+CATEGORY_NAMES: tuple[str, ...] = (
+    "high card",
+    "pair",
+    "two pair",
+    "three of a kind",
+    "straight",
+    "flush",
+    "full house",
+    "four of a kind",
+    "straight flush",
+)
+"""Hand categories from low to high (index = category)."""
+BUY_ACTIONS: tuple[str, ...] = tuple(f"buy:{k}" for k in range(1, MAX_HAND))
+_BUY: dict[str, int] = {a: k for k, a in enumerate(BUY_ACTIONS, start=1)}
+IN, FOLDED, OUT, SITTING = "in", "folded", "out", "sitting"
+
+HandKey = tuple[int, tuple[int, ...]]
+"""A hand's strength ignoring suits: (category, ranks that make it then kickers)."""
+
+
+def hand_key(cards: Sequence[int]) -> HandKey:
+    """The strength of 1 to 5 cards (card indices) ignoring suits (cached); higher is better."""
+    return _hand_key(tuple(sorted(cards)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _hand_key(cards: tuple[int, ...]) -> HandKey:
+    """The strength of 1 to 5 cards (card indices) ignoring suits; higher is better.
+
+    Longer rank tuples beat their prefixes, so a hand with a kicker beats the same hand
+    without one.
+    """
+    counts: dict[int, int] = {}
+    for c in cards:
+        r = c % 13
+        counts[r] = counts.get(r, 0) + 1
+    groups = sorted(((n, r) for r, n in counts.items()), reverse=True)
+    reps = tuple(r for _, r in groups)
+    shape = tuple(n for n, _ in groups)
+    if len(cards) == MAX_HAND and len(groups) == MAX_HAND:
+        flush = len({c // 13 for c in cards}) == 1
+        high = reps[0]
+        straight = reps[0] - reps[4] == 4
+        if reps == (12, 3, 2, 1, 0):
+            straight, high = True, 3
+        if straight:
+            return (8 if flush else 4, (high,))
+        if flush:
+            return (5, reps)
+        return (0, reps)
+    if shape[0] == 4:
+        return (7, reps)
+    if shape[0] == 3:
+        return (6 if len(shape) > 1 and shape[1] == 2 else 3, reps)
+    if shape[0] == 2:
+        return (2 if len(shape) > 1 and shape[1] == 2 else 1, reps)
+    return (0, reps)
+
+
+def act_key(cards: Sequence[int]) -> tuple[HandKey, tuple[int, ...]]:
+    """:func:`hand_key` with suits breaking exact ties (only to decide who is lowest)."""
+    return _act_key(tuple(sorted(cards)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _act_key(cards: tuple[int, ...]) -> tuple[HandKey, tuple[int, ...]]:
+    """:func:`act_key` of a sorted tuple (cached)."""
+    counts: dict[int, int] = {}
+    for c in cards:
+        counts[c % 13] = counts.get(c % 13, 0) + 1
+    order = sorted(cards, key=lambda c: (counts[c % 13], c % 13, c // 13), reverse=True)
+    return hand_key(cards), tuple(c // 13 for c in order)
+
+
+def hand_name(cards: Sequence[int]) -> str:
+    """The hand's category name, e.g. ``two pair`` (empty for no cards)."""
+    return CATEGORY_NAMES[hand_key(cards)[0]] if cards else ""
+
+
+def describe_hand(codes: Sequence[str]) -> HandKey:
+    """:func:`hand_key` of card codes (for tests and bots)."""
+    return hand_key([INDEX[c] for c in codes])
+
+
+class RicochetPoker(Game):
+    """Ricochet Poker, 3-6 players, fixed rounds, ranked by chips."""
+
+    id: ClassVar[str] = "ricochet_poker"
+    name: ClassVar[str] = "Ricochet Poker"
+    min_players: ClassVar[int] = 3
+    max_players: ClassVar[int] = 6
+    summary: ClassVar[str] = (
+        "Poker without bluffing for 3-6: everybody antes and gets one face-up card; the "
+        "lowest hand folds or buys cards, dealt until it is no longer lowest (still lowest: "
+        "out). Last player in, or a tie for best, takes the pot. 10 rounds, most chips wins."
+    )
+
+    def option_defaults(self, players: int) -> dict[str, JSON]:
+        return {"deals": 10, "chips": 20}
+
+    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
+        merged = super().options(players, options)
+        for key in ("deals", "chips"):
+            if int(merged[key]) < 1:
+                raise InvalidOptions(f"option {key} must be at least 1, got {merged[key]!r}")
+        return merged
+
+    def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> PokerState:
+        return PokerState(self, players, self.options(players, options))
+
+    def describe(self, action: str) -> ActionInfo:
+        k = _BUY.get(action)
+        if k is not None:
+            return ActionInfo(id=action, kind="buy", label=f"buy {k} card{'s' if k > 1 else ''}", amount=k)
+        if action == "fold":
+            return ActionInfo(id=action, kind="fold", label="fold")
+        return super().describe(action)
+
+
+class PokerView:
+    """What one seat (or a spectator) sees: a snapshot, turned into JSON by :meth:`to_json`.
+
+    Every dealt card is face up, so all seats see the same; only the deck order is hidden.
+    """
+
+    __slots__ = ("_game", "_s", "seat")
+
+    def __init__(self, game: str, snapshot: tuple[Any, ...], seat: int | None) -> None:
+        self._game = game
+        self._s = snapshot
+        self.seat = seat
+
+    def to_json(self) -> dict[str, JSON]:
+        """The view as a JSON object (proto-compatible)."""
+        n, turn, dealer, rounds_dealt, rounds, start, pot, deck_size, last, chips, status, hands, paid, won, past = (
+            self._s
+        )
+        live = [s for s in range(n) if status[s] == IN]
+        keys = [hand_key(h) if h else None for h in hands]
+        best = max((k for s in live if (k := keys[s]) is not None), default=None)
+        seats: list[JSON] = [
+            {
+                "seat": s,
+                "chips": chips[s],
+                "status": status[s],
+                "hand": [CODES[c] for c in hands[s]],
+                "hand_name": hand_name(hands[s]),
+                "paid": paid[s],
+                "won": won[s],
+                "leading": best is not None and s in live and keys[s] == best,
+                "round_scores": [r[s] for r in past],
+            }
+            for s in range(n)
+        ]
+        return {
+            "game": self._game,
+            "seat": self.seat,
+            "players": n,
+            "to_act": turn if turn >= 0 else None,
+            "dealer": dealer if dealer >= 0 else None,
+            "round": rounds_dealt,
+            "rounds": rounds,
+            "start_chips": start,
+            "pot": pot,
+            "deck_size": deck_size,
+            "max_hand": MAX_HAND,
+            "last_action": dict(last) if last is not None else None,
+            "seats": seats,
+        }
+
+    def __getitem__(self, key: str) -> JSON:
+        return self.to_json()[key]
+
+
+class PokerState(State):
+    """One Ricochet Poker match."""
+
+    def __init__(self, game: RicochetPoker, players: int, options: dict[str, JSON]) -> None:
+        self.game = game
+        self.players = players
+        self.options = options
+        self._rounds = int(options["deals"])
+        self._start = int(options["chips"])
+        self._chips = [self._start] * players
+        self._pot = 0
+        self._dealer = -1
+        self._turn = CHANCE
+        self._over = False
+        self._deck: list[int] = []
+        self._pos = 0
+        self._hands: list[list[int]] = [[] for _ in range(players)]
+        self._status = [SITTING] * players
+        self._paid = [0] * players
+        self._won = [0] * players
+        self._last: dict[str, JSON] | None = None
+        self._records: list[DealRecord] = []
+
+    # ----------------------------------------------------------------- queries
+    def to_act(self) -> tuple[int, ...]:
+        if self._over:
+            return ()
+        return (self._turn,)
+
+    def legal_actions(self, seat: int) -> tuple[str, ...]:
+        if self._over or seat != self._turn or seat < 0:
+            return ()
+        most = min(MAX_HAND - len(self._hands[seat]), self._chips[seat])
+        return ("fold", *BUY_ACTIONS[:most])
+
+    # ------------------------------------------------------------------ chance
+    def sample_chance(self, rng: MatchRng) -> dict[str, JSON]:
+        if self._over or self._turn != CHANCE:
+            raise InvalidChance("no chance outcome is pending")
+        dealer = rng.below(self.players) if self._dealer < 0 else (self._dealer + 1) % self.players
+        deck = list(range(52))
+        rng.shuffle(deck)
+        return {"dealer": dealer, "deck": [CODES[c] for c in deck]}
+
+    def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
+        if self._over or self._turn != CHANCE:
+            raise InvalidChance("no chance outcome is pending")
+        n = self.players
+        try:
+            dealer = int(outcome["dealer"])
+            deck = [INDEX[c] for c in outcome["deck"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidChance(f"malformed deal: {exc!r}") from None
+        expected = (self._dealer + 1) % n if self._dealer >= 0 else dealer
+        if not 0 <= dealer < n or dealer != expected:
+            raise InvalidChance(f"dealer {dealer} does not fit (expected {expected})")
+        if len(deck) != 52 or len(set(deck)) != 52:
+            raise InvalidChance("the deck must hold each of the 52 cards exactly once")
+        self._records.append(DealRecord(dealer=dealer, chance=dict(outcome)))
+        self._dealer = dealer
+        self._deck = deck
+        self._pos = 0
+        self._hands = [[] for _ in range(n)]
+        self._paid = [0] * n
+        self._won = [0] * n
+        self._last = None
+        for i in range(1, n + 1):
+            seat = (dealer + i) % n
+            if self._chips[seat] > 0:
+                self._status[seat] = IN
+                self._chips[seat] -= 1
+                self._paid[seat] = 1
+                self._pot += 1
+                self._hands[seat].append(deck[self._pos])
+                self._pos += 1
+            else:
+                self._status[seat] = SITTING
+        self._next_turn()
+
+    # ------------------------------------------------------------------ action
+    def _reject(self, seat: int, action: str) -> IllegalAction:
+        if self._over:
+            return NotYourTurn("the match is over", seat=seat, action=action)
+        if seat != self._turn:
+            whom = "the deal (a chance outcome)" if self._turn == CHANCE else f"seat {self._turn} (the lowest hand)"
+            return NotYourTurn(f"it is not your turn: waiting for {whom}", seat=seat, action=action)
+        k = _BUY.get(action)
+        if k is None:
+            return UnknownAction(f"unknown action {action!r}: expected fold or buy:<n>", seat=seat, action=action)
+        room = MAX_HAND - len(self._hands[seat])
+        if k > room:
+            return IllegalAction(
+                f"a hand holds at most {MAX_HAND} cards: you may buy {room} more", seat=seat, action=action
+            )
+        return IllegalAction(
+            f"buying {k} cards costs {k} chips and you have {self._chips[seat]}", seat=seat, action=action
+        )
+
+    def apply(self, seat: int, action: str) -> None:
+        if self._over or seat != self._turn:
+            raise self._reject(seat, action)
+        if action == "fold":
+            self._records[-1].actions.append((seat, action))
+            self._status[seat] = FOLDED
+            self._last = {"seat": seat, "action": action, "received": [], "outcome": FOLDED}
+            self._next_turn()
+            return
+        k = _BUY.get(action)
+        hand = self._hands[seat]
+        if k is None or k > MAX_HAND - len(hand) or k > self._chips[seat]:
+            raise self._reject(seat, action)
+        self._records[-1].actions.append((seat, action))
+        self._chips[seat] -= k
+        self._paid[seat] += k
+        self._pot += k
+        rivals = [act_key(self._hands[s]) for s in range(self.players) if s != seat and self._status[s] == IN]
+        floor = min(rivals)
+        received: list[JSON] = []
+        escaped = False
+        for _ in range(k):
+            card = self._deck[self._pos]
+            self._pos += 1
+            hand.append(card)
+            received.append(CODES[card])
+            if act_key(hand) > floor:
+                escaped = True
+                break
+        if not escaped:
+            self._status[seat] = OUT
+        self._last = {"seat": seat, "action": action, "received": received, "outcome": IN if escaped else OUT}
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        live = [s for s in range(self.players) if self._status[s] == IN]
+        if len(live) == 1:
+            self._settle(live)
+            return
+        first = hand_key(self._hands[live[0]])
+        if all(hand_key(self._hands[s]) == first for s in live[1:]):
+            self._settle(live)
+            return
+        self._turn = min(live, key=lambda s: act_key(self._hands[s]))
+
+    def _settle(self, winners: list[int]) -> None:
+        n = self.players
+        share, odd = divmod(self._pot, len(winners))
+        order = [(self._dealer + i) % n for i in range(1, n + 1)]
+        won = [0] * n
+        for s in winners:
+            won[s] = share
+        for s in [s for s in order if s in winners][:odd]:
+            won[s] += 1
+        for s in range(n):
+            self._chips[s] += won[s]
+        self._pot = 0
+        self._won = won
+        self._records[-1].scores = [float(won[s] - self._paid[s]) for s in range(n)]
+        funded = sum(1 for c in self._chips if c > 0)
+        self._over = len(self._records) >= self._rounds or funded < 2
+        self._turn = -2 if self._over else CHANCE
+
+    # ------------------------------------------------------------------- views
+    def lowest(self) -> int | None:
+        """The seat holding the lowest hand still in (the one to act), if a round is live."""
+        return self._turn if self._turn >= 0 else None
+
+    def view(self, seat: int | None) -> PokerView:
+        if seat is not None and not 0 <= seat < self.players:
+            raise IllegalAction(f"no seat {seat} in a {self.players}-player match")
+        snapshot = (
+            self.players,
+            self._turn,
+            self._dealer,
+            len(self._records),
+            self._rounds,
+            self._start,
+            self._pot,
+            len(self._deck) - self._pos,
+            None if self._last is None else dict(self._last),
+            tuple(self._chips),
+            tuple(self._status),
+            tuple(tuple(h) for h in self._hands),
+            tuple(self._paid),
+            tuple(self._won),
+            tuple(tuple(int(x) for x in r.scores) for r in self._records if r.scores is not None),
+        )
+        return PokerView(self.game.id, snapshot, seat)
+
+    def view_json(self, seat: int | None) -> dict[str, JSON]:
+        return self.view(seat).to_json()
+
+    # ------------------------------------------------------------------ result
+    def result(self) -> Result:
+        if not self._over:
+            raise IllegalAction("the match is not over")
+        scores = tuple(float(c) for c in self._chips)
+        return Result(scores, ranks_from_scores(scores))
+
+    def deal_records(self) -> list[DealRecord]:
+        return self._records
+
+    def clone(self) -> PokerState:
+        other = object.__new__(PokerState)
+        other.__dict__.update(self.__dict__)
+        other._chips = list(self._chips)
+        other._hands = [list(h) for h in self._hands]
+        other._status = list(self._status)
+        other._paid = list(self._paid)
+        other._won = list(self._won)
+        other._last = None if self._last is None else dict(self._last)
+        other._records = [
+            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
+            for r in self._records
+        ]
+        return other
+
+    # -------------------------------------------------------------- invariants
+    def invariants(self) -> list[str]:
+        problems: list[str] = []
+        total = sum(self._chips) + self._pot
+        if total != self._start * self.players:
+            problems.append(f"chips not conserved: {total} != {self._start * self.players}")
+        if any(c < 0 for c in self._chips):
+            problems.append("a negative chip balance")
+        if self._deck:
+            dealt = [c for h in self._hands for c in h]
+            if sorted(dealt) != sorted(self._deck[: self._pos]):
+                problems.append("hands do not hold exactly the dealt cards")
+            if any(len(h) > MAX_HAND for h in self._hands):
+                problems.append("a hand holds more than 5 cards")
+        for r in self._records:
+            if r.scores is not None and sum(r.scores) != 0:
+                problems.append("a round's chip changes do not sum to 0")
+        if self._turn >= 0:
+            live = [s for s in range(self.players) if self._status[s] == IN]
+            if self._turn not in live or len(live) < 2:
+                problems.append("the seat to act is not the lowest of two or more live hands")
+            elif min(live, key=lambda s: act_key(self._hands[s])) != self._turn:
+                problems.append("the seat to act does not hold the lowest hand")
+        return problems
+
+    def secrets(self, seat: int | None) -> frozenset[str]:
+        if self._over or not self._deck:
+            return frozenset()
+        return frozenset(CODES[c] for c in self._deck[self._pos :])
+
+
+GAME = RicochetPoker()

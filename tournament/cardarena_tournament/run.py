@@ -1,9 +1,61 @@
-"""``cardarena tournament run``: one complete tournament locally, end to end."""
+"""``cardarena tournament run``: one complete tournament locally, end to end.
+
+Everything is real: Redis (embedded unless ``REDIS_URL``; with an external Redis the run gets
+its own key prefix), the gRPC match service (``cardarena service``), each bot as its own
+process (``cardarena bot run KIND``), one Celery worker and beat.  The tournament is created
+and started through the worker exactly as ``tournament create`` does; this command only
+watches the counted matches (a progress bar on stderr) and prints the final standings.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
 from typing import Any
+
+from cardarena.engine import GameError
+from cardarena.store.tournaments import TournamentError
+
+from .formats import FormatError
+
+START_TASK = "cardarena_tournament.tasks.start_tournament"
+
+
+def bot_names(specs: str) -> list[tuple[str, str]]:
+    """``(kind, name)`` per spec: ``random,random,heuristic`` → ``random-1, random-2, heuristic-1``.
+
+    A spec may already carry a number (``heuristic-2``), which is kept if it is free.
+    """
+    out: list[tuple[str, str]] = []
+    seen: Counter[str] = Counter()
+    taken: set[str] = set()
+    for raw in (s.strip() for s in specs.split(",")):
+        if not raw:
+            continue
+        stem = Path(raw).stem if raw.endswith(".py") else raw
+        base, _, number = stem.rpartition("-")
+        kind = raw if not (base and number.isdigit()) else (base if not raw.endswith(".py") else raw)
+        label = base if base and number.isdigit() else stem
+        if base and number.isdigit() and stem not in taken:
+            name = stem
+        else:
+            seen[label] += 1
+            name = f"{label}-{seen[label]}"
+            while name in taken:
+                seen[label] += 1
+                name = f"{label}-{seen[label]}"
+        taken.add(name)
+        out.append((kind, name))
+    if not out:
+        raise TournamentError("--bots names no bot")
+    return out
 
 
 def register_run(tsub: Any) -> None:
@@ -14,9 +66,130 @@ def register_run(tsub: Any) -> None:
     run.add_argument("--bots", required=True, help="bot specs: random,heuristic,... (repeats get -1, -2 ...)")
     run.add_argument("--deal-sets", type=int, default=1)
     run.add_argument("--options", help="game options as JSON")
-    run.add_argument("--json", action="store_true")
+    run.add_argument("--seed", help="tournament seed (default: the tournament id)")
+    run.add_argument("--timeout", type=float, default=3600, help="give up after this many seconds")
+    run.add_argument("--json", action="store_true", help="print standings and matches as JSON")
+    run.add_argument("--verbose", action="store_true", help="child processes log to stderr")
     run.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    try:
+        return _run_checked(args)
+    except (TournamentError, FormatError, GameError) as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run_checked(args: argparse.Namespace) -> int:
+    from cardarena.server.commands import redis_for_run, spawn, start_service, stop_process
+    from cardarena.store.bots import BotStore
+    from cardarena.store.connection import client_for
+    from cardarena.store.tournaments import TournamentStore
+
+    from . import lifecycle
+    from .celery_app import make_app
+    from .commands import render_standings
+
+    options = json.loads(args.options) if args.options else None
+    bots = bot_names(args.bots)
+    names = [n for _, n in bots]
+    # validate everything before starting a single process
+    lifecycle.new_tournament(
+        game=args.game, players=args.players, entrants=names, deal_sets=args.deal_sets, options=options, tid="check"
+    )
+    run_id = uuid.uuid4().hex[:8]
+    procs: list[Any] = []
+    log = sys.stderr if args.verbose else None
+    with redis_for_run() as url, tempfile.TemporaryDirectory(prefix="cardarena-run-") as tmp:
+        prefix = os.environ.get("CARDARENA_PREFIX", "ca:")
+        if os.environ.get("REDIS_URL"):
+            prefix = f"{prefix}run-{run_id}:"
+        os.environ["CARDARENA_PREFIX"] = prefix
+        env = {**os.environ, "REDIS_URL": url, "CARDARENA_PREFIX": prefix, "CARDARENA_TICK_S": "0.5"}
+        client = client_for(url)
+        ts = TournamentStore(client)
+        try:
+            service, port = start_service(env, log=log)
+            procs.append(service)
+            registry = BotStore(client)
+            for kind, name in bots:
+                token = registry.register(name)
+                argv = [sys.executable, "-m", "cardarena.server", "bot", "run", kind, "--server", f"127.0.0.1:{port}"]
+                argv += ["--name", name, "--seed", f"{run_id}/{name}", "--max-matches", "8"]
+                procs.append(spawn(argv, {**env, "CARDARENA_TOKEN": token}, log=log))
+            cli = [sys.executable, "-m", "cardarena.cli"]
+            level = "INFO" if args.verbose else "WARNING"
+            procs.append(spawn([*cli, "worker", "--pool", "threads", "--concurrency", "2", "--loglevel", level], env, log=log))
+            procs.append(spawn([*cli, "beat", "--state", str(Path(tmp) / "beat"), "--loglevel", level], env, log=log))
+            t = lifecycle.new_tournament(
+                game=args.game,
+                players=args.players,
+                entrants=names,
+                deal_sets=args.deal_sets,
+                options=options,
+                seed=args.seed,
+                name=f"local run {run_id}",
+            )
+            ts.create(t)
+            make_app(url).send_task(START_TASK, args=[t.id])
+            _watch(ts, t.id, t.total_matches, procs, args.timeout)
+            snap = lifecycle.refresh_standings(ts, t.id)
+            matches = ts.matches(t.id)
+        finally:
+            for proc in reversed(procs):
+                stop_process(proc)
+            client.close()
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "tournament": t.id,
+                    "game": t.game,
+                    "players": t.players,
+                    "deal_sets": t.deal_sets,
+                    "standings": snap["rows"],
+                    "matches": [
+                        {
+                            "match_id": m["match_id"],
+                            "seats": m["seats"],
+                            "deal_set": m["deal_set"],
+                            "seed": m["seed"],
+                            "scores": (m["result"] or {}).get("scores"),
+                            "ranks": (m["result"] or {}).get("ranks"),
+                        }
+                        for m in matches
+                    ],
+                }
+            )
+        )
+    else:
+        render_standings(snap)
+    return 0
+
+
+def _watch(ts: Any, tid: str, total: int, procs: list[Any], timeout: float) -> None:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    deadline = time.monotonic() + timeout
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    ) as progress:
+        bar = progress.add_task(f"tournament {tid}", total=total)
+        while True:
+            t = ts.require(tid)
+            progress.update(bar, completed=t.counted)
+            if t.status == "finished":
+                return
+            for proc in procs:
+                if proc.poll() is not None:
+                    raise TournamentError(f"a child process exited with {proc.returncode}: {' '.join(proc.args)}")
+            if time.monotonic() > deadline:
+                raise TournamentError(f"tournament {tid} did not finish in {timeout:.0f} s ({t.counted}/{total})")
+            time.sleep(0.2)

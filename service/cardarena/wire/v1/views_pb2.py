@@ -24,20 +24,26 @@ _sym_db = _symbol_database.Default()
 
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from cardarena.wire.v1 import view_bourre_pb2 as cardarena_dot_v1_dot_view__bourre__pb2
+from cardarena.wire.v1 import view_coup_pb2 as cardarena_dot_v1_dot_view__coup__pb2
+from cardarena.wire.v1 import view_emissary_pb2 as cardarena_dot_v1_dot_view__emissary__pb2
+from cardarena.wire.v1 import view_gleek_pb2 as cardarena_dot_v1_dot_view__gleek__pb2
 from cardarena.wire.v1 import view_gridcannon_pb2 as cardarena_dot_v1_dot_view__gridcannon__pb2
+from cardarena.wire.v1 import view_le_truc_pb2 as cardarena_dot_v1_dot_view__le__truc__pb2
+from cardarena.wire.v1 import view_loot_the_loop_pb2 as cardarena_dot_v1_dot_view__loot__the__loop__pb2
 from cardarena.wire.v1 import view_nine_card_golf_pb2 as cardarena_dot_v1_dot_view__nine__card__golf__pb2
+from cardarena.wire.v1 import view_ricochet_poker_pb2 as cardarena_dot_v1_dot_view__ricochet__poker__pb2
 from cardarena.wire.v1 import view_schnapsen_pb2 as cardarena_dot_v1_dot_view__schnapsen__pb2
 from cardarena.wire.v1 import view_skull_pb2 as cardarena_dot_v1_dot_view__skull__pb2
 from cardarena.wire.v1 import view_trick_pb2 as cardarena_dot_v1_dot_view__trick__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/views.proto\x12\x0c\x63\x61rdarena.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1e\x63\x61rdarena/v1/view_bourre.proto\x1a\"cardarena/v1/view_gridcannon.proto\x1a&cardarena/v1/view_nine_card_golf.proto\x1a!cardarena/v1/view_schnapsen.proto\x1a\x1d\x63\x61rdarena/v1/view_skull.proto\x1a\x1d\x63\x61rdarena/v1/view_trick.proto\"\xb7\x03\n\x04View\x12*\n\x07generic\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x12*\n\x06\x62ourre\x18\x10 \x01(\x0b\x32\x18.cardarena.v1.BourreViewH\x00\x12/\n\x0cgerman_whist\x18\x11 \x01(\x0b\x32\x17.cardarena.v1.TrickViewH\x00\x12)\n\x06glaves\x18\x12 \x01(\x0b\x32\x17.cardarena.v1.TrickViewH\x00\x12\x32\n\ngridcannon\x18\x13 \x01(\x0b\x32\x1c.cardarena.v1.GridcannonViewH\x00\x12)\n\x06knaves\x18\x14 \x01(\x0b\x32\x17.cardarena.v1.TrickViewH\x00\x12\x38\n\x0enine_card_golf\x18\x15 \x01(\x0b\x32\x1e.cardarena.v1.NineCardGolfViewH\x00\x12\x30\n\tschnapsen\x18\x16 \x01(\x0b\x32\x1b.cardarena.v1.SchnapsenViewH\x00\x12(\n\x05skull\x18\x17 \x01(\x0b\x32\x17.cardarena.v1.SkullViewH\x00\x42\x06\n\x04viewb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/views.proto\x12\x0c\x63\x61rdarena.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1e\x63\x61rdarena/v1/view_bourre.proto\x1a\x1c\x63\x61rdarena/v1/view_coup.proto\x1a cardarena/v1/view_emissary.proto\x1a\x1d\x63\x61rdarena/v1/view_gleek.proto\x1a\"cardarena/v1/view_gridcannon.proto\x1a\x1f\x63\x61rdarena/v1/view_le_truc.proto\x1a%cardarena/v1/view_loot_the_loop.proto\x1a&cardarena/v1/view_nine_card_golf.proto\x1a&cardarena/v1/view_ricochet_poker.proto\x1a!cardarena/v1/view_schnapsen.proto\x1a\x1d\x63\x61rdarena/v1/view_skull.proto\x1a\x1d\x63\x61rdarena/v1/view_trick.proto\"\xd9\x05\n\x04View\x12*\n\x07generic\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x12*\n\x06\x62ourre\x18\x10 \x01(\x0b\x32\x18.cardarena.v1.BourreViewH\x00\x12/\n\x0cgerman_whist\x18\x11 \x01(\x0b\x32\x17.cardarena.v1.TrickViewH\x00\x12)\n\x06glaves\x18\x12 \x01(\x0b\x32\x17.cardarena.v1.TrickViewH\x00\x12\x32\n\ngridcannon\x18\x13 \x01(\x0b\x32\x1c.cardarena.v1.GridcannonViewH\x00\x12)\n\x06knaves\x18\x14 \x01(\x0b\x32\x17.cardarena.v1.TrickViewH\x00\x12\x38\n\x0enine_card_golf\x18\x15 \x01(\x0b\x32\x1e.cardarena.v1.NineCardGolfViewH\x00\x12\x30\n\tschnapsen\x18\x16 \x01(\x0b\x32\x1b.cardarena.v1.SchnapsenViewH\x00\x12(\n\x05skull\x18\x17 \x01(\x0b\x32\x17.cardarena.v1.SkullViewH\x00\x12&\n\x04\x63oup\x18\x18 \x01(\x0b\x32\x16.cardarena.v1.CoupViewH\x00\x12.\n\x08\x65missary\x18\x19 \x01(\x0b\x32\x1a.cardarena.v1.EmissaryViewH\x00\x12(\n\x05gleek\x18\x1a \x01(\x0b\x32\x17.cardarena.v1.GleekViewH\x00\x12+\n\x07le_truc\x18\x1b \x01(\x0b\x32\x18.cardarena.v1.LeTrucViewH\x00\x12\x36\n\rloot_the_loop\x18\x1c \x01(\x0b\x32\x1d.cardarena.v1.LootTheLoopViewH\x00\x12\x39\n\x0ericochet_poker\x18\x1d \x01(\x0b\x32\x1f.cardarena.v1.RicochetPokerViewH\x00\x42\x06\n\x04viewb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardarena.v1.views_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_VIEW']._serialized_start=278
-  _globals['_VIEW']._serialized_end=717
+  _globals['_VIEW']._serialized_start=485
+  _globals['_VIEW']._serialized_end=1214
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,140 @@
+"""The tournament CLI: `tournament run` end to end (real service, bots, worker, beat), a
+scheduled tournament created with `--schedule`, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cardarena.store.connection import EmbeddedRedis, client_for
+from cardarena.store.matches import MatchStore
+from cardarena.store.tournaments import TournamentStore
+from cardarena_tournament.run import bot_names
+
+from .tournament_fixtures import LocalMatchPlayer, WorkerProcess, wait_for
+
+
+def _cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", *args],
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_bot_names_from_specs() -> None:
+    assert [n for _, n in bot_names("random,random,heuristic")] == ["random-1", "random-2", "heuristic-1"]
+    assert bot_names("heuristic-2,heuristic") == [("heuristic", "heuristic-2"), ("heuristic", "heuristic-1")]
+
+
+def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) -> None:
+    done = _cli(
+        "tournament", "run", "--game", "glaves", "--players", "2", "--bots", "random,heuristic",
+        "--deal-sets", "2", "--options", '{"deals": 1}', "--json",
+        env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    assert [r["bot"] for r in out["standings"]] == ["heuristic-1", "random-1"]
+    assert len(out["matches"]) == 4
+    seats = Counter((b, s) for m in out["matches"] for s, b in enumerate(m["seats"]))
+    assert set(seats.values()) == {2}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--game", "nope", "--players", "2", "--bots", "a,b"], "unknown game"),
+        (["--game", "glaves", "--players", "9", "--bots", "a,b"], "played by 2 to 4"),
+        (["--game", "glaves", "--players", "3", "--bots", "a,b"], "at least 3 entrants"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,a"], "repeated"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--schedule", "sometimes"], "bad schedule"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--deal-sets", "0"], "deal sets"),
+    ],
+)
+def test_create_bad_input(redis_url: str, key_prefix: str, args: list[str], message: str) -> None:
+    done = _cli("tournament", "create", *args, env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix})
+    assert done.returncode == 2 and message in done.stderr
+    client = client_for(redis_url)
+    assert TournamentStore(client).list() == [] and TournamentStore(client).schedules() == []
+    client.close()
+
+
+def test_status_of_unknown_and_missing_redis_url(redis_url: str, key_prefix: str) -> None:
+    done = _cli("tournament", "status", "nope", env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix})
+    assert done.returncode == 2 and "unknown tournament" in done.stderr
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    done = subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", "tournament", "status", "x"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "REDIS_URL is not set" in done.stderr
+
+
+@pytest.fixture
+def processes() -> Iterator[list[WorkerProcess]]:
+    started: list[WorkerProcess] = []
+    yield started
+    for p in started:
+        p.kill()
+
+
+def test_schedule_from_cli_starts_on_its_own(redis_url: str, key_prefix: str, processes: list[WorkerProcess]) -> None:
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    done = _cli(
+        "tournament", "create", "--game", "glaves", "--players", "2", "--bots", "random-a,random-b",
+        "--options", '{"deals": 1}', "--schedule", "1h", env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    client = client_for(redis_url)
+    ts = TournamentStore(client)
+    for args in (("worker", "--pool", "threads", "--concurrency", "2"), ("beat", "--state", f"/tmp/{key_prefix}b")):
+        processes.append(WorkerProcess(redis_url, key_prefix, *args, "--loglevel", "WARNING").start())
+    with LocalMatchPlayer(redis_url, key_prefix):
+        wait_for(lambda: bool(ts.list("finished")), 60, "the scheduled run to finish")
+    (t,) = ts.list()
+    assert t.schedule_id and t.counted == t.total_matches == 2
+    standings = _cli("tournament", "standings", t.id, "--json", env=env)
+    assert json.loads(standings.stdout)["standings"][0]["matches"] == 2
+    client.close()
+
+
+def test_redis_restart_with_persistence_mid_tournament(tmp_path: Path, key_prefix: str) -> None:
+    server = EmbeddedRedis(tmp_path / "redis", persist=True).start()
+    port = server.port
+    workers: list[WorkerProcess] = []
+    try:
+        url = server.url
+        client = client_for(url)
+        ts, ms = TournamentStore(client), MatchStore(client)
+        from cardarena_tournament import lifecycle
+
+        t = lifecycle.new_tournament(
+            game="glaves", players=2, entrants=["random-1", "random-2", "random-3"], deal_sets=8,
+            options={"deals": 1},
+        )  # fmt: skip
+        ts.create(t)
+        lifecycle.start_tournament(ts, ms, t.id)
+        for args in (("worker", "--pool", "threads", "--concurrency", "2"), ("beat", "--state", str(tmp_path / "b"))):
+            workers.append(WorkerProcess(url, key_prefix, *args, "--loglevel", "WARNING").start())
+        with LocalMatchPlayer(url, key_prefix):
+            wait_for(lambda: ts.require(t.id).counted >= 5, 60, "some matches counted")
+        server.stop()  # Redis goes away mid-tournament (AOF on disk)
+        server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
+        with LocalMatchPlayer(url, key_prefix) as player:
+            wait_for(lambda: ts.require(t.id).status == "finished", 90, "the tournament to finish after the restart")
+        done = ts.require(t.id)
+        assert done.counted == done.total_matches == len(ts.results(t.id)) == 3 * 2 * 8
+        assert len(player.played) <= done.total_matches
+        client.close()
+    finally:
+        for w in workers:
+            w.kill()
+        server.stop()

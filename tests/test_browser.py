@@ -104,7 +104,8 @@ def test_standings_update_live_in_a_real_browser(
     assert XSS in table.text  # shown as text, never run
     assert browser.execute_script("return window.__xss === undefined")
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.ci rect.ci-bar")) == 3
-    assert browser.find_element(By.CSS_SELECTOR, "svg.plot")
+    plot = browser.find_element(By.CSS_SELECTOR, "img.plot")
+    assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", plot) == 640
     updated = browser.find_element(By.CSS_SELECTOR, "#standings .updated").text
     assert updated.startswith(f"{len(seeded.finished)} finished matches")
     _shot(browser, "standings")

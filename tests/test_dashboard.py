@@ -161,14 +161,19 @@ def test_standings_part_supports_etag_and_changes_with_a_new_result(
 def test_standings_show_ci_bars_ratings_and_separation(client: FlaskClient, seeded: Seeded) -> None:
     html = client.get("/tournaments/cup").get_data(as_text=True)
     assert html.count('class="ci-bar"') == 3
-    assert '<svg class="plot"' in html  # rating history
+    assert 'img class="plot" src="/tournaments/cup/ratings.svg"' in html
+    svg = client.get("/tournaments/cup/ratings.svg")
+    assert svg.mimetype == "image/svg+xml" and svg.get_data(as_text=True).count("<polyline") == 3
+    assert XSS not in svg.get_data(as_text=True) and "&lt;script&gt;" in svg.get_data(as_text=True)
     assert "sep yes" in html or "sep no" in html
 
 
 def test_bot_page_shows_faults_and_rating(client: FlaskClient, seeded: Seeded) -> None:
     html = client.get("/bots/beta").get_data(as_text=True)
     assert "timeouts" in html and "illegal_actions" in html
-    assert get_game("glaves").id in html and '<svg class="plot"' in html
+    assert get_game("glaves").id in html and "/bots/beta/ratings/glaves.svg" in html
+    assert "<polyline" in client.get("/bots/beta/ratings/glaves.svg").get_data(as_text=True)
+    assert "no rating history" in client.get("/bots/beta/ratings/skull.svg").get_data(as_text=True)
     assert "token" not in html.lower()
 
 

@@ -12,7 +12,7 @@ from flask import Blueprint, Response, abort, current_app, make_response, render
 from . import reads
 from .app import sources
 from .paging import BadQuery, page_from, text_arg
-from .plot import layout
+from .plot import Plot, layout
 from .replay_steps import OPEN, ReplayError, is_finished, state_at, transitions, viewer_seats, views
 from .sources import MatchFilter, list_matches, match_summary
 
@@ -158,6 +158,8 @@ def tournament_list() -> str:
 
 
 BAR_WIDTH = 160
+RECENT_ON_STANDINGS = 8
+"""Recent matches listed under the standings (each is one store read; the list page has more)."""
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
@@ -198,10 +200,30 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
 def tournament_page(tournament_id: str) -> str:
     """A tournament's standings (live), rating history and recent matches."""
     ctx = _standings_context(tournament_id)
-    matches, _ = list_matches(sources(), MatchFilter(tournament=tournament_id), 0, 20)
-    t = ctx["tournament"]
+    matches, _ = list_matches(sources(), MatchFilter(tournament=tournament_id), 0, RECENT_ON_STANDINGS)
+    return render_template("tournament.html", matches=matches, **ctx)
+
+
+@bp.get("/tournaments/<tournament_id>/ratings.svg")
+def tournament_ratings(tournament_id: str) -> Response:
+    """The entrants' rating histories as a server-rendered SVG plot."""
+    t = reads.tournament(sources(), tournament_id)
     history = {b: reads.rating_history(sources(), b, str(t.get("game"))) for b in t.get("entrants") or []}
-    return render_template("tournament.html", matches=matches, plot=layout(history), **ctx)
+    return _svg(layout(history))
+
+
+@bp.get("/bots/<path:name>/ratings/<game_id>.svg")
+def bot_ratings(name: str, game_id: str) -> Response:
+    """One bot's rating history in one game as an SVG plot."""
+    reads.bot(sources(), name)
+    return _svg(layout({name: reads.rating_history(sources(), name, game_id)}))
+
+
+def _svg(plot: Plot | None) -> Response:
+    response = make_response(render_template("rating_plot.svg", plot=plot))
+    response.mimetype = "image/svg+xml"
+    response.headers["Cache-Control"] = "no-cache"
+    return response
 
 
 @bp.get("/tournaments/<tournament_id>/standings.part")
@@ -220,5 +242,4 @@ def bot_page(name: str) -> str:
     """A bot: games, rating, recent matches, time-outs and illegal actions."""
     bot = reads.bot(sources(), name)
     matches, _ = list_matches(sources(), MatchFilter(bot=name), 0, 20)
-    plots = [(g, layout({name: reads.rating_history(sources(), name, g)})) for g in bot.get("ratings", {})]
-    return render_template("bot.html", bot=bot, matches=matches, plots=plots)
+    return render_template("bot.html", bot=bot, matches=matches, games=list(bot.get("ratings", {})))

@@ -10,6 +10,8 @@ HEIGHT = 260
 PAD_LEFT = 48
 PAD_RIGHT = 120
 PAD_Y = 20
+MAX_POINTS = 300
+"""Longer histories are thinned to about this many points per line."""
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 
 
@@ -59,7 +61,11 @@ def layout(history: Mapping[str, Sequence[float]], x_label: str = "matches") -> 
     for n, (name, seq) in enumerate(sorted(history.items())):
         if not seq:
             continue
-        pts = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(seq))
+        every = max(1, len(seq) // MAX_POINTS)
+        kept = [i for i in range(0, len(seq), every)]
+        if kept[-1] != len(seq) - 1:
+            kept.append(len(seq) - 1)
+        pts = " ".join(f"{x(i):.1f},{y(seq[i]):.1f}" for i in kept)
         series.append(Series(name, COLOURS[n % len(COLOURS)], pts, x(len(seq) - 1), y(seq[-1]), seq[-1]))
     ticks = [(y(low + (high - low) * k / 4), f"{low + (high - low) * k / 4:.1f}") for k in range(5)]
     return Plot(WIDTH, HEIGHT, series, ticks, x_label)

@@ -122,16 +122,19 @@ def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) ->
         return rows, len(ids) > limit
     matched: list[dict[str, Any]] = []
     start = 0
-    batch = 200
+    batch = offset + limit + 1
     while start < SCAN_LIMIT and len(matched) <= offset + limit:
-        ids = sources.matches.recent(start, batch)
+        ids = sources.matches.recent(start, min(batch, SCAN_LIMIT - start))
         if not ids:
             break
         for mid in ids:
             row = match_summary(sources, mid)
             if row is not None and flt.accepts(row):
                 matched.append(row)
-        start += batch
+                if len(matched) > offset + limit:
+                    break
+        start += len(ids)
+        batch = min(batch * 2, 1000)
     return matched[offset : offset + limit], len(matched) > offset + limit
 
 

@@ -1,0 +1,132 @@
+"""Dashboard latency benchmark: the standings page and the standings API with many stored matches.
+
+Seeds a private embedded Redis (or ``REDIS_URL``, under a fresh key prefix) through the store
+modules: one tournament of ``--matches`` completed two-player matches among ``--bots`` bots
+(replays played by the engine; a pool of distinct replays is reused), counted results,
+OpenSkill ratings and a standings snapshot computed by the tournament package.  Then it times
+``GET /tournaments/<id>`` and ``GET /api/v1/tournaments/<id>/standings`` in-process with the
+Flask test client (app + Redis round trips; no network stack) and prints p50/p95/max.
+
+    python bench/dashboard_bench.py --matches 10000 --requests 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+
+def _seed(url: str, matches: int, bots: int) -> str:
+    from cardarena.engine import MatchRng, build_replay, play_match, random_policy
+    from cardarena.store.connection import client_for
+    from cardarena.store.matches import MatchSpec, MatchStore
+    from cardarena.store.tournaments import Tournament, TournamentStore
+    from cardarena_tournament.standings import Outcome, compute, rate_match
+
+    client = client_for(url)
+    store, tournaments = MatchStore(client), TournamentStore(client)
+    names = tuple(f"bot-{i:02d}" for i in range(bots))
+    tid = "bench"
+    tournaments.create(Tournament(id=tid, game="glaves", players=2, entrants=names, deal_sets=1, options={"deals": 1}))
+    pairs = list(itertools.permutations(names, 2))
+    schedule = [
+        {"match_id": f"{tid}:0:{n % len(pairs)}:{n}", "seats": list(pairs[n % len(pairs)])} for n in range(matches)
+    ]
+    tournaments.start(tid, schedule)
+    pool = []
+    for n in range(50):
+        state = play_match(
+            "glaves", 2, [random_policy(MatchRng(f"{n}/{s}")) for s in range(2)], seed=n, options={"deals": 1}
+        )
+        pool.append((state.result().to_json(), build_replay(state, seed=n, seats=["a", "b"])))
+    outcomes = []
+    for n, entry in enumerate(schedule):
+        mid, seats = entry["match_id"], tuple(entry["seats"])
+        result, replay = pool[n % len(pool)]
+        store.enqueue(MatchSpec(mid, "glaves", 2, seats, n % len(pool), {"deals": 1}, tournament=tid))
+        got = store.claim("bench", wait_s=0)
+        assert got is not None
+        store.complete(got.match_id, "bench", result, {**replay, "seats": list(got.seats)})
+        tournaments.record(tid, got.match_id, result)
+        tournaments.apply_rating(
+            "glaves", got.match_id, got.seats, lambda cur, s=got.seats, r=result: rate_match(cur, s, r["ranks"])
+        )
+        outcomes.append(
+            Outcome(got.match_id, got.seats, tuple(result["scores"]), tuple(result["ranks"]), str(n // len(pairs)))
+        )
+    tournaments.save_standings(tid, compute(outcomes, names, resamples=1000).to_json())
+    return tid
+
+
+def _time(client: object, url: str, requests: int) -> dict[str, float]:
+    get = client.get  # type: ignore[attr-defined]
+    for _ in range(10):
+        assert get(url).status_code == 200
+    samples = []
+    for _ in range(requests):
+        start = time.perf_counter()
+        response = get(url)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert response.status_code == 200
+    samples.sort()
+    return {
+        "p50_ms": round(statistics.median(samples), 2),
+        "p95_ms": round(samples[int(0.95 * (len(samples) - 1))], 2),
+        "max_ms": round(samples[-1], 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=10_000)
+    parser.add_argument("--bots", type=int, default=8)
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    os.environ["CARDARENA_PREFIX"] = f"bench-{uuid.uuid4().hex[:8]}:"
+    from cardarena.store.connection import EmbeddedRedis
+    from cardarena_dashboard import create_app
+
+    embedded = None
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        embedded = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="cardarena-bench-")), persist=False).start()
+        url = embedded.url
+    try:
+        start = time.perf_counter()
+        tid = _seed(url, args.matches, args.bots)
+        seeded_s = time.perf_counter() - start
+        client = create_app({"REDIS_URL": url}).test_client()
+        figures = {
+            "matches": args.matches,
+            "bots": args.bots,
+            "requests": args.requests,
+            "seed_s": round(seeded_s, 1),
+            "standings_page": _time(client, f"/tournaments/{tid}", args.requests),
+            "standings_api": _time(client, f"/api/v1/tournaments/{tid}/standings", args.requests),
+        }
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print(
+            f"{args.matches} stored matches, {args.bots} bots, {args.requests} requests each (seeded in {figures['seed_s']} s)"
+        )
+        for name in ("standings_page", "standings_api"):
+            f = figures[name]
+            print(f"  {name:15s} p50 {f['p50_ms']:7.2f} ms   p95 {f['p95_ms']:7.2f} ms   max {f['max_ms']:7.2f} ms")  # type: ignore[index]
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(figures))
     else:
         print(
-            f"{args.matches} stored matches, {args.bots} bots, {args.requests} requests each (seeded in {figures['seed_s']} s)"
+            f"{args.matches} stored matches, {args.bots} bots, {args.requests} requests each "
+            f"(seeded in {figures['seed_s']} s)"
         )
         for name in ("standings_page", "standings_api"):
             f = figures[name]

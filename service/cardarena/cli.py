@@ -17,7 +17,7 @@ AREA_COMMANDS = (
     "cardarena_sdk.commands",
     "cardarena_tournament.commands",
     "cardarena_dashboard.commands",
-    "cardarena.deploy_commands",
+    "cardarena_tournament.platform",
 )
 """Modules whose ``register(subparsers)`` adds subcommands (skipped while absent)."""
 

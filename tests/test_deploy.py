@@ -1,0 +1,102 @@
+"""deploy/ agrees with the code: commands, flags, ports and environment variables."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from cardarena.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPLOY = ROOT / "deploy"
+SOURCES = [*ROOT.joinpath("service").rglob("*.py"), *ROOT.joinpath("tournament").rglob("*.py")]
+ROLES = {"service", "worker", "beat", "dashboard"}
+
+
+def code_reads_env(name: str) -> bool:
+    return any(name in path.read_text() for path in SOURCES)
+
+
+def compose() -> dict[str, Any]:
+    return yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+
+
+def k8s() -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all((DEPLOY / "k8s" / "cardarena.yaml").read_text()) if d]
+
+
+def flag(args: list[str], name: str) -> str | None:
+    return args[args.index(name) + 1] if name in args else None
+
+
+def test_compose_commands_parse_with_the_real_cli() -> None:
+    parser = build_parser()
+    roles = []
+    for name, svc in compose()["services"].items():
+        if name == "redis":
+            continue
+        command = svc["command"]
+        parser.parse_args(command)  # exits (fails the test) on an unknown command or flag
+        roles.append(command[0])
+    assert sorted(roles) == ["beat", "dashboard", "service", "service", "worker", "worker"]
+
+
+def test_compose_ports_and_environment_agree_with_commands() -> None:
+    services = compose()["services"]
+    assert "--appendonly" in services["redis"]["command"]
+    for name, svc in services.items():
+        if name == "redis":
+            continue
+        command = svc["command"]
+        for published in svc.get("ports", []):
+            container = published.split(":")[-1]
+            assert flag(command, "--port") == container, (name, published)
+        env = svc["environment"]
+        assert env["REDIS_URL"].startswith("redis://redis:6379")
+        for key in env:
+            assert code_reads_env(key), f"{name}: {key} is not read by the code"
+        if command[0] == "service":
+            assert env["CARDARENA_SERVICE_ADDR"] == f"{name}:{flag(command, '--port')}"
+
+
+def test_k8s_manifests_agree_with_the_cli() -> None:
+    parser = build_parser()
+    seen = set()
+    for doc in k8s():
+        if doc["kind"] not in ("Deployment", "StatefulSet"):
+            continue
+        for container in doc["spec"]["template"]["spec"]["containers"]:
+            if container["image"].startswith("redis"):
+                assert "--appendonly" in container["args"]
+                continue
+            args = container["args"]
+            parser.parse_args(args)
+            seen.add(args[0])
+            ports = {p["containerPort"] for p in container.get("ports", [])}
+            if "--port" in args:
+                assert int(flag(args, "--port") or 0) in ports
+            for env in container.get("env", []):
+                if env["name"] != "POD_IP":
+                    assert code_reads_env(env["name"]), env["name"]
+            if doc["metadata"]["name"] == "cardarena-beat":
+                assert doc["spec"]["replicas"] == 1
+    assert seen == ROLES
+
+
+def test_dockerfile_installs_every_package_dir_and_uses_the_cli() -> None:
+    text = (DEPLOY / "Dockerfile").read_text()
+    for path in ("service", "tournament", "clients/python", "proto", "pyproject.toml"):
+        assert re.search(rf"^COPY {re.escape(path)}\b", text, re.M), path
+    assert 'ENTRYPOINT ["cardarena"]' in text
+    exposed = {int(p) for p in re.findall(r"\d+", text.split("EXPOSE", 1)[1].splitlines()[0])}
+    assert {50051, 8000} <= exposed
+
+
+@pytest.mark.parametrize("doc", ["deploy.md"])
+def test_deploy_doc_names_the_files(doc: str) -> None:
+    text = (ROOT / "docs" / doc).read_text()
+    for name in ("compose.yaml", "k8s/cardarena.yaml", "Dockerfile", "REDIS_URL"):
+        assert name in text

@@ -71,6 +71,7 @@ from ..engine.core import (
     ranks_from_scores,
 )
 from ..engine.rng import MatchRng
+from .trick_taking import plays_of
 
 PLAYERS = 3
 HAND = 12
@@ -105,36 +106,223 @@ def ruff_points(card: int) -> int:
     return rank + 2
 
 
+def _suit_ruff_table() -> tuple[int, ...]:
+    points = [ruff_points(r) for r in range(13)]
+    table = [0] * (1 << 13)
+    for mask in range(1, 1 << 13):
+        low = (mask & -mask).bit_length() - 1
+        table[mask] = table[mask & (mask - 1)] + points[low]
+    return tuple(table)
+
+
+_SUIT_RUFF: tuple[int, ...] = _suit_ruff_table()
+"""Ruff value of a 13-bit suit mask (rank bits)."""
+_ACES = sum(BIT[13 * s + 12] for s in range(4))
+
+
 def ruff_of(hand: int) -> tuple[int, int, int]:
     """``(four_aces, value, suit)`` of a hand's best ruff (compare the first two)."""
-    aces = sum(1 for s in range(4) if hand & BIT[13 * s + 12])
     best, best_suit = -1, 0
     for s in range(4):
-        value = sum(ruff_points(c) for c in range(13 * s, 13 * s + 13) if hand & BIT[c])
+        value = _SUIT_RUFF[hand >> (13 * s) & 0x1FFF]
         if value > best:
             best, best_suit = value, s
-    return (1 if aces == 4 else 0, best, best_suit)
+    return (1 if hand & _ACES == _ACES else 0, best, best_suit)
+
+
+_SEAT: tuple[tuple[int, ...], ...] = tuple((s,) for s in range(PLAYERS))
+_NOBODY: tuple[int, ...] = ()
+_CHANCE_ONLY: tuple[int, ...] = (CHANCE,)
+_OPENING: tuple[str, ...] = (f"bid:{OPENING_BID}",)
+_RAISES: tuple[tuple[str, ...], ...] = tuple(
+    ("pass", *(f"bid:{b}" for b in range(bid + 1, MAX_BID + 1))) for bid in range(MAX_BID + 1)
+)
+"""The auction's actions after a bid of ``bid`` (index 0 unused: the opener's bid is forced)."""
+_RUFF_OPEN: tuple[str, ...] = ("open", "pass")
+_RUFF_ANSWER: tuple[str, ...] = ("call", *(f"raise:{r}" for r in range(1, MAX_RAISE + 1)), "fold")
+_PLAY: dict[str, tuple[int, int, int]] = {"play:" + CODES[c]: (c, BIT[c], c // 13) for c in DECK}
+_DISCARD: dict[str, tuple[int, int]] = {"discard:" + CODES[c]: (c, BIT[c]) for c in DECK}
+_DISCARD_OF: dict[str, str] = {"play:" + CODES[c]: "discard:" + CODES[c] for c in range(52)}
+_KNOWN_KINDS = frozenset({"bid", "pass", "discard", "open", "call", "raise", "fold", "play"})
+
+
+def _replace(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """``values`` with the item at ``index`` replaced."""
+    return values[:index] + (value,) + values[index + 1 :]
 
 
 class GleekView:
-    """What one seat (or a spectator) sees; :meth:`to_json` is the wire form."""
+    """What one seat (or a spectator) sees; :meth:`to_json` is the wire form.
 
-    __slots__ = ("_data", "seat")
+    Built as one snapshot tuple of the state's (immutable) parts; the JSON form is decoded
+    on first access, so building a view is cheap.
+    """
 
-    def __init__(self, data: dict[str, JSON], seat: int | None) -> None:
-        self._data = data
+    __slots__ = ("_data", "_s", "seat")
+
+    def __init__(self, state: GleekState, seat: int | None) -> None:
         self.seat = seat
+        self._data: dict[str, JSON] | None = None
+        self._s = (
+            state.game.id,
+            state.players,
+            state._turn,
+            state._phase,
+            state._dealer,
+            len(state._records),
+            state._deals,
+            state._turned,
+            state._pot,
+            len(state._stock),
+            state._hands,
+            state._discards,
+            state._bid,
+            state._bidder,
+            state._winner,
+            state._doubled,
+            state._next_doubled,
+            state._ruff_bet,
+            state._ruff_pool,
+            state._ruff_opener,
+            state._ruff_winners,
+            state._trick,
+            state._leader,
+            state._last_trick,
+            state._last_winner,
+            state._played,
+            state._balances,
+            state._known,
+            state._passed,
+            state._ruff_status,
+            state._ruff_bets,
+            state._ruff_shown,
+            state._hands_at_showdown,
+            state._gleeks,
+            state._mournivals,
+            state._tricks,
+            state._honours,
+            state._deal_points,
+            state._deal_stakes,
+        )
 
     def __getitem__(self, key: str) -> Any:
-        return self._data[key]
+        return self.to_json()[key]
 
     def to_json(self) -> dict[str, JSON]:
         """The view as a JSON object."""
-        return self._data
+        data = self._data
+        if data is None:
+            data = self._data = self._build()
+        return data
+
+    def _build(self) -> dict[str, JSON]:
+        seat = self.seat
+        (
+            game,
+            n,
+            turn,
+            phase,
+            dealer,
+            deal_number,
+            deals,
+            turned,
+            pot,
+            stock_size,
+            hands,
+            discards,
+            bid,
+            bidder,
+            winner,
+            doubled,
+            next_doubled,
+            ruff_bet,
+            ruff_pool,
+            ruff_opener,
+            ruff_winners,
+            trick,
+            leader,
+            last_trick,
+            last_winner,
+            played,
+            balances,
+            known,
+            passed,
+            ruff_status,
+            ruff_bets,
+            ruff_shown,
+            hands_at_showdown,
+            gleeks,
+            mournivals,
+            tricks,
+            honours,
+            deal_points,
+            deal_stakes,
+        ) = self._s
+        hand = hands[seat] if seat is not None else 0
+        own_ruff = ruff_of(hand) if seat is not None and hand else None
+        turned_honour = HONOUR.get(turned % 13, 0) if turned >= 0 else 0
+        return {
+            "game": game,
+            "seat": seat,
+            "players": n,
+            "to_act": turn if turn >= 0 else None,
+            "phase": phase if turn != OVER else "over",
+            "dealer": dealer if dealer >= 0 else None,
+            "deal_number": deal_number,
+            "deals": deals,
+            "trump_suit": SUITS[turned // 13] if turned >= 0 else None,
+            "turned_card": CODES[turned] if turned >= 0 else None,
+            "pot": pot,
+            "stock_size": stock_size,
+            "hand": list(codes_of(hand)),
+            "my_discards": list(codes_of(discards)) if seat is not None and seat == winner else [],
+            "my_ruff": own_ruff[1] if own_ruff else None,
+            "my_four_aces": bool(own_ruff and own_ruff[0]),
+            "bid": bid,
+            "high_bidder": bidder if bidder >= 0 else None,
+            "auction_winner": winner if winner >= 0 and phase != "auction" else None,
+            "ruff_doubled": doubled,
+            "next_ruff_doubled": next_doubled,
+            "ruff_bet": ruff_bet,
+            "ruff_pool": ruff_pool,
+            "ruff_opener": ruff_opener if ruff_opener >= 0 else None,
+            "ruff_winners": list(ruff_winners),
+            "trick": [{"seat": s, "card": CODES[c]} for s, c in trick],
+            "leader": leader if leader >= 0 else None,
+            "last_trick": [{"seat": s, "card": CODES[c]} for s, c in last_trick],
+            "last_winner": last_winner if last_winner >= 0 else None,
+            "played_cards": list(codes_of(played)),
+            "seats": [
+                {
+                    "seat": s,
+                    "balance": balances[s],
+                    "hand_size": hands[s].bit_count(),
+                    "known_cards": list(codes_of(known[s])),
+                    "passed": passed[s],
+                    "ruff_status": ruff_status[s] or "waiting",
+                    "ruff_stake": ruff_bets[s],
+                    "ruff_value": ruff_of(hands_at_showdown[s])[1] if ruff_shown[s] else None,
+                    "gleeks": list(gleeks[s]),
+                    "mournivals": list(mournivals[s]),
+                    "tricks": tricks[s],
+                    "honours": honours[s] + (turned_honour if s == dealer else 0),
+                    "points": (3 * tricks[s] + honours[s] + (turned_honour if s == dealer else 0))
+                    if dealer >= 0
+                    else 0,
+                    "deal_points": deal_points[s],
+                    "deal_stakes": deal_stakes[s],
+                }
+                for s in range(n)
+            ],
+        }
 
 
 class GleekState(State):
-    """A Gleek match."""
+    """A Gleek match.
+
+    Per-seat data are tuples, replaced (never mutated) when they change, so that a view can
+    keep references to them instead of copies.
+    """
 
     def __init__(self, game: Gleek, players: int, options: dict[str, JSON]) -> None:
         self.game = game
@@ -142,48 +330,50 @@ class GleekState(State):
         self.options = options
         self._deals = int(options["deals"])
         n = players
-        self._balances = [0] * n
+        zeros = (0,) * n
+        self._balances: tuple[int, ...] = zeros
         self._pot = 0
         self._doubled = False
         self._next_doubled = False
         self._dealer = -1
         self._phase = "deal"
         self._turn = CHANCE
-        self._hands = [0] * n
-        self._known = [0] * n
+        self._hands: tuple[int, ...] = zeros
+        self._known: tuple[int, ...] = zeros
         self._turned = -1
         self._stock: list[int] = []
         self._discards = 0
         # auction
         self._bid = 0
         self._bidder = -1
-        self._passed = [False] * n
+        self._passed: tuple[bool, ...] = (False,) * n
         self._winner = -1
         # ruff
-        self._ruff_status = [""] * n
-        self._ruff_bets = [0] * n
+        self._ruff_status: tuple[str, ...] = ("",) * n
+        self._ruff_bets: tuple[int, ...] = zeros
         self._ruff_bet = 0
         self._ruff_opener = -1
         self._ruff_answered: set[int] = set()
         self._ruff_pool = 0
-        self._ruff_winners: list[int] = []
-        self._ruff_shown = [False] * n
-        self._hands_at_showdown = [0] * n
-        self._gleeks: list[list[str]] = [[] for _ in range(n)]
-        self._mournivals: list[list[str]] = [[] for _ in range(n)]
+        self._ruff_winners: tuple[int, ...] = ()
+        self._ruff_shown: tuple[bool, ...] = (False,) * n
+        self._hands_at_showdown: tuple[int, ...] = zeros
+        self._gleeks: tuple[tuple[str, ...], ...] = ((),) * n
+        self._mournivals: tuple[tuple[str, ...], ...] = ((),) * n
         # play
-        self._trick: list[tuple[int, int]] = []
+        self._trick: tuple[tuple[int, int], ...] = ()
         self._leader = -1
         self._played = 0
-        self._tricks = [0] * n
-        self._honours = [0] * n
-        self._last_trick: list[tuple[int, int]] = []
+        self._tricks: tuple[int, ...] = zeros
+        self._honours: tuple[int, ...] = zeros
+        self._last_trick: tuple[tuple[int, int], ...] = ()
         self._last_winner = -1
-        self._start_balances = [0] * n
-        self._deal_stakes = [0] * n
-        self._deal_points = [0] * n
+        self._start_balances: tuple[int, ...] = zeros
+        self._deal_stakes: tuple[int, ...] = zeros
+        self._deal_points: tuple[int, ...] = zeros
         self._records: list[DealRecord] = []
         self._actions: list[tuple[int, str]] = []
+        self._sampled: tuple[Any, ...] | None = None
 
     # ----------------------------------------------------------------- helpers
     @property
@@ -191,8 +381,10 @@ class GleekState(State):
         return self._turned // 13
 
     def _pay(self, payer: int, payee: int, amount: int) -> None:
-        self._balances[payer] -= amount
-        self._balances[payee] += amount
+        balances = list(self._balances)
+        balances[payer] -= amount
+        balances[payee] += amount
+        self._balances = tuple(balances)
 
     def _points(self, seat: int) -> int:
         points = 3 * self._tricks[seat] + self._honours[seat]
@@ -208,26 +400,29 @@ class GleekState(State):
 
     # ----------------------------------------------------------------- queries
     def to_act(self) -> tuple[int, ...]:
-        if self._turn == OVER:
-            return ()
-        return (self._turn,)
+        turn = self._turn
+        if turn >= 0:
+            return _SEAT[turn]
+        return _NOBODY if turn == OVER else _CHANCE_ONLY
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
         if seat != self._turn or seat < 0:
             return ()
         phase = self._phase
-        if phase == "auction":
-            if self._bid == 0:
-                return (f"bid:{OPENING_BID}",)
-            return ("pass", *(f"bid:{b}" for b in range(self._bid + 1, MAX_BID + 1)))
-        if phase == "discard":
-            return tuple("discard:" + c for c in codes_of(self._hands[seat]))
-        if phase == "ruff":
-            if self._ruff_opener < 0:
-                return ("open", "pass")
-            return ("call", *(f"raise:{r}" for r in range(1, MAX_RAISE + 1)), "fold")
         if phase == "play":
-            return tuple("play:" + c for c in codes_of(self._legal_play_mask(seat)))
+            hand = self._hands[seat]
+            if self._trick:
+                follow = hand & SUIT_MASK[self._trick[0][1] // 13]
+                if follow:
+                    return plays_of(follow)
+            return plays_of(hand)
+        if phase == "auction":
+            bid = self._bid
+            return _RAISES[bid] if bid else _OPENING
+        if phase == "discard":
+            return tuple(map(_DISCARD_OF.__getitem__, plays_of(self._hands[seat])))
+        if phase == "ruff":
+            return _RUFF_OPEN if self._ruff_opener < 0 else _RUFF_ANSWER
         return ()
 
     def _legal_play_mask(self, seat: int) -> int:
@@ -241,62 +436,7 @@ class GleekState(State):
     def view(self, seat: int | None) -> GleekView:
         if seat is not None and not 0 <= seat < self.players:
             raise IllegalAction(f"no seat {seat} in a {self.players}-player match")
-        n = self.players
-        hand = self._hands[seat] if seat is not None else 0
-        own_ruff = ruff_of(hand) if seat is not None and hand else None
-        data: dict[str, JSON] = {
-            "game": self.game.id,
-            "seat": seat,
-            "players": n,
-            "to_act": self._turn if self._turn >= 0 else None,
-            "phase": self._phase if self._turn != OVER else "over",
-            "dealer": self._dealer if self._dealer >= 0 else None,
-            "deal_number": len(self._records),
-            "deals": self._deals,
-            "trump_suit": SUITS[self._trump] if self._turned >= 0 else None,
-            "turned_card": CODES[self._turned] if self._turned >= 0 else None,
-            "pot": self._pot,
-            "stock_size": len(self._stock),
-            "hand": list(codes_of(hand)),
-            "my_discards": list(codes_of(self._discards)) if seat is not None and seat == self._winner else [],
-            "my_ruff": own_ruff[1] if own_ruff else None,
-            "my_four_aces": bool(own_ruff and own_ruff[0]),
-            "bid": self._bid,
-            "high_bidder": self._bidder if self._bidder >= 0 else None,
-            "auction_winner": self._winner if self._winner >= 0 and self._phase != "auction" else None,
-            "ruff_doubled": self._doubled,
-            "next_ruff_doubled": self._next_doubled,
-            "ruff_bet": self._ruff_bet,
-            "ruff_pool": self._ruff_pool,
-            "ruff_opener": self._ruff_opener if self._ruff_opener >= 0 else None,
-            "ruff_winners": list(self._ruff_winners),
-            "trick": [{"seat": s, "card": CODES[c]} for s, c in self._trick],
-            "leader": self._leader if self._leader >= 0 else None,
-            "last_trick": [{"seat": s, "card": CODES[c]} for s, c in self._last_trick],
-            "last_winner": self._last_winner if self._last_winner >= 0 else None,
-            "played_cards": list(codes_of(self._played)),
-            "seats": [
-                {
-                    "seat": s,
-                    "balance": self._balances[s],
-                    "hand_size": self._hands[s].bit_count(),
-                    "known_cards": list(codes_of(self._known[s])),
-                    "passed": self._passed[s],
-                    "ruff_status": self._ruff_status[s] or "waiting",
-                    "ruff_stake": self._ruff_bets[s],
-                    "ruff_value": ruff_of(self._hands_at_showdown[s])[1] if self._ruff_shown[s] else None,
-                    "gleeks": list(self._gleeks[s]),
-                    "mournivals": list(self._mournivals[s]),
-                    "tricks": self._tricks[s],
-                    "honours": self._honours[s] + (self._turned_honour() if s == self._dealer else 0),
-                    "points": self._points(s) if self._dealer >= 0 else 0,
-                    "deal_points": self._deal_points[s],
-                    "deal_stakes": self._deal_stakes[s],
-                }
-                for s in range(n)
-            ],
-        }
-        return GleekView(data, seat)
+        return GleekView(self, seat)
 
     def view_json(self, seat: int | None) -> dict[str, JSON]:
         return self.view(seat).to_json()
@@ -312,29 +452,8 @@ class GleekState(State):
     def clone(self) -> GleekState:
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
-        for name in (
-            "_balances",
-            "_hands",
-            "_known",
-            "_stock",
-            "_passed",
-            "_ruff_status",
-            "_ruff_bets",
-            "_ruff_winners",
-            "_ruff_shown",
-            "_trick",
-            "_tricks",
-            "_honours",
-            "_last_trick",
-            "_start_balances",
-            "_deal_stakes",
-            "_deal_points",
-            "_hands_at_showdown",
-        ):
-            setattr(other, name, list(getattr(self, name)))
+        other._stock = list(self._stock)
         other._ruff_answered = set(self._ruff_answered)
-        other._gleeks = [list(g) for g in self._gleeks]
-        other._mournivals = [list(m) for m in self._mournivals]
         other._records = [
             DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
             for r in self._records
@@ -358,16 +477,24 @@ class GleekState(State):
                 hands[(dealer + 1 + i) % n].extend(deck[pos : pos + 3])
                 pos += 3
         rest = deck[pos:]
-        return {
+        outcome: dict[str, JSON] = {
             "dealer": dealer,
             "hands": [[CODES[c] for c in sorted(h)] for h in hands],
             "turned_card": CODES[rest[0]],
             "stock": [CODES[c] for c in rest[1:]],
         }
+        masks = [sum(BIT[c] for c in h) for h in hands]
+        self._sampled = (outcome, dealer, masks, rest[0], rest[1:])
+        return outcome
 
     def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
         if self._turn != CHANCE:
             raise InvalidChance("no chance outcome is pending")
+        sampled = self._sampled
+        if sampled is not None and sampled[0] is outcome:
+            # The outcome this state just drew itself: already known to be a valid deal.
+            self._start_deal(outcome, *sampled[1:])
+            return
         n = self.players
         try:
             dealer = int(outcome["dealer"])
@@ -390,38 +517,40 @@ class GleekState(State):
     def _start_deal(
         self, outcome: Mapping[str, JSON], dealer: int, masks: list[int], turned: int, stock: list[int]
     ) -> None:
+        self._sampled = None
         n = self.players
+        zeros = (0,) * n
         self._dealer = dealer
-        self._hands = list(masks)
-        self._known = [0] * n
+        self._hands = tuple(masks)
+        self._known = zeros
         self._turned = turned
         self._stock = list(stock)
         self._discards = 0
         self._bid = 0
         self._bidder = -1
-        self._passed = [False] * n
+        self._passed = (False,) * n
         self._winner = -1
         self._doubled = self._next_doubled
         self._next_doubled = False
-        self._ruff_status = [""] * n
-        self._ruff_bets = [0] * n
+        self._ruff_status = ("",) * n
+        self._ruff_bets = zeros
         self._ruff_bet = 0
         self._ruff_opener = -1
         self._ruff_answered = set()
         self._ruff_pool = 0
-        self._ruff_winners = []
-        self._ruff_shown = [False] * n
-        self._hands_at_showdown = [0] * n
-        self._gleeks = [[] for _ in range(n)]
-        self._mournivals = [[] for _ in range(n)]
-        self._trick = []
+        self._ruff_winners = ()
+        self._ruff_shown = (False,) * n
+        self._hands_at_showdown = zeros
+        self._gleeks = ((),) * n
+        self._mournivals = ((),) * n
+        self._trick = ()
         self._leader = -1
         self._played = 0
-        self._tricks = [0] * n
-        self._honours = [0] * n
-        self._last_trick = []
+        self._tricks = zeros
+        self._honours = zeros
+        self._last_trick = ()
         self._last_winner = -1
-        self._start_balances = list(self._balances)
+        self._start_balances = self._balances
         record = DealRecord(dealer=dealer, chance=dict(outcome))
         self._records.append(record)
         self._actions = record.actions
@@ -435,6 +564,27 @@ class GleekState(State):
 
     # ------------------------------------------------------------------ action
     def apply(self, seat: int, action: str) -> None:
+        if seat == self._turn:
+            # Fast paths for the legal card actions; anything else takes the checked path.
+            phase = self._phase
+            if phase == "play":
+                play = _PLAY.get(action)
+                if play is not None:
+                    card, bit, suit = play
+                    hand = self._hands[seat]
+                    if hand & bit:
+                        trick = self._trick
+                        if not trick or suit == trick[0][1] // 13 or not hand & SUIT_MASK[trick[0][1] // 13]:
+                            self._play(seat, action, card, bit, suit)
+                            return
+            elif phase == "discard":
+                discard = _DISCARD.get(action)
+                if discard is not None and self._hands[seat] & discard[1]:
+                    self._discard(seat, action, discard[1])
+                    return
+        self._apply_checked(seat, action)
+
+    def _apply_checked(self, seat: int, action: str) -> None:
         if self._turn == OVER:
             raise NotYourTurn("the match is over", seat=seat, action=action)
         if seat != self._turn:
@@ -442,14 +592,17 @@ class GleekState(State):
             raise NotYourTurn(f"it is not your turn: waiting for {whom}", seat=seat, action=action)
         phase = self._phase
         kind, _, arg = action.partition(":")
-        expected = {
-            "auction": "pass or bid:<n>",
-            "discard": "discard:<card>",
-            "ruff": "open or pass" if self._ruff_opener < 0 else "call, raise:<n> or fold",
-            "play": "play:<card>",
-        }[phase]
-        known_kinds = {"bid", "pass", "discard", "open", "call", "raise", "fold", "play"}
-        if kind not in known_kinds:
+        if phase == "auction":
+            expected = "pass or bid:<n>"
+        elif phase == "discard":
+            expected = "discard:<card>"
+        elif phase == "ruff":
+            expected = "open or pass" if self._ruff_opener < 0 else "call, raise:<n> or fold"
+        elif phase == "play":
+            expected = "play:<card>"
+        else:
+            raise KeyError(phase)
+        if kind not in _KNOWN_KINDS:
             raise UnknownAction(f"unknown action {action!r}: expected {expected}", seat=seat, action=action)
         if phase == "auction":
             self._apply_auction(seat, action, kind, arg, expected)
@@ -482,7 +635,7 @@ class GleekState(State):
                     f"the player left of the dealer must open at {OPENING_BID}", seat=seat, action=action
                 )
             self._actions.append((seat, action))
-            self._passed[seat] = True
+            self._passed = _replace(self._passed, seat, True)
         else:
             amount = self._number(seat, action, arg)
             if self._bid == 0 and amount != OPENING_BID:
@@ -514,13 +667,18 @@ class GleekState(State):
                 f"you won the auction: discard 7 cards one at a time ({expected})", seat=seat, action=action
             )
         card = self._card(seat, action, arg)
+        self._discard(seat, action, BIT[card])
+
+    def _discard(self, seat: int, action: str, bit: int) -> None:
         self._actions.append((seat, action))
-        self._hands[seat] &= ~BIT[card]
-        self._discards |= BIT[card]
+        hand = self._hands[seat] & ~bit
+        self._discards |= bit
         if self._discards.bit_count() < STOCK:
+            self._hands = _replace(self._hands, seat, hand)
             return
         for c in self._stock:
-            self._hands[seat] |= BIT[c]
+            hand |= BIT[c]
+        self._hands = _replace(self._hands, seat, hand)
         self._stock = []
         self._phase = "ruff"
         self._turn = (self._dealer + 1) % self.players
@@ -539,7 +697,7 @@ class GleekState(State):
                 raise IllegalAction(f"raise by 1 to {MAX_RAISE} stakes", seat=seat, action=action)
         self._actions.append((seat, action))
         if kind == "pass":
-            self._ruff_status[seat] = "passed"
+            self._ruff_status = _replace(self._ruff_status, seat, "passed")
             if seat == self._dealer:
                 self._next_doubled = True
                 self._after_ruff()
@@ -547,7 +705,7 @@ class GleekState(State):
             self._turn = (seat + 1) % n
             return
         if kind == "fold":
-            self._ruff_status[seat] = "folded"
+            self._ruff_status = _replace(self._ruff_status, seat, "folded")
             if len(self._in_ruff()) == 1:
                 self._settle_ruff(self._in_ruff())
                 return
@@ -571,21 +729,27 @@ class GleekState(State):
         self._turn = nxt
 
     def _stake(self, seat: int, amount: int) -> None:
-        self._balances[seat] -= amount
+        self._balances = _replace(self._balances, seat, self._balances[seat] - amount)
         self._ruff_pool += amount
-        self._ruff_bets[seat] += amount
+        self._ruff_bets = _replace(self._ruff_bets, seat, self._ruff_bets[seat] + amount)
         self._ruff_bet = max(self._ruff_bet, self._ruff_bets[seat])
-        self._ruff_status[seat] = "in"
+        self._ruff_status = _replace(self._ruff_status, seat, "in")
 
     def _showdown(self, live: list[int]) -> None:
         best = max(ruff_of(self._hands[s])[:2] for s in live)
         winners = [s for s in live if ruff_of(self._hands[s])[:2] == best]
+        shown = list(self._ruff_shown)
+        at_showdown = list(self._hands_at_showdown)
+        known = list(self._known)
         for s in live:
-            self._ruff_shown[s] = True
-            self._hands_at_showdown[s] = self._hands[s]
+            shown[s] = True
+            at_showdown[s] = self._hands[s]
             four, _, suit = ruff_of(self._hands[s])
-            shown = sum(BIT[13 * x + 12] for x in range(4)) if four else self._hands[s] & SUIT_MASK[suit]
-            self._known[s] |= shown
+            cards = _ACES if four else self._hands[s] & SUIT_MASK[suit]
+            known[s] |= cards
+        self._ruff_shown = tuple(shown)
+        self._hands_at_showdown = tuple(at_showdown)
+        self._known = tuple(known)
         self._settle_ruff(winners)
 
     def _settle_ruff(self, winners: list[int]) -> None:
@@ -593,14 +757,19 @@ class GleekState(State):
         pool = self._ruff_pool
         share, odd = divmod(pool, len(winners))
         order = sorted(winners, key=lambda s: (s - self._dealer - 1) % n)
+        balances = list(self._balances)
         for i, s in enumerate(order):
-            self._balances[s] += share + (1 if i < odd else 0)
+            balances[s] += share + (1 if i < odd else 0)
+        self._balances = tuple(balances)
         self._ruff_pool = 0
-        self._ruff_winners = order
+        self._ruff_winners = tuple(order)
         self._after_ruff()
 
     def _after_ruff(self) -> None:
         n = self.players
+        known = list(self._known)
+        gleeks = list(self._gleeks)
+        mournivals = list(self._mournivals)
         for s in range(n):
             hand = self._hands[s]
             for rank, value in GLEEK.items():
@@ -608,12 +777,18 @@ class GleekState(State):
                 if len(cards) < 3:
                     continue
                 pay = value * (2 if len(cards) == 4 else 1)
-                (self._mournivals if len(cards) == 4 else self._gleeks)[s].append(RANK_NAME[rank])
+                if len(cards) == 4:
+                    mournivals[s] += (RANK_NAME[rank],)
+                else:
+                    gleeks[s] += (RANK_NAME[rank],)
                 for c in cards:
-                    self._known[s] |= BIT[c]
+                    known[s] |= BIT[c]
                 for o in range(n):
                     if o != s:
                         self._pay(o, s, pay)
+        self._known = tuple(known)
+        self._gleeks = tuple(gleeks)
+        self._mournivals = tuple(mournivals)
         self._phase = "play"
         self._leader = (self._dealer + 1) % n
         self._turn = self._leader
@@ -625,33 +800,44 @@ class GleekState(State):
         if not self._legal_play_mask(seat) & BIT[card]:
             lead = SUITS[self._trick[0][1] // 13]
             raise IllegalAction(f"must follow {SUIT_NAMES[lead]}", seat=seat, action=action)
+        self._play(seat, action, card, BIT[card], card // 13)
+
+    def _play(self, seat: int, action: str, card: int, bit: int, suit: int) -> None:
+        """Play a legal card."""
         self._actions.append((seat, action))
         n = self.players
-        self._hands[seat] &= ~BIT[card]
-        self._known[seat] &= ~BIT[card]
-        self._trick.append((seat, card))
-        if card // 13 == self._trump:
+        hands = self._hands
+        self._hands = hands[:seat] + (hands[seat] & ~bit,) + hands[seat + 1 :]
+        known = self._known
+        if known[seat] & bit:
+            self._known = known[:seat] + (known[seat] & ~bit,) + known[seat + 1 :]
+        trick = self._trick = self._trick + ((seat, card),)
+        trump = self._turned // 13
+        if suit == trump:
             rank = card % 13
-            self._honours[seat] += HONOUR.get(rank, 0)
+            honour = HONOUR.get(rank, 0)
+            if honour:
+                self._honours = _replace(self._honours, seat, self._honours[seat] + honour)
             if 2 <= rank <= 4:
                 for o in range(n):
                     if o != seat:
                         self._pay(o, seat, rank + 2)
-        if len(self._trick) < n:
+        if len(trick) < n:
             self._turn = (seat + 1) % n
             return
-        trump = self._trump
-        best_seat, best = self._trick[0]
-        for s, c in self._trick[1:]:
+        best_seat, best = trick[0]
+        for s, c in trick[1:]:
             if (c // 13 == best // 13 and c > best) or (c // 13 == trump and best // 13 != trump):
                 best_seat, best = s, c
-        for _, c in self._trick:
-            self._played |= BIT[c]
-        self._tricks[best_seat] += 1
-        self._last_trick = self._trick
+        played = self._played
+        for _, c in trick:
+            played |= BIT[c]
+        self._played = played
+        tricks = self._tricks = _replace(self._tricks, best_seat, self._tricks[best_seat] + 1)
+        self._last_trick = trick
         self._last_winner = best_seat
-        self._trick = []
-        if sum(self._tricks) == HAND:
+        self._trick = ()
+        if sum(tricks) == HAND:
             self._finish_deal()
             return
         self._leader = best_seat
@@ -660,11 +846,13 @@ class GleekState(State):
     def _finish_deal(self) -> None:
         n = self.players
         points = [self._points(s) for s in range(n)]
+        balances = list(self._balances)
         for s in range(n):
-            self._balances[s] += points[s] - PAR
+            balances[s] += points[s] - PAR
             self._pot -= points[s] - PAR
-        self._deal_points = points
-        self._deal_stakes = [self._balances[s] - self._start_balances[s] for s in range(n)]
+        self._balances = tuple(balances)
+        self._deal_points = tuple(points)
+        self._deal_stakes = tuple(self._balances[s] - self._start_balances[s] for s in range(n))
         self._records[-1].scores = [float(p) for p in points]
         self._phase = "deal"
         self._turn = OVER if len(self._records) >= self._deals else CHANCE
@@ -678,7 +866,7 @@ class GleekState(State):
     def invariants(self) -> list[str]:
         problems: list[str] = []
         if sum(self._balances) + self._pot + self._ruff_pool != 0:
-            problems.append(f"stakes not conserved: {self._balances}, pot {self._pot}, ruff {self._ruff_pool}")
+            problems.append(f"stakes not conserved: {list(self._balances)}, pot {self._pot}, ruff {self._ruff_pool}")
         if self._dealer < 0:
             return problems
         zones = [*self._hands, self._played, self._discards, BIT[self._turned]]

@@ -1,4 +1,11 @@
-"""The network client: one stream per process, reconnect with back-off, many matches at once."""
+"""The network client: one stream per service instance, reconnect with back-off, many matches
+at once.
+
+The bot connects to one address.  When several service instances share a Redis, a match may be
+hosted by another instance; the bot's instance then relays a ``MatchInvite`` carrying the
+hosting instance's address, and the client opens a second session there (same token, same
+Hello) that it keeps, with its own reconnects, for as long as the client runs.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -24,7 +32,9 @@ class SessionEnded(Exception):
     """The server refused the session for good (bad token, wrong bot, bad Hello)."""
 
 
-async def _session(bot: Bot, server: str, token: str, stop: asyncio.Event) -> None:
+async def _session(
+    bot: Bot, server: str, token: str, stop: asyncio.Event, on_invite: Callable[[str], None] | None = None
+) -> None:
     async with grpc.aio.insecure_channel(
         server, options=[("grpc.keepalive_time_ms", 20000), ("grpc.keepalive_timeout_ms", 10000)]
     ) as channel:
@@ -83,6 +93,11 @@ async def _session(bot: Bot, server: str, token: str, stop: asyncio.Event) -> No
                 elif kind == "match_end":
                     e = message.match_end
                     bot.on_match_end(e.match_id, e.status, list(e.scores), list(e.ranks))
+                elif kind == "match_invite":
+                    inv = message.match_invite
+                    log.info("invited to %s on %s (%s)", inv.match_id, inv.address, inv.instance)
+                    if on_invite is not None and inv.address:
+                        on_invite(inv.address)
                 elif kind == "action_rejected":
                     r = message.action_rejected
                     log.warning("action rejected in %s (seq %s): %s", r.match_id, r.seq, r.reason)
@@ -106,15 +121,42 @@ async def run_async(
     Raises :class:`SessionEnded` when the server refuses the session for good.
     """
     stop = stop or asyncio.Event()
+    followed: dict[str, asyncio.Task[None]] = {}
+
+    def follow(address: str) -> None:
+        if address == server or address in followed:
+            return
+        task = asyncio.create_task(_keep(bot, address, token, stop, max_backoff, None))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        followed[address] = task
+
+    try:
+        await _keep(bot, server, token, stop, max_backoff, follow)
+    finally:
+        for task in followed.values():
+            task.cancel()
+        if followed:
+            await asyncio.gather(*followed.values(), return_exceptions=True)
+
+
+async def _keep(
+    bot: Bot,
+    server: str,
+    token: str,
+    stop: asyncio.Event,
+    max_backoff: float,
+    on_invite: Callable[[str], None] | None,
+) -> None:
+    """One address: sessions with reconnects until ``stop``."""
     delay = 0.05
     while not stop.is_set():
         try:
-            await _session(bot, server, token, stop)
+            await _session(bot, server, token, stop, on_invite)
             delay = 0.05
         except grpc.aio.AioRpcError as exc:
             if exc.code() in FATAL:
                 raise SessionEnded(f"{exc.code().name}: {exc.details()}") from None
-            log.info("session lost (%s); reconnecting in %.2fs", exc.code().name, delay)
+            log.info("session to %s lost (%s); reconnecting in %.2fs", server, exc.code().name, delay)
         if stop.is_set():
             return
         with contextlib.suppress(TimeoutError):

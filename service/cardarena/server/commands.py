@@ -45,6 +45,7 @@ def _service(args: argparse.Namespace) -> int:
                 bad_messages_per_minute=args.bad_messages_per_minute,
                 lease_ms=args.lease_ms,
             ),
+            advertise=args.advertise,
         )
         port = await instance.start()
         print(json.dumps({"event": "listening", "port": port}), flush=True)
@@ -252,6 +253,10 @@ def register(sub: Any) -> None:
     svc.add_argument("--redis-url")
     svc.add_argument("--metrics-port", type=int, default=0, help="Prometheus /metrics port (0: off)")
     svc.add_argument("--instance-name")
+    svc.add_argument(
+        "--advertise",
+        help="address other instances send this instance's bots to (default $CARDARENA_SERVICE_ADDR, else host:port)",
+    )
     svc.add_argument("--grace", type=float, default=10.0, help="seconds live matches get on shutdown")
     svc.add_argument("--max-message-bytes", type=int, default=64 * 1024)
     svc.add_argument("--sessions-per-bot", type=int, default=4)

@@ -126,6 +126,8 @@ class Hub:
         self.sessions: dict[str, list[Session]] = {}
         self.matches: dict[str, LiveMatch] = {}
         self.changed = asyncio.Event()
+        self.remote_load: dict[str, int] = {}
+        """Seats each bot holds in live matches on other instances (from presence)."""
 
     # -------------------------------------------------------------- sessions
     def session_count(self, bot: str) -> int:
@@ -184,13 +186,31 @@ class Hub:
         """Seats the bot holds in live matches here."""
         return sum(len(m.seats_of(bot)) for m in self.matches.values())
 
+    def _busy(self, bot: str) -> bool:
+        return self.load(bot) + self.remote_load.get(bot, 0) >= self.capacity(bot)
+
     def has_room(self) -> bool:
-        """Whether some connected bot could take another match."""
-        return any(self.load(bot) < self.capacity(bot) for bot in self.sessions)
+        """Whether some connected bot could take another match (its live seats on every
+        instance count against its capacity)."""
+        return any(not self._busy(bot) for bot in self.sessions)
+
+    def games_of(self, bot: str) -> tuple[str, ...]:
+        """Games the bot's sessions here accept (empty: every game)."""
+        sessions = self.sessions.get(bot, [])
+        if not sessions or any(not s.games for s in sessions):
+            return ()
+        return tuple(sorted(set().union(*(s.games for s in sessions))))
+
+    def relay(self, bot: str, message: Any) -> int:
+        """Send ``message`` to every open session of ``bot``; returns how many got it."""
+        sessions = [s for s in self.sessions.get(bot, []) if not s.closed]
+        for session in sessions:
+            session.send(message)
+        return len(sessions)
 
     def available(self, bot: str, game: str) -> Session | None:
         """A session of ``bot`` that plays ``game`` if the bot has a free slot."""
-        if self.load(bot) >= self.capacity(bot):
+        if self._busy(bot):
             return None
         candidates = [s for s in self.sessions.get(bot, []) if s.plays(game) and not s.closed]
         if not candidates:

@@ -28,7 +28,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..engine import MatchRng, State, build_replay, get_game
@@ -67,8 +67,11 @@ class MatchRunner:
         metrics: Metrics,
         instance: str,
         lease_ms: int,
+        invite: Callable[[str, str, str], Awaitable[None]] | None = None,
     ) -> None:
         self.spec = spec
+        self.invite = invite
+        """``invite(match_id, bot, game)``: ask the bot's other instances to send it here."""
         self.hub = hub
         self.store = matches
         self.bots = bots
@@ -107,6 +110,7 @@ class MatchRunner:
         spec = self.spec
         deadline = time.monotonic() + spec.fault_policy.join_timeout_ms / 1000.0
         self.hub.matches[spec.match_id] = self.live
+        invited: dict[str, float] = {}
         while True:
             for seat, bot in enumerate(spec.seats):
                 if seat in self.live.present:
@@ -115,6 +119,12 @@ class MatchRunner:
                 if session is not None:
                     self.live.present.add(seat)
                     self.live.sessions[seat] = session
+                elif self.invite is not None and not self.hub.session_count(bot):
+                    # Connected elsewhere (or not at all): invite through presence, every 2 s.
+                    now = time.monotonic()
+                    if now - invited.get(bot, -10.0) >= 2.0:
+                        invited[bot] = now
+                        await self.invite(spec.match_id, bot, spec.game)
             if len(self.live.present) == spec.players:
                 break
             left = deadline - time.monotonic()
@@ -278,6 +288,7 @@ class MatchRunner:
             "forfeited": sorted(self.forfeited),
             "seats": list(spec.seats),
             "strikes": list(self.strikes),
+            "instance": self.instance,
         }
         extra: dict[str, JSON] = {
             "match_id": spec.match_id,
@@ -287,6 +298,7 @@ class MatchRunner:
             "faults": list(self.faults),
             "forfeited": sorted(self.forfeited),
             "final_ranks": ranks,
+            "instance": self.instance,
         }
         replay = build_replay(state, seed=spec.seed, seats=spec.seats, annotations=self.annotations, extra=extra)
         return result, replay

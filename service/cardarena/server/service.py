@@ -32,6 +32,7 @@ from grpc_reflection.v1alpha import reflection
 from ..store.bots import BotError, BotStore
 from ..store.connection import client_for
 from ..store.matches import MatchStore
+from ..store.presence import BotPresence, Invite, PresenceStore
 from ..wire import codec
 from .hub import Hub, Session
 from .observability import Metrics
@@ -60,6 +61,8 @@ class Limits:
     """Match lease; renewed every third of it."""
     max_matches: int = 1000
     """Largest ``Hello.max_matches`` accepted."""
+    presence_interval_s: float = 1.0
+    """How often the instance refreshes its presence (TTL: ten times that)."""
 
 
 def bearer(context: Any) -> str | None:
@@ -229,12 +232,18 @@ class Instance:
         metrics_port: int = 0,
         limits: Limits | None = None,
         admin_token: str | None = None,
+        advertise: str | None = None,
     ) -> None:
         self.name = name or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.limits = limits or Limits()
         client = client_for(redis_url)
         self.matches = MatchStore(client)
         self.bots = BotStore(client)
+        self.presence = PresenceStore(client)
+        self.advertise = advertise or os.environ.get("CARDARENA_SERVICE_ADDR") or ""
+        """The address other instances send this instance's bots to (default ``host:port``)."""
+        self.remote: dict[str, tuple[str, dict[str, BotPresence]]] = {}
+        """Other live instances: name -> (address, their bots), refreshed by the presence loop."""
         self.metrics = Metrics()
         self.metrics_port = metrics_port
         self.admin_token = admin_token if admin_token is not None else os.environ.get("CARDARENA_ADMIN_TOKEN")
@@ -249,6 +258,7 @@ class Instance:
         self.server: Any = None
         self.health = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         self._claimer: asyncio.Task[None] | None = None
+        self._background: list[asyncio.Task[None]] = []
 
     async def start(self) -> int:
         """Start serving; returns the bound port."""
@@ -278,9 +288,81 @@ class Instance:
         self.metrics.serve(self.metrics_port)
         for service in ("", "cardarena.v1.Arena"):
             await _maybe_await(self.health.set(service, health_pb2.HealthCheckResponse.SERVING))
+        if not self.advertise:
+            host = self.host if self.host not in ("0.0.0.0", "::", "[::]", "") else socket.gethostname()
+            self.advertise = f"{host}:{self.port}"
+        await self._publish_presence()
+        self._background = [asyncio.create_task(self._presence_loop()), asyncio.create_task(self._relay_loop())]
         self._claimer = asyncio.create_task(self._claim_loop())
-        log.info("service_started", extra={"fields": {"instance": self.name, "port": self.port}})
+        log.info(
+            "service_started",
+            extra={"fields": {"instance": self.name, "port": self.port, "advertise": self.advertise}},
+        )
         return int(self.port)
+
+    # ------------------------------------------------------------ presence
+    async def _publish_presence(self) -> None:
+        hub = self.hub
+        bots = {b: BotPresence(hub.capacity(b), hub.load(b), hub.games_of(b)) for b in hub.sessions}
+        ttl_ms = int(self.limits.presence_interval_s * 10000)
+
+        def exchange() -> dict[str, tuple[str, dict[str, BotPresence]]]:
+            self.presence.publish(self.name, self.advertise, bots, ttl_ms=ttl_ms)
+            return {k: v for k, v in self.presence.snapshot().items() if k != self.name}
+
+        self.remote = await asyncio.to_thread(exchange)
+        load: dict[str, int] = {}
+        for _, remote_bots in self.remote.values():
+            for bot, p in remote_bots.items():
+                load[bot] = load.get(bot, 0) + p.load
+        hub.remote_load = load
+
+    async def _presence_loop(self) -> None:
+        """Advertise this instance's bots (with a TTL) and read the other instances'."""
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        while not self.stopping:
+            await self.hub.wait_change(max(0.0, self.limits.presence_interval_s - (loop.time() - last)))
+            await asyncio.sleep(0.05)  # coalesce bursts of session changes
+            last = loop.time()
+            try:
+                await self._publish_presence()
+            except Exception as exc:  # Redis hiccup: try again next round
+                log.warning("presence_failed", extra={"fields": {"error": repr(exc)}})
+
+    async def _relay_loop(self) -> None:
+        """Relay invites other instances queued for bots connected here."""
+        while not self.stopping:
+            try:
+                invite = await asyncio.to_thread(self.presence.next_invite, self.name, 1.0)
+            except Exception as exc:
+                log.warning("relay_failed", extra={"fields": {"error": repr(exc)}})
+                await asyncio.sleep(1.0)
+                continue
+            if invite is None:
+                continue
+            message = pb.ServerMessage(
+                match_invite=pb.MatchInvite(
+                    match_id=invite.match_id, game=invite.game, address=invite.address, instance=invite.instance
+                )
+            )
+            sent = self.hub.relay(invite.bot, message)
+            log.info(
+                "invite_relayed",
+                extra={"fields": {"match_id": invite.match_id, "bot": invite.bot, "to": invite.address, "sent": sent}},
+            )
+
+    async def invite(self, match_id: str, bot: str, game: str) -> None:
+        """Ask every other instance where ``bot`` is present (with a free slot, playing ``game``)
+        to send it a ``MatchInvite`` to this instance."""
+        targets = [
+            name
+            for name, (_, bots) in self.remote.items()
+            if (p := bots.get(bot)) is not None and p.plays(game) and p.free > 0
+        ]
+        for name in targets:
+            invite = Invite(bot=bot, match_id=match_id, game=game, address=self.advertise, instance=self.name)
+            await asyncio.to_thread(self.presence.invite, name, invite)
 
     async def _claim_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -307,6 +389,7 @@ class Instance:
                     metrics=self.metrics,
                     instance=self.name,
                     lease_ms=self.limits.lease_ms,
+                    invite=self.invite,
                 )
             except Exception as exc:  # an invalid spec (unknown game, bad options): give it back
                 log.error("match_invalid", extra={"fields": {"match_id": spec.match_id, "error": str(exc)}})
@@ -334,6 +417,10 @@ class Instance:
                 task.cancel()
             if left:
                 await asyncio.wait(left)
+        for background in self._background:
+            background.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(self.presence.withdraw, self.name)
         for sessions in list(self.hub.sessions.values()):
             for session in list(sessions):
                 session.close()

@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from cardarena.wire.v1 import views_pb2 as cardarena_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/arena.proto\x12\x0c\x63\x61rdarena.v1\x1a\x18\x63\x61rdarena/v1/views.proto\"\xae\x01\n\nBotMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.cardarena.v1.HelloH\x00\x12&\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x14.cardarena.v1.ActionH\x00\x12\"\n\x04pong\x18\x03 \x01(\x0b\x32\x12.cardarena.v1.PongH\x00\x12&\n\x06resign\x18\x04 \x01(\x0b\x32\x14.cardarena.v1.ResignH\x00\x42\x06\n\x04kind\"H\n\x05Hello\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12\x13\n\x0bmax_matches\x18\x03 \x01(\x05\x12\x0e\n\x06\x63lient\x18\x04 \x01(\t\":\n\x06\x41\x63tion\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x11\n\taction_id\x18\x03 \x01(\t\"\x15\n\x04Pong\x12\r\n\x05nonce\x18\x01 \x01(\x03\"\x1a\n\x06Resign\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\xd9\x02\n\rServerMessage\x12(\n\x07welcome\x18\x01 \x01(\x0b\x32\x15.cardarena.v1.WelcomeH\x00\x12/\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x18.cardarena.v1.MatchStartH\x00\x12\x35\n\x0e\x61\x63tion_request\x18\x03 \x01(\x0b\x32\x1b.cardarena.v1.ActionRequestH\x00\x12\x37\n\x0f\x61\x63tion_rejected\x18\x04 \x01(\x0b\x32\x1c.cardarena.v1.ActionRejectedH\x00\x12$\n\x05\x65vent\x18\x05 \x01(\x0b\x32\x13.cardarena.v1.EventH\x00\x12+\n\tmatch_end\x18\x06 \x01(\x0b\x32\x16.cardarena.v1.MatchEndH\x00\x12\"\n\x04ping\x18\x07 \x01(\x0b\x32\x12.cardarena.v1.PingH\x00\x42\x06\n\x04kind\"b\n\x07Welcome\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08instance\x18\x03 \x01(\t\x12\x13\n\x0bmax_matches\x18\x04 \x01(\x05\x12\x0f\n\x07resumed\x18\x05 \x03(\t\"/\n\x0bTimeControl\x12\x0f\n\x07move_ms\x18\x01 \x01(\x05\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x05\"\xb7\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x14\n\x0coptions_json\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x01(\x05\x12\x0c\n\x04seat\x18\x05 \x01(\x05\x12\x12\n\nseat_names\x18\x06 \x03(\t\x12/\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x19.cardarena.v1.TimeControl\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\"\xa5\x01\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\r\n\x05label\x18\x03 \x01(\t\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\t\x12\x13\n\x06\x61mount\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x06target\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x06\x63hoice\x18\x07 \x01(\tH\x02\x88\x01\x01\x42\t\n\x07_amountB\t\n\x07_targetB\t\n\x07_choice\"\xb4\x01\n\rActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12 \n\x04view\x18\x04 \x01(\x0b\x32\x12.cardarena.v1.View\x12(\n\x05legal\x18\x05 \x03(\x0b\x32\x19.cardarena.v1.LegalAction\x12\x14\n\x0cmove_ms_left\x18\x06 \x01(\x05\x12\x14\n\x0c\x62\x61nk_ms_left\x18\x07 \x01(\x05\"\x93\x01\n\x0e\x41\x63tionRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12&\n\x04\x63ode\x18\x04 \x01(\x0e\x32\x18.cardarena.v1.RejectCode\x12\x14\n\x0cmove_ms_left\x18\x05 \x01(\x05\x12\x14\n\x0c\x62\x61nk_ms_left\x18\x06 \x01(\x05\"Z\n\x05\x45vent\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12\x12\n\nis_default\x18\x04 \x01(\x08\x12\r\n\x05\x66\x61ult\x18\x05 \x01(\t\"n\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x0e\n\x06scores\x18\x03 \x03(\x01\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x11\n\tforfeited\x18\x05 \x03(\x05\x12\x0e\n\x06reason\x18\x06 \x01(\t\"\x15\n\x04Ping\x12\r\n\x05nonce\x18\x01 \x01(\x03\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"2\n\x13RegisterBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"\x8e\x01\n\x07\x42otInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ncreated_at\x18\x02 \x01(\x01\x12\x0f\n\x07matches\x18\x03 \x01(\x03\x12\x10\n\x08timeouts\x18\x04 \x01(\x03\x12\x17\n\x0fillegal_actions\x18\x05 \x01(\x03\x12\x13\n\x0b\x64isconnects\x18\x06 \x01(\x03\x12\x10\n\x08\x66orfeits\x18\x07 \x01(\x03\"7\n\x10ListBotsResponse\x12#\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x15.cardarena.v1.BotInfo*\xa4\x01\n\nRejectCode\x12\x1b\n\x17REJECT_CODE_UNSPECIFIED\x10\x00\x12\x19\n\x15REJECT_ILLEGAL_ACTION\x10\x01\x12\x14\n\x10REJECT_STALE_SEQ\x10\x02\x12\x18\n\x14REJECT_NOT_YOUR_SEAT\x10\x03\x12\x18\n\x14REJECT_UNKNOWN_MATCH\x10\x04\x12\x14\n\x10REJECT_MALFORMED\x10\x05\x32J\n\x05\x41rena\x12\x41\n\x04Play\x12\x18.cardarena.v1.BotMessage\x1a\x1b.cardarena.v1.ServerMessage(\x01\x30\x01\x32\xa6\x01\n\x05\x41\x64min\x12R\n\x0bRegisterBot\x12 .cardarena.v1.RegisterBotRequest\x1a!.cardarena.v1.RegisterBotResponse\x12I\n\x08ListBots\x12\x1d.cardarena.v1.ListBotsRequest\x1a\x1e.cardarena.v1.ListBotsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/arena.proto\x12\x0c\x63\x61rdarena.v1\x1a\x18\x63\x61rdarena/v1/views.proto\"\xae\x01\n\nBotMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.cardarena.v1.HelloH\x00\x12&\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x14.cardarena.v1.ActionH\x00\x12\"\n\x04pong\x18\x03 \x01(\x0b\x32\x12.cardarena.v1.PongH\x00\x12&\n\x06resign\x18\x04 \x01(\x0b\x32\x14.cardarena.v1.ResignH\x00\x42\x06\n\x04kind\"H\n\x05Hello\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12\x13\n\x0bmax_matches\x18\x03 \x01(\x05\x12\x0e\n\x06\x63lient\x18\x04 \x01(\t\":\n\x06\x41\x63tion\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x11\n\taction_id\x18\x03 \x01(\t\"\x15\n\x04Pong\x12\r\n\x05nonce\x18\x01 \x01(\x03\"\x1a\n\x06Resign\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\x8c\x03\n\rServerMessage\x12(\n\x07welcome\x18\x01 \x01(\x0b\x32\x15.cardarena.v1.WelcomeH\x00\x12/\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x18.cardarena.v1.MatchStartH\x00\x12\x35\n\x0e\x61\x63tion_request\x18\x03 \x01(\x0b\x32\x1b.cardarena.v1.ActionRequestH\x00\x12\x37\n\x0f\x61\x63tion_rejected\x18\x04 \x01(\x0b\x32\x1c.cardarena.v1.ActionRejectedH\x00\x12$\n\x05\x65vent\x18\x05 \x01(\x0b\x32\x13.cardarena.v1.EventH\x00\x12+\n\tmatch_end\x18\x06 \x01(\x0b\x32\x16.cardarena.v1.MatchEndH\x00\x12\"\n\x04ping\x18\x07 \x01(\x0b\x32\x12.cardarena.v1.PingH\x00\x12\x31\n\x0cmatch_invite\x18\x08 \x01(\x0b\x32\x19.cardarena.v1.MatchInviteH\x00\x42\x06\n\x04kind\"b\n\x07Welcome\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08instance\x18\x03 \x01(\t\x12\x13\n\x0bmax_matches\x18\x04 \x01(\x05\x12\x0f\n\x07resumed\x18\x05 \x03(\t\"/\n\x0bTimeControl\x12\x0f\n\x07move_ms\x18\x01 \x01(\x05\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x05\"\xb7\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x14\n\x0coptions_json\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x01(\x05\x12\x0c\n\x04seat\x18\x05 \x01(\x05\x12\x12\n\nseat_names\x18\x06 \x03(\t\x12/\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x19.cardarena.v1.TimeControl\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\"\xa5\x01\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\r\n\x05label\x18\x03 \x01(\t\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\t\x12\x13\n\x06\x61mount\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x06target\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x06\x63hoice\x18\x07 \x01(\tH\x02\x88\x01\x01\x42\t\n\x07_amountB\t\n\x07_targetB\t\n\x07_choice\"\xb4\x01\n\rActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12 \n\x04view\x18\x04 \x01(\x0b\x32\x12.cardarena.v1.View\x12(\n\x05legal\x18\x05 \x03(\x0b\x32\x19.cardarena.v1.LegalAction\x12\x14\n\x0cmove_ms_left\x18\x06 \x01(\x05\x12\x14\n\x0c\x62\x61nk_ms_left\x18\x07 \x01(\x05\"\x93\x01\n\x0e\x41\x63tionRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12&\n\x04\x63ode\x18\x04 \x01(\x0e\x32\x18.cardarena.v1.RejectCode\x12\x14\n\x0cmove_ms_left\x18\x05 \x01(\x05\x12\x14\n\x0c\x62\x61nk_ms_left\x18\x06 \x01(\x05\"Z\n\x05\x45vent\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12\x12\n\nis_default\x18\x04 \x01(\x08\x12\r\n\x05\x66\x61ult\x18\x05 \x01(\t\"n\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x0e\n\x06scores\x18\x03 \x03(\x01\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x11\n\tforfeited\x18\x05 \x03(\x05\x12\x0e\n\x06reason\x18\x06 \x01(\t\"P\n\x0bMatchInvite\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x03 \x01(\t\x12\x10\n\x08instance\x18\x04 \x01(\t\"\x15\n\x04Ping\x12\r\n\x05nonce\x18\x01 \x01(\x03\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"2\n\x13RegisterBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"\x8e\x01\n\x07\x42otInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ncreated_at\x18\x02 \x01(\x01\x12\x0f\n\x07matches\x18\x03 \x01(\x03\x12\x10\n\x08timeouts\x18\x04 \x01(\x03\x12\x17\n\x0fillegal_actions\x18\x05 \x01(\x03\x12\x13\n\x0b\x64isconnects\x18\x06 \x01(\x03\x12\x10\n\x08\x66orfeits\x18\x07 \x01(\x03\"7\n\x10ListBotsResponse\x12#\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x15.cardarena.v1.BotInfo*\xa4\x01\n\nRejectCode\x12\x1b\n\x17REJECT_CODE_UNSPECIFIED\x10\x00\x12\x19\n\x15REJECT_ILLEGAL_ACTION\x10\x01\x12\x14\n\x10REJECT_STALE_SEQ\x10\x02\x12\x18\n\x14REJECT_NOT_YOUR_SEAT\x10\x03\x12\x18\n\x14REJECT_UNKNOWN_MATCH\x10\x04\x12\x14\n\x10REJECT_MALFORMED\x10\x05\x32J\n\x05\x41rena\x12\x41\n\x04Play\x12\x18.cardarena.v1.BotMessage\x1a\x1b.cardarena.v1.ServerMessage(\x01\x30\x01\x32\xa6\x01\n\x05\x41\x64min\x12R\n\x0bRegisterBot\x12 .cardarena.v1.RegisterBotRequest\x1a!.cardarena.v1.RegisterBotResponse\x12I\n\x08ListBots\x12\x1d.cardarena.v1.ListBotsRequest\x1a\x1e.cardarena.v1.ListBotsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardarena.v1.arena_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_REJECTCODE']._serialized_start=2151
-  _globals['_REJECTCODE']._serialized_end=2315
+  _globals['_REJECTCODE']._serialized_start=2284
+  _globals['_REJECTCODE']._serialized_end=2448
   _globals['_BOTMESSAGE']._serialized_start=69
   _globals['_BOTMESSAGE']._serialized_end=243
   _globals['_HELLO']._serialized_start=245
@@ -45,37 +45,39 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RESIGN']._serialized_start=402
   _globals['_RESIGN']._serialized_end=428
   _globals['_SERVERMESSAGE']._serialized_start=431
-  _globals['_SERVERMESSAGE']._serialized_end=776
-  _globals['_WELCOME']._serialized_start=778
-  _globals['_WELCOME']._serialized_end=876
-  _globals['_TIMECONTROL']._serialized_start=878
-  _globals['_TIMECONTROL']._serialized_end=925
-  _globals['_MATCHSTART']._serialized_start=928
-  _globals['_MATCHSTART']._serialized_end=1111
-  _globals['_LEGALACTION']._serialized_start=1114
-  _globals['_LEGALACTION']._serialized_end=1279
-  _globals['_ACTIONREQUEST']._serialized_start=1282
-  _globals['_ACTIONREQUEST']._serialized_end=1462
-  _globals['_ACTIONREJECTED']._serialized_start=1465
-  _globals['_ACTIONREJECTED']._serialized_end=1612
-  _globals['_EVENT']._serialized_start=1614
-  _globals['_EVENT']._serialized_end=1704
-  _globals['_MATCHEND']._serialized_start=1706
-  _globals['_MATCHEND']._serialized_end=1816
-  _globals['_PING']._serialized_start=1818
-  _globals['_PING']._serialized_end=1839
-  _globals['_REGISTERBOTREQUEST']._serialized_start=1841
-  _globals['_REGISTERBOTREQUEST']._serialized_end=1875
-  _globals['_REGISTERBOTRESPONSE']._serialized_start=1877
-  _globals['_REGISTERBOTRESPONSE']._serialized_end=1927
-  _globals['_LISTBOTSREQUEST']._serialized_start=1929
-  _globals['_LISTBOTSREQUEST']._serialized_end=1946
-  _globals['_BOTINFO']._serialized_start=1949
-  _globals['_BOTINFO']._serialized_end=2091
-  _globals['_LISTBOTSRESPONSE']._serialized_start=2093
-  _globals['_LISTBOTSRESPONSE']._serialized_end=2148
-  _globals['_ARENA']._serialized_start=2317
-  _globals['_ARENA']._serialized_end=2391
-  _globals['_ADMIN']._serialized_start=2394
-  _globals['_ADMIN']._serialized_end=2560
+  _globals['_SERVERMESSAGE']._serialized_end=827
+  _globals['_WELCOME']._serialized_start=829
+  _globals['_WELCOME']._serialized_end=927
+  _globals['_TIMECONTROL']._serialized_start=929
+  _globals['_TIMECONTROL']._serialized_end=976
+  _globals['_MATCHSTART']._serialized_start=979
+  _globals['_MATCHSTART']._serialized_end=1162
+  _globals['_LEGALACTION']._serialized_start=1165
+  _globals['_LEGALACTION']._serialized_end=1330
+  _globals['_ACTIONREQUEST']._serialized_start=1333
+  _globals['_ACTIONREQUEST']._serialized_end=1513
+  _globals['_ACTIONREJECTED']._serialized_start=1516
+  _globals['_ACTIONREJECTED']._serialized_end=1663
+  _globals['_EVENT']._serialized_start=1665
+  _globals['_EVENT']._serialized_end=1755
+  _globals['_MATCHEND']._serialized_start=1757
+  _globals['_MATCHEND']._serialized_end=1867
+  _globals['_MATCHINVITE']._serialized_start=1869
+  _globals['_MATCHINVITE']._serialized_end=1949
+  _globals['_PING']._serialized_start=1951
+  _globals['_PING']._serialized_end=1972
+  _globals['_REGISTERBOTREQUEST']._serialized_start=1974
+  _globals['_REGISTERBOTREQUEST']._serialized_end=2008
+  _globals['_REGISTERBOTRESPONSE']._serialized_start=2010
+  _globals['_REGISTERBOTRESPONSE']._serialized_end=2060
+  _globals['_LISTBOTSREQUEST']._serialized_start=2062
+  _globals['_LISTBOTSREQUEST']._serialized_end=2079
+  _globals['_BOTINFO']._serialized_start=2082
+  _globals['_BOTINFO']._serialized_end=2224
+  _globals['_LISTBOTSRESPONSE']._serialized_start=2226
+  _globals['_LISTBOTSRESPONSE']._serialized_end=2281
+  _globals['_ARENA']._serialized_start=2450
+  _globals['_ARENA']._serialized_end=2524
+  _globals['_ADMIN']._serialized_start=2527
+  _globals['_ADMIN']._serialized_end=2693
 # @@protoc_insertion_point(module_scope)

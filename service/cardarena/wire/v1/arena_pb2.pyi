@@ -70,7 +70,7 @@ class Resign(_message.Message):
     def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class ServerMessage(_message.Message):
-    __slots__ = ("welcome", "match_start", "action_request", "action_rejected", "event", "match_end", "ping")
+    __slots__ = ("welcome", "match_start", "action_request", "action_rejected", "event", "match_end", "ping", "match_invite")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_START_FIELD_NUMBER: _ClassVar[int]
     ACTION_REQUEST_FIELD_NUMBER: _ClassVar[int]
@@ -78,6 +78,7 @@ class ServerMessage(_message.Message):
     EVENT_FIELD_NUMBER: _ClassVar[int]
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
     PING_FIELD_NUMBER: _ClassVar[int]
+    MATCH_INVITE_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_start: MatchStart
     action_request: ActionRequest
@@ -85,7 +86,8 @@ class ServerMessage(_message.Message):
     event: Event
     match_end: MatchEnd
     ping: Ping
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., action_rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ...) -> None: ...
+    match_invite: MatchInvite
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., action_rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., match_invite: _Optional[_Union[MatchInvite, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("bot", "session_id", "instance", "max_matches", "resumed")
@@ -210,6 +212,18 @@ class MatchEnd(_message.Message):
     forfeited: _containers.RepeatedScalarFieldContainer[int]
     reason: str
     def __init__(self, match_id: _Optional[str] = ..., status: _Optional[str] = ..., scores: _Optional[_Iterable[float]] = ..., ranks: _Optional[_Iterable[int]] = ..., forfeited: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class MatchInvite(_message.Message):
+    __slots__ = ("match_id", "game", "address", "instance")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    game: str
+    address: str
+    instance: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., address: _Optional[str] = ..., instance: _Optional[str] = ...) -> None: ...
 
 class Ping(_message.Message):
     __slots__ = ("nonce",)

@@ -1,0 +1,148 @@
+"""Presence of service instances and their bots, and invites between instances.
+
+Several service instances may share one Redis.  Each instance keeps, with a TTL it refreshes:
+
+* ``presence:instances`` — a hash ``instance -> {"address": "host:port", "expires": t}``
+  (entries past ``expires`` are ignored and pruned);
+* ``presence:<instance>`` — a hash ``bot -> {"capacity": n, "load": n, "free": n, "games": [...]}``
+  of the bots connected to it (the key expires when the instance stops refreshing it).
+
+An instance hosting a match whose seated bot is connected only elsewhere pushes an invite
+(``{"bot", "match_id", "game", "address", "instance"}``) onto the other instance's list
+``invites:<instance>``; that instance pops it and relays it to the bot's sessions as a
+``MatchInvite``.  The list expires when nobody reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from .keys import key
+
+
+@dataclass(frozen=True)
+class BotPresence:
+    """One bot as an instance advertises it."""
+
+    capacity: int
+    """Matches the bot accepts at once on that instance."""
+    load: int
+    """Seats it holds in live matches there."""
+    games: tuple[str, ...] = ()
+    """Games it plays (empty: all)."""
+
+    @property
+    def free(self) -> int:
+        """Free slots."""
+        return max(0, self.capacity - self.load)
+
+    def plays(self, game: str) -> bool:
+        """Whether the bot accepts matches of ``game``."""
+        return not self.games or game in self.games
+
+
+@dataclass(frozen=True)
+class Invite:
+    """A request to relay a ``MatchInvite`` to a bot connected to this instance."""
+
+    bot: str
+    match_id: str
+    game: str
+    address: str
+    instance: str
+
+
+class PresenceStore:
+    """Repository of instance presence and inter-instance invites on one Redis client."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.r: Any = client
+
+    INSTANCES = property(lambda self: key("presence", "instances"))
+
+    @staticmethod
+    def _bots(instance: str) -> str:
+        return key("presence", "instance", instance)
+
+    @staticmethod
+    def _invites(instance: str) -> str:
+        return key("invites", instance)
+
+    def publish(self, instance: str, address: str, bots: dict[str, BotPresence], *, ttl_ms: int = 10000) -> None:
+        """Advertise ``instance`` at ``address`` with its connected ``bots`` for ``ttl_ms``."""
+        expires = time.time() + ttl_ms / 1000.0
+        pipe = self.r.pipeline()
+        pipe.hset(self.INSTANCES, instance, json.dumps({"address": address, "expires": expires}))
+        k = self._bots(instance)
+        pipe.delete(k)
+        if bots:
+            pipe.hset(
+                k,
+                mapping={
+                    b: json.dumps({"capacity": p.capacity, "load": p.load, "free": p.free, "games": list(p.games)})
+                    for b, p in bots.items()
+                },
+            )
+            pipe.pexpire(k, ttl_ms)
+        pipe.execute()
+
+    def withdraw(self, instance: str) -> None:
+        """Remove ``instance``'s presence (on shutdown)."""
+        pipe = self.r.pipeline()
+        pipe.hdel(self.INSTANCES, instance)
+        pipe.delete(self._bots(instance))
+        pipe.execute()
+
+    def instances(self) -> dict[str, str]:
+        """Live instances: name -> address (expired entries are pruned)."""
+        now = time.time()
+        live: dict[str, str] = {}
+        for raw_name, raw in self.r.hgetall(self.INSTANCES).items():
+            name = raw_name.decode() if isinstance(raw_name, bytes) else str(raw_name)
+            try:
+                data = json.loads(raw)
+                expires, address = float(data["expires"]), str(data["address"])
+            except (ValueError, KeyError, TypeError):
+                expires, address = 0.0, ""
+            if expires < now:
+                self.r.hdel(self.INSTANCES, name)
+                continue
+            live[name] = address
+        return live
+
+    def bots_of(self, instance: str) -> dict[str, BotPresence]:
+        """The bots ``instance`` advertises."""
+        out: dict[str, BotPresence] = {}
+        for raw_name, raw in self.r.hgetall(self._bots(instance)).items():
+            name = raw_name.decode() if isinstance(raw_name, bytes) else str(raw_name)
+            data = json.loads(raw)
+            out[name] = BotPresence(int(data["capacity"]), int(data["load"]), tuple(data.get("games") or ()))
+        return out
+
+    def snapshot(self) -> dict[str, tuple[str, dict[str, BotPresence]]]:
+        """Every live instance: name -> (address, its bots)."""
+        return {name: (address, self.bots_of(name)) for name, address in self.instances().items()}
+
+    def invite(self, instance: str, invite: Invite, *, ttl_ms: int = 30000) -> None:
+        """Queue ``invite`` for ``instance`` to relay."""
+        k = self._invites(instance)
+        pipe = self.r.pipeline()
+        pipe.rpush(k, json.dumps(invite.__dict__))
+        pipe.pexpire(k, ttl_ms)
+        pipe.execute()
+
+    def next_invite(self, instance: str, wait_s: float = 1.0) -> Invite | None:
+        """Pop the next invite for ``instance`` (waiting up to ``wait_s``); ``None`` if none came."""
+        got = self.r.blpop([self._invites(instance)], timeout=max(0.01, wait_s))
+        if not got:
+            return None
+        try:
+            data = json.loads(got[1])
+            return Invite(**{f: str(data[f]) for f in ("bot", "match_id", "game", "address", "instance")})
+        except (ValueError, KeyError, TypeError):
+            return None

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from .engine import GameError, MatchRng, build_replay, get_game, play_match, random_policy
 
-
 AREA_COMMANDS = (
     "cardarena.server.commands",
     "cardarena_sdk.commands",

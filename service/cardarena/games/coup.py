@@ -117,26 +117,137 @@ OVER = "over"
 
 _LOG_KEEP = 40
 
+_MAX_SEATS = 6
+_BASIC: tuple[str, ...] = ("income", "foreign_aid", "tax", "exchange")
+_COUP: tuple[tuple[str, ...], ...] = tuple((f"coup:{t}",) for t in range(_MAX_SEATS))
+_COUP_CALL: tuple[tuple[str, ...], ...] = tuple(tuple(f"coup:{t}:{ch}" for ch in CHARACTERS) for t in range(_MAX_SEATS))
+_STEAL: tuple[str, ...] = tuple(f"steal:{t}" for t in range(_MAX_SEATS))
+_EXAMINE: tuple[str, ...] = tuple(f"examine:{t}" for t in range(_MAX_SEATS))
+_ASSASSINATE: tuple[str, ...] = tuple(f"assassinate:{t}" for t in range(_MAX_SEATS))
+_PASS: tuple[str, ...] = ("pass",)
+_SEAT: tuple[tuple[int, ...], ...] = tuple((s,) for s in range(_MAX_SEATS))
+_CHANCE_ONLY: tuple[int, ...] = (CHANCE,)
+_PASS_CHALLENGE: tuple[str, ...] = ("pass", "challenge")
+_BLOCKS: dict[str, tuple[str, ...]] = {k: tuple("block:" + r for r in v) for k, v in BLOCKERS.items()}
+_PARSED: dict[str, tuple[str, list[str]]] = {
+    a: (a.split(":")[0], a.split(":"))
+    for group in (
+        _BASIC,
+        _STEAL,
+        _EXAMINE,
+        _ASSASSINATE,
+        ("pass", "challenge", "force", "leave"),
+        *_COUP,
+        *_COUP_CALL,
+        *_BLOCKS.values(),
+    )
+    for a in group
+}
+"""Frequent action ids to (kind, the id split at colons); the lists are never mutated."""
+
 
 def _char(card: int) -> str:
     return CHARACTER_OF[CODES[card]]
 
 
 class CoupView:
-    """What one seat (``None``: a spectator) sees of a Coup match; ``to_json()`` is the wire form."""
+    """What one seat (``None``: a spectator) sees of a Coup match; ``to_json()`` is the wire form.
 
-    __slots__ = ("_data", "seat")
+    Built as a snapshot tuple (copies of the few mutable pieces); the data is decoded on first
+    access, so building a view is cheap.
+    """
 
-    def __init__(self, data: dict[str, JSON], seat: int | None) -> None:
-        self._data = data
+    __slots__ = ("_data", "_s", "seat")
+
+    def __init__(self, snapshot: tuple[Any, ...], seat: int | None) -> None:
+        self._s = snapshot
+        self._data: dict[str, JSON] | None = None
         self.seat = seat
 
+    def _decode(self) -> dict[str, JSON]:
+        (
+            state,
+            seat,
+            stage,
+            waiting,
+            dealer,
+            actor,
+            turns,
+            hand_cards,
+            drawn,
+            deck_size,
+            act,
+            window_kind,
+            winner,
+            known,
+            log,
+            coins,
+            sizes,
+            dead,
+            out,
+            lost,
+        ) = self._s
+        n = state.players
+        five = state._five
+        own = seat is not None
+        hand = sorted(hand_cards)
+        to_act: list[JSON] = [waiting] if stage not in (DEAL, DRAW, OVER) and waiting >= 0 else []
+        data: dict[str, JSON] = {
+            "game": state.game.id,
+            "seat": seat,
+            "players": n,
+            "to_act": to_act,
+            "stage": stage,
+            "dealer": dealer if dealer >= 0 else None,
+            "turn": actor if actor >= 0 else None,
+            "turns": turns,
+            "call_the_coup": state._call,
+            "five_lives": five,
+            "hand": [CODES[c] for c in hand],
+            "hand_characters": [_char(c) for c in hand],
+            "drawn": [CODES[c] for c in drawn],
+            "deck_size": deck_size,
+            "action": act.get("kind"),
+            "action_target": act.get("target"),
+            "action_character": act.get("character"),
+            "claim": CLAIM.get(act.get("kind", "")),
+            "challenger": act.get("challenger"),
+            "blocker": act.get("blocker"),
+            "block_character": act.get("role"),
+            "window": window_kind if stage == WINDOW else None,
+            "shown": CODES[act["shown"]] if own and "shown" in act and seat == actor else None,
+            "winner": winner if winner >= 0 else None,
+            "known": [
+                {"seat": target, "card": CODES[card]} for (viewer, target), card in sorted(known) if viewer == seat
+            ],
+            "log": [dict(e) for e in log],
+            "seats": [
+                {
+                    "seat": s,
+                    "coins": coins[s],
+                    "cards": sizes[s],
+                    "dead": [CODES[c] for c in dead[s]],
+                    "out": out[s],
+                    "lives": (LIVES if five else 2) - lost[s],
+                }
+                for s in range(n)
+            ],
+        }
+        self._data = data
+        return data
+
     def __getitem__(self, key: str) -> JSON:
-        return self._data[key]
+        data = self._data
+        if data is None:
+            data = self._decode()
+        return data[key]
 
     def to_json(self) -> dict[str, JSON]:
         """The view as a proto-compatible JSON object."""
-        return json.loads(json.dumps(self._data))  # type: ignore[no-any-return]
+        data = self._data
+        if data is None:
+            data = self._decode()
+        return json.loads(json.dumps(data))  # type: ignore[no-any-return]
 
 
 class CoupGame(Game):
@@ -215,6 +326,11 @@ class CoupState(State):
         self._turns = 0
         self._winner = -1
         self._records: list[DealRecord] = []
+        self._orders = self._compute_orders()
+        self._legal: tuple[int, tuple[str, ...]] | None = None
+        """The last answer of legal_actions (seat, actions); reset whenever the state changes."""
+        self._sampled: tuple[Mapping[str, JSON], list[int]] | None = None
+        """The draw this state just sampled (the outcome and its cards), known to be valid."""
 
     # ------------------------------------------------------------- helpers
     def _alive(self, seat: int) -> bool:
@@ -224,18 +340,22 @@ class CoupState(State):
         return [s for s in range(self.players) if not self._out[s]]
 
     def _order_from(self, seat: int) -> list[int]:
+        return list(self._orders[seat])
+
+    def _compute_orders(self) -> tuple[tuple[int, ...], ...]:
+        """Per seat, the other seats still in, in turn order starting left of it."""
         n = self.players
-        return [(seat + i) % n for i in range(1, n) if not self._out[(seat + i) % n]]
+        out = self._out
+        return tuple(tuple((seat + i) % n for i in range(1, n) if not out[(seat + i) % n]) for seat in range(n))
 
     def _record(self, seat: int, action: str) -> None:
         self._records[-1].actions.append((seat, action))
 
-    def _event(self, seat: int, event: str, **extra: JSON) -> None:
-        entry: dict[str, JSON] = {"seat": seat, "event": event, "target": None, "character": None, "card": None}
-        entry.update(extra)
-        self._log.append(entry)
-        if len(self._log) > _LOG_KEEP:
-            del self._log[0]
+    def _event(self, seat: int, event: str, target: JSON = None, character: JSON = None, card: JSON = None) -> None:
+        log = self._log
+        log.append({"seat": seat, "event": event, "target": target, "character": character, "card": card})
+        if len(log) > _LOG_KEEP:
+            del log[0]
 
     def _distinct(self, cards: list[int]) -> list[int]:
         """One card per character (the lowest code), in hand order of characters."""
@@ -251,13 +371,22 @@ class CoupState(State):
 
     # ------------------------------------------------------------- queries
     def to_act(self) -> tuple[int, ...]:
-        if self._stage in (DEAL, DRAW):
-            return (CHANCE,)
-        if self._stage == OVER:
+        stage = self._stage
+        if stage in (DEAL, DRAW):
+            return _CHANCE_ONLY
+        if stage == OVER:
             return ()
-        return (self._waiting,)
+        return _SEAT[self._waiting]
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
+        cached = self._legal
+        if cached is not None and cached[0] == seat:
+            return cached[1]
+        legal = self._legal_actions(seat)
+        self._legal = (seat, legal)
+        return legal
+
+    def _legal_actions(self, seat: int) -> tuple[str, ...]:
         if self._stage in (DEAL, DRAW, OVER) or seat != self._waiting:
             return ()
         stage = self._stage
@@ -284,87 +413,63 @@ class CoupState(State):
         return ()
 
     def _turn_actions(self, seat: int) -> tuple[str, ...]:
-        coins = self._coins[seat]
+        all_coins = self._coins
+        coins = all_coins[seat]
         others = self._order_from(seat)
-        coups: list[str] = []
+        coups: tuple[str, ...] = ()
         if coins >= COUP_COST:
+            table = _COUP_CALL if self._call else _COUP
             for t in others:
-                if self._call:
-                    coups.extend(f"coup:{t}:{ch}" for ch in CHARACTERS)
-                else:
-                    coups.append(f"coup:{t}")
+                coups += table[t]
         if coins >= FORCED_COUP:
-            return tuple(coups)
-        actions = ["income", "foreign_aid", "tax", "exchange"]
-        actions += [f"steal:{t}" for t in others if self._coins[t] > 0]
-        actions += [f"examine:{t}" for t in others]
+            return coups
+        actions = _BASIC + tuple([_STEAL[t] for t in others if all_coins[t] > 0])
+        actions += tuple([_EXAMINE[t] for t in others])
         if coins >= ASSASSIN_COST:
-            actions += [f"assassinate:{t}" for t in others]
-        return tuple(actions + coups)
+            actions += tuple([_ASSASSINATE[t] for t in others])
+        return actions + coups
 
     def _window_actions(self, seat: int) -> tuple[str, ...]:
         window = self._window
-        out = ["pass"]
-        if window["challenge"]:
-            out.append("challenge")
+        out = _PASS_CHALLENGE if window["challenge"] else _PASS
         if window["block"]:
             kind = self._act["kind"]
             if kind == "foreign_aid" or seat == self._act.get("target"):
-                out.extend("block:" + role for role in BLOCKERS[kind])
-        return tuple(out)
+                out += _BLOCKS[kind]
+        return out
 
     def view(self, seat: int | None) -> CoupView:
         if seat is not None and not 0 <= seat < self.players:
             raise IllegalAction(f"no seat {seat} in a {self.players}-player match")
-        n = self.players
-        act = self._act
-        window = self._window
+        # A snapshot of copies and immutable values; decoded on first access.
         own = seat is not None
-        hand = sorted(self._hands[seat]) if seat is not None else []
-        data: dict[str, JSON] = {
-            "game": self.game.id,
-            "seat": seat,
-            "players": n,
-            "to_act": [s for s in self.to_act() if s >= 0],
-            "stage": self._stage,
-            "dealer": self._dealer if self._dealer >= 0 else None,
-            "turn": self._actor if self._actor >= 0 else None,
-            "turns": self._turns,
-            "call_the_coup": self._call,
-            "five_lives": self._five,
-            "hand": [CODES[c] for c in hand],
-            "hand_characters": [_char(c) for c in hand],
-            "drawn": [CODES[c] for c in self._drawn] if own and seat == self._drawer() else [],
-            "deck_size": len(self._deck),
-            "action": act.get("kind"),
-            "action_target": act.get("target"),
-            "action_character": act.get("character"),
-            "claim": CLAIM.get(act.get("kind", "")),
-            "challenger": act.get("challenger"),
-            "blocker": act.get("blocker"),
-            "block_character": act.get("role"),
-            "window": window.get("kind") if self._stage == WINDOW else None,
-            "shown": CODES[act["shown"]] if own and "shown" in act and seat == self._actor else None,
-            "winner": self._winner if self._winner >= 0 else None,
-            "known": [
-                {"seat": target, "card": CODES[card]}
-                for (viewer, target), card in sorted(self._known.items())
-                if viewer == seat
-            ],
-            "log": [dict(e) for e in self._log],
-            "seats": [
-                {
-                    "seat": s,
-                    "coins": self._coins[s],
-                    "cards": len(self._hands[s]),
-                    "dead": [CODES[c] for c in self._dead[s]],
-                    "out": self._out[s],
-                    "lives": (LIVES if self._five else 2) - self._lost[s],
-                }
-                for s in range(n)
-            ],
-        }
-        return CoupView(data, seat)
+        drawn = self._drawn
+        known = self._known
+        return CoupView(
+            (
+                self,
+                seat,
+                self._stage,
+                self._waiting,
+                self._dealer,
+                self._actor,
+                self._turns,
+                tuple(self._hands[seat]) if seat is not None else (),
+                tuple(drawn) if drawn and own and seat == self._drawer() else (),
+                len(self._deck),
+                self._act.copy(),
+                self._window.get("kind"),
+                self._winner,
+                tuple(known.items()) if known else (),
+                tuple(self._log),
+                tuple(self._coins),
+                tuple([len(h) for h in self._hands]),
+                tuple([tuple(d) for d in self._dead]),
+                tuple(self._out),
+                tuple(self._lost),
+            ),
+            seat,
+        )
 
     def _drawer(self) -> int:
         return self._waiting if self._stage == RETURN else -1
@@ -432,26 +537,39 @@ class CoupState(State):
             drawn = []
             for _ in range(count):
                 drawn.append(pool.pop(rng.below(len(pool))))
-            return {"seat": seat, "draw": [CODES[c] for c in drawn]}
+            outcome: dict[str, JSON] = {"seat": seat, "draw": [CODES[c] for c in drawn]}
+            self._sampled = (outcome, drawn)
+            return outcome
         raise InvalidChance("no chance outcome is pending")
 
     def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
-        if self._stage == DEAL:
+        stage = self._stage
+        if stage == DEAL:
             self._deal(outcome)
+            self._legal = None
             return
-        if self._stage != DRAW:
+        if stage != DRAW:
             raise InvalidChance("no chance outcome is pending")
         _, seat, count, purpose = self._steps[0]
-        try:
-            got_seat = int(outcome["seat"])
-            drawn = [INDEX[c] for c in outcome["draw"]]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidChance(f"malformed draw: {exc!r}") from None
-        if got_seat != seat or len(drawn) != count:
-            raise InvalidChance(f"expected {count} card(s) drawn by seat {seat}")
-        if len(set(drawn)) != count or any(c not in self._deck for c in drawn):
-            raise InvalidChance("drawn cards must be distinct cards of the deck")
-        self._record(CHANCE, json.dumps({"seat": seat, "draw": [CODES[c] for c in drawn]}, sort_keys=True))
+        sampled = self._sampled
+        self._sampled = None
+        if sampled is not None and sampled[0] is outcome:
+            # The draw this state just sampled itself: already known to be valid.
+            drawn = list(sampled[1])
+        else:
+            try:
+                got_seat = int(outcome["seat"])
+                drawn = [INDEX[c] for c in outcome["draw"]]
+            except (KeyError, TypeError, ValueError) as exc:
+                raise InvalidChance(f"malformed draw: {exc!r}") from None
+            if got_seat != seat or len(drawn) != count:
+                raise InvalidChance(f"expected {count} card(s) drawn by seat {seat}")
+            if len(set(drawn)) != count or any(c not in self._deck for c in drawn):
+                raise InvalidChance("drawn cards must be distinct cards of the deck")
+        # json.dumps({"seat": seat, "draw": [...]}, sort_keys=True), spelled out.
+        self._record(
+            CHANCE, '{"draw": [' + ", ".join(['"' + CODES[c] + '"' for c in drawn]) + '], "seat": ' + str(seat) + "}"
+        )
         self._steps.pop(0)
         for c in drawn:
             self._deck.remove(c)
@@ -460,6 +578,7 @@ class CoupState(State):
             self._drawn = drawn
             self._steps.insert(0, ("return", seat))
         self._advance()
+        self._legal = None
 
     def _deal(self, outcome: Mapping[str, JSON]) -> None:
         n = self.players
@@ -560,10 +679,14 @@ class CoupState(State):
     def apply(self, seat: int, action: str) -> None:
         if action not in self.legal_actions(seat):
             raise self._reject(seat, action)
-        self._record(seat, action)
+        self._records[-1].actions.append((seat, action))
         stage = self._stage
-        parts = action.split(":")
-        kind = parts[0]
+        parsed = _PARSED.get(action)
+        if parsed is None:
+            parts = action.split(":")
+            kind = parts[0]
+        else:
+            kind, parts = parsed
         if stage == TURN:
             self._declare(seat, kind, parts[1:])
         elif stage == WINDOW:
@@ -581,6 +704,7 @@ class CoupState(State):
             self._steps.pop(0)
             self._return(seat, [INDEX[c] for c in parts[1:]])
         self._advance()
+        self._legal = None
 
     # ------------------------------------------------------------ turn flow
     def _start_turn(self, seat: int) -> None:
@@ -809,6 +933,7 @@ class CoupState(State):
         if not self._hands[seat] and not (self._five and self._lost[seat] <= LIVES - 2):
             self._coins[seat] = 0
             self._out[seat] = True
+            self._orders = self._compute_orders()
             self._event(seat, "out")
             alive = self._alive_seats()
             if len(alive) == 1:

@@ -44,12 +44,12 @@ Rulings where the seed is silent (also in ``docs/games/emissary.md``):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..engine.cards import CODES, SUIT_NAMES
 from ..engine.core import JSON, ActionInfo, Game, IllegalAction, InvalidChance
 from ..engine.rng import MatchRng
-from .solitaire import JsonView, SolitaireState, deck_codes, shuffled, unknown
+from .solitaire import JsonView, SolitaireState, base_json, deck_codes, shuffled, unknown
 
 RULERS: tuple[str, ...] = ("KC", "KD", "KH", "KS", "QC", "QD", "QH", "QS")
 """The eight rulers."""
@@ -61,6 +61,10 @@ DEBATE_CARDS: tuple[str, ...] = tuple(c for c in CODES if c[0] in "A2345678")
 """The 32 cards of the deck."""
 ABILITY = {"H": "diplomacy", "C": "military", "S": "politics", "D": "commerce"}
 """Suit to the ability it gives."""
+
+
+_ABILITY_ID: dict[str, str] = {c: f"ability:{c}" for c in ADVISORS + RULERS}
+_TARGETS: dict[str, tuple[str, ...]] = {c: tuple(f"ability:{c}:{k + 1}" for k in range(8)) for c in ADVISORS + RULERS}
 
 
 def rank(card: str) -> int:
@@ -145,7 +149,7 @@ class EmissaryState(SolitaireState):
             if not self._hand:
                 self._end_kingdom()
                 continue
-            if self._abilities() and not self._need_debate:
+            if not self._need_debate and self._has_ability():
                 return  # use an ability or turn the debate card
             if not self._deck:
                 if self._discard:
@@ -177,16 +181,29 @@ class EmissaryState(SolitaireState):
     def _abilities(self) -> list[str]:
         if self._current < 0 or self._debate is not None or self._to_discard or not self._hand:
             return []
-        cards = [j for j in ADVISORS if j not in self._used_jacks]
-        cards += [r for r in self._supporters if r not in self._spent]
-        others = [k for k in range(8) if not self._visited[k]]
+        used, spent = self._used_jacks, self._spent
+        cards = [j for j in ADVISORS if j not in used]
+        cards += [r for r in self._supporters if r not in spent]
         out: list[str] = []
+        visited = self._visited
         for card in cards:
             if card[1] == "S":
-                out += [f"ability:{card}:{k + 1}" for k in others]
+                targets = _TARGETS[card]
+                out += [targets[k] for k in range(8) if not visited[k]]
             else:
-                out.append(f"ability:{card}")
+                out.append(_ABILITY_ID[card])
         return out
+
+    def _has_ability(self) -> bool:
+        """Whether :meth:`_abilities` is not empty (without building it)."""
+        if self._current < 0 or self._debate is not None or self._to_discard or not self._hand:
+            return False
+        used, spent = self._used_jacks, self._spent
+        others = not all(self._visited)
+        for card in ADVISORS:
+            if card not in used and (others or card[1] != "S"):
+                return True
+        return any(card not in spent and (others or card[1] != "S") for card in self._supporters)
 
     @property
     def trump(self) -> str | None:
@@ -286,38 +303,27 @@ class EmissaryState(SolitaireState):
     # ------------------------------------------------------------ views
     def view(self, seat: int | None) -> JsonView:
         self._check_seat(seat)
-        data = self._base_view(seat)
-        current = self._current
-        data.update(
-            {
-                "phase": self.phase,
-                "kingdoms": [
-                    {
-                        "kingdom": k + 1,
-                        "target": k + 1,
-                        "ruler": self._rulers[k] if self._rulers else None,
-                        "trump": self._rulers[k][1] if self._rulers else None,
-                        "visited": self._visited[k],
-                        "won": self._conquered[k],
-                    }
-                    for k in range(8)
-                ],
-                "current": current + 1 if current >= 0 else None,
-                "target": current + 1 if current >= 0 else None,
-                "trump": self.trump,
-                "wins": len(self._scoring) if current >= 0 else 0,
-                "hand": sorted(self._hand, key=lambda c: ("CDHS".index(c[1]), rank(c))),
-                "debate_card": self._debate,
-                "discard_pile": list(self._discard),
-                "scoring_pile": list(self._scoring),
-                "deck_size": len(self._deck),
-                "advisors": [{"card": j, "used": j in self._used_jacks} for j in ADVISORS],
-                "supporters": [{"card": r, "used": r in self._spent} for r in self._supporters],
-                "kingdoms_won": sum(self._conquered),
-                "discards_left": self._to_discard,
-            }
+        snap = (
+            self.game.id,
+            self._over,
+            self._chance_pending,
+            self._won,
+            self._end_reason,
+            tuple(self._rulers),
+            tuple(self._visited),
+            tuple(self._conquered),
+            self._current,
+            tuple(self._hand),
+            self._debate,
+            tuple(self._discard),
+            tuple(self._scoring),
+            len(self._deck),
+            frozenset(self._used_jacks),
+            tuple(self._supporters),
+            frozenset(self._spent),
+            self._to_discard,
         )
-        return JsonView(seat, data)
+        return JsonView(seat, build=_view_json, snap=snap)
 
     def invariants(self) -> list[str]:
         if not self._records:
@@ -336,6 +342,76 @@ class EmissaryState(SolitaireState):
 
     def secrets(self, seat: int | None) -> frozenset[str]:
         return frozenset(self._deck)
+
+
+def _hand_order(card: str) -> tuple[int, int]:
+    return ("CDHS".index(card[1]), rank(card))
+
+
+def _view_json(seat: int | None, snap: tuple[Any, ...]) -> dict[str, JSON]:
+    """The JSON form of a view snapshot (see :meth:`EmissaryState.view`)."""
+    (
+        game,
+        over,
+        pending,
+        won,
+        end_reason,
+        rulers,
+        visited,
+        conquered,
+        current,
+        hand,
+        debate,
+        discard,
+        scoring,
+        deck_size,
+        used_jacks,
+        supporters,
+        spent,
+        to_discard,
+    ) = snap
+    score = sum(conquered) + sum(1 for r in supporters if r not in spent)
+    data = base_json(game, seat, over, pending, won, end_reason, score)
+    if over:
+        phase = "over"
+    elif pending:
+        phase = "chance"
+    elif to_discard:
+        phase = "discard"
+    elif current < 0:
+        phase = "visit"
+    else:
+        phase = "respond" if debate is not None else "between"
+    data.update(
+        {
+            "phase": phase,
+            "kingdoms": [
+                {
+                    "kingdom": k + 1,
+                    "target": k + 1,
+                    "ruler": rulers[k] if rulers else None,
+                    "trump": rulers[k][1] if rulers else None,
+                    "visited": visited[k],
+                    "won": conquered[k],
+                }
+                for k in range(8)
+            ],
+            "current": current + 1 if current >= 0 else None,
+            "target": current + 1 if current >= 0 else None,
+            "trump": rulers[current][1] if current >= 0 else None,
+            "wins": len(scoring) if current >= 0 else 0,
+            "hand": sorted(hand, key=_hand_order),
+            "debate_card": debate,
+            "discard_pile": list(discard),
+            "scoring_pile": list(scoring),
+            "deck_size": deck_size,
+            "advisors": [{"card": j, "used": j in used_jacks} for j in ADVISORS],
+            "supporters": [{"card": r, "used": r in spent} for r in supporters],
+            "kingdoms_won": sum(conquered),
+            "discards_left": to_discard,
+        }
+    )
+    return data
 
 
 class Emissary(Game):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..engine.core import (
@@ -70,6 +70,8 @@ class SolitaireState(State):
         self._over = False
         self._won = False
         self._end_reason = ""
+        self._legal_cache: tuple[str, ...] | None = None
+        self._sampled: Mapping[str, JSON] | None = None
 
     # ---------------------------------------------------------------- hooks
     @abstractmethod
@@ -105,7 +107,10 @@ class SolitaireState(State):
     def legal_actions(self, seat: int) -> tuple[str, ...]:
         if seat != PLAYER or self._over or self._chance_pending:
             return ()
-        return tuple(self._legal())
+        legal = self._legal_cache
+        if legal is None:
+            legal = self._legal_cache = tuple(self._legal())
+        return legal
 
     def apply(self, seat: int, action: str) -> None:
         if self._over:
@@ -114,10 +119,14 @@ class SolitaireState(State):
             raise NotYourTurn(f"seat {seat} is not in this one-player game; only seat 0 acts", seat=seat, action=action)
         if self._chance_pending:
             raise NotYourTurn("waiting for a chance outcome (a shuffle)", seat=seat, action=action)
-        if action not in self._legal():
+        legal = self._legal_cache
+        if legal is None:
+            legal = self._legal_cache = tuple(self._legal())
+        if action not in legal:
             error = self._why_illegal(action)
             error.seat, error.action = seat, action
             raise error
+        self._legal_cache = None
         self._records[-1].actions.append((PLAYER, action))
         self._do(action)
         self._check_end()
@@ -125,7 +134,9 @@ class SolitaireState(State):
     def sample_chance(self, rng: MatchRng) -> dict[str, JSON]:
         if not self._chance_pending or self._over:
             raise InvalidChance("no chance outcome is pending")
-        return self._sample(rng)
+        outcome = self._sample(rng)
+        self._sampled = outcome
+        return outcome
 
     def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
         if not self._chance_pending or self._over:
@@ -133,11 +144,15 @@ class SolitaireState(State):
         first = not self._records
         if first and outcome.get("dealer", 0) != 0:
             raise InvalidChance("the dealer of a solitaire is seat 0")
-        # Validate on a copy so that a bad outcome changes nothing.
-        trial = self.clone()
-        trial._records = []
-        trial._chance_pending = False
-        trial._apply_outcome(outcome)
+        if outcome is not self._sampled:
+            # Validate on a copy so that a bad outcome changes nothing (an outcome this state
+            # just drew itself is known to be valid).
+            trial = self.clone()
+            trial._records = []
+            trial._chance_pending = False
+            trial._apply_outcome(outcome)
+        self._sampled = None
+        self._legal_cache = None
         if first:
             self._records.append(DealRecord(dealer=PLAYER, chance=dict(outcome)))
         else:
@@ -204,21 +219,54 @@ class SolitaireState(State):
         }
 
 
+def base_json(
+    game: str, seat: int | None, over: bool, pending: bool, won: bool, end_reason: str, score: float
+) -> dict[str, JSON]:
+    """The keys every solitaire view starts with, from a snapshot (see :meth:`SolitaireState._base_view`)."""
+    return {
+        "game": game,
+        "seat": seat,
+        "players": 1,
+        "to_act": None if over or pending else PLAYER,
+        "outcome": ("won" if won else "lost") if over else "playing",
+        "end_reason": end_reason or None,
+        "score": score,
+    }
+
+
 class JsonView:
-    """A view that is already its JSON form (solitaire views are small)."""
+    """A view that is already its JSON form (solitaire views are small), or a snapshot of the
+    state's parts that is decoded to its JSON form on first access (``build(seat, snapshot)``
+    must return a fresh dict each call)."""
 
-    __slots__ = ("_data", "seat")
+    __slots__ = ("_build", "_data", "_snap", "seat")
 
-    def __init__(self, seat: int | None, data: dict[str, JSON]) -> None:
+    def __init__(
+        self,
+        seat: int | None,
+        data: dict[str, JSON] | None = None,
+        build: Callable[[int | None, Any], dict[str, JSON]] | None = None,
+        snap: Any = None,
+    ) -> None:
         self.seat = seat
         self._data = data
+        self._build = build
+        self._snap = snap
 
     def to_json(self) -> dict[str, JSON]:
         """The view as JSON (a fresh copy)."""
-        return copy.deepcopy(self._data)
+        build = self._build
+        if build is not None:
+            return build(self.seat, self._snap)
+        data = self._data
+        assert data is not None
+        return copy.deepcopy(data)
 
     def __getitem__(self, key: str) -> Any:
-        return self._data[key]
+        data = self._data
+        if data is None:
+            data = self._data = self.to_json()
+        return data[key]
 
 
 def unknown(action: str, forms: str) -> UnknownAction:

@@ -6,6 +6,7 @@ task that runs twice (a redelivery after a worker was killed) changes nothing th
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -190,16 +191,25 @@ def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
     return snap
 
 
-def count_match(ts: TournamentStore, ms: MatchStore, match_id: str) -> str | None:
+def count_match(
+    ts: TournamentStore, ms: MatchStore, match_id: str, known: dict[str, Tournament | None] | None = None
+) -> str | None:
     """Count one completed match in its tournament (once) and apply it to the ratings (once).
 
-    Returns the tournament id if the match belongs to a live tournament, else ``None``.
+    ``known`` caches tournaments across a batch.  Returns the tournament id if the match
+    belongs to a live tournament, else ``None``.
     """
-    spec = ms.spec(match_id)
-    result = ms.result(match_id)
-    if spec is None or result is None or not spec.tournament:
+    info = ms.info(match_id)
+    if "result" not in info or "spec" not in info:
         return None
-    t = ts.get(spec.tournament)
+    spec = MatchSpec.from_json(json.loads(info["spec"]))
+    result = json.loads(info["result"])
+    if not spec.tournament:
+        return None
+    cache = known if known is not None else {}
+    if spec.tournament not in cache:
+        cache[spec.tournament] = ts.get(spec.tournament)
+    t = cache[spec.tournament]
     if t is None or t.status not in ("running", "finished"):
         return None
     entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(spec.seats)}
@@ -221,8 +231,9 @@ def consume_results(ts: TournamentStore, ms: MatchStore, consumer: str, *, batch
     for pending in (True, False):
         entries = ts.read_group(ms.STREAM, RESULTS_GROUP, consumer, count=batch, pending=pending)
         done = []
+        known: dict[str, Tournament | None] = {}
         for eid, fields in entries:
-            tid = count_match(ts, ms, fields.get("match_id", ""))
+            tid = count_match(ts, ms, fields.get("match_id", ""), known)
             if tid:
                 touched.add(tid)
             done.append(eid)
@@ -234,11 +245,21 @@ def consume_results(ts: TournamentStore, ms: MatchStore, consumer: str, *, batch
     return handled
 
 
-def settle(ts: TournamentStore, tid: str) -> None:
-    """Refresh the standings and finish the tournament if every match is counted."""
-    refresh_standings(ts, tid)
-    if ts.finish(tid):
+STANDINGS_EVERY_S = 2.0
+"""While a tournament runs, its standings snapshot is recomputed at most this often per process
+(the bootstrap is the costly part); the final snapshot is always computed."""
+
+_refreshed: dict[str, float] = {}
+
+
+def settle(ts: TournamentStore, tid: str, *, force: bool = False) -> None:
+    """Finish the tournament if every match is counted, and refresh its standings (always when
+    it finishes or ``force``; otherwise at most every :data:`STANDINGS_EVERY_S`)."""
+    finished = ts.finish(tid)
+    now = time.monotonic()
+    if finished or force or now - _refreshed.get(tid, float("-inf")) >= STANDINGS_EVERY_S:
         refresh_standings(ts, tid)
+        _refreshed[tid] = now
 
 
 def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 30.0) -> dict[str, int]:
@@ -268,7 +289,7 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
             ):
                 count_match(ts, ms, m.match_id)
                 report["counted"] += 1
-        settle(ts, t.id)
+        settle(ts, t.id, force=True)
     return report
 
 

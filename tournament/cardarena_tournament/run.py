@@ -120,7 +120,9 @@ def _run_checked(args: argparse.Namespace) -> int:
                 procs.append(spawn(argv, {**env, "CARDARENA_TOKEN": token}, log=log))
             cli = [sys.executable, "-m", "cardarena.cli"]
             level = "INFO" if args.verbose else "WARNING"
-            procs.append(spawn([*cli, "worker", "--pool", "threads", "--concurrency", "2", "--loglevel", level], env, log=log))
+            procs.append(
+                spawn([*cli, "worker", "--pool", "threads", "--concurrency", "2", "--loglevel", level], env, log=log)
+            )
             procs.append(spawn([*cli, "beat", "--state", str(Path(tmp) / "beat"), "--loglevel", level], env, log=log))
             t = lifecycle.new_tournament(
                 game=args.game,

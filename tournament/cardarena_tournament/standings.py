@@ -154,8 +154,8 @@ def compute(
     n = len(units)
     for _ in range(resamples if n else 0):
         counts = [0] * n
-        for _ in range(n):
-            counts[rng.randrange(n)] += 1
+        for u in rng.choices(range(n), k=n):
+            counts[u] += 1
         for bot, by_unit in value.items():
             weight = sum(counts[u] for u in by_unit)
             boot[bot].append(sum(counts[u] * v for u, v in by_unit.items()) / weight if weight else float("nan"))

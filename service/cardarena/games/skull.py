@@ -99,27 +99,128 @@ OVER = "over"
 """The match is over."""
 
 
+_SEAT: tuple[tuple[int, ...], ...] = tuple((s,) for s in range(8))
+_CHANCE_ONLY: tuple[int, ...] = (CHANCE,)
+_PASS: tuple[str, ...] = ("pass",)
+_BIDS: tuple[str, ...] = tuple(f"bid:{b}" for b in range(0, 4 * 8 + 1))
+"""``bid:<b>`` by b (index 0 unused)."""
+_PLACES: dict[tuple[bool, bool], tuple[str, ...]] = {
+    (rose, skull): tuple("place:" + t for t, has in ((ROSE, rose), (SKULL, skull)) if has)
+    for rose in (False, True)
+    for skull in (False, True)
+}
+"""(a rose in hand, the skull in hand) to the place actions, in the order of CARD_TYPES."""
+
+
 class SkullView:
-    """What one seat (``None``: a spectator) sees of a Skull match; ``to_json()`` is the wire form."""
+    """What one seat (``None``: a spectator) sees of a Skull match; ``to_json()`` is the wire form.
 
-    __slots__ = ("_data", "seat")
+    Built as a snapshot tuple (copies of the few mutable pieces); the data is decoded on first
+    access, so building a view is cheap.
+    """
 
-    def __init__(self, data: dict[str, JSON], seat: int | None) -> None:
-        self._data = data
+    __slots__ = ("_data", "_s", "seat")
+
+    def __init__(self, snapshot: tuple[Any, ...], seat: int | None) -> None:
+        self._s = snapshot
+        self._data: dict[str, JSON] | None = None
         self.seat = seat
 
+    def _decode(self) -> dict[str, JSON]:
+        (
+            state,
+            seat,
+            to_act,
+            phase,
+            round_,
+            first,
+            turn,
+            bid,
+            bidder,
+            winner,
+            last,
+            piles,
+            revealed,
+            roses,
+            skull,
+            points,
+            placed_first,
+            passed,
+            lost,
+        ) = self._s
+        n = state.players
+
+        def hand_of(s: int) -> list[str]:
+            pile = piles[s]
+            count = roses[s] - pile.count(ROSE)
+            has_skull = skull[s] and SKULL not in pile
+            return [ROSE] * count + ([SKULL] if has_skull else [])
+
+        seats: list[dict[str, JSON]] = []
+        last_revealed = last.get("revealed", {})
+        for s in range(n):
+            pile = piles[s]
+            shown = revealed[s]
+            cards = roses[s] + (1 if skull[s] else 0)
+            seats.append(
+                {
+                    "seat": s,
+                    "cards": cards,
+                    "hand_size": len(hand_of(s)),
+                    "pile_size": len(pile),
+                    "revealed": [pile[len(pile) - 1 - i] for i in range(shown)],
+                    "points": points[s],
+                    "out": not cards > 0,
+                    "passed": passed[s],
+                    "placed": placed_first[s] if phase == PLACE_FIRST else bool(pile),
+                    "last_revealed": list(last_revealed.get(s, [])),
+                }
+            )
+        own = seat is not None
+        data: dict[str, JSON] = {
+            "game": state.game.id,
+            "seat": seat,
+            "players": n,
+            "to_act": [s for s in to_act if s >= 0],
+            "phase": phase,
+            "round": round_,
+            "first_player": first if first >= 0 else None,
+            "turn": turn if phase in (PLACE, BID, FLIP, LOSE) else None,
+            "bid": bid if bidder >= 0 else None,
+            "bidder": bidder if bidder >= 0 else None,
+            "max_bid": sum(len(p) for p in piles),
+            "flipped": sum(revealed),
+            "hand": hand_of(seat) if own and seat is not None else [],
+            "pile": list(piles[seat]) if own and seat is not None else [],
+            "lost": list(lost) if own and seat is not None else [],
+            "winner": winner if winner >= 0 else None,
+            "last_bidder": last.get("bidder"),
+            "last_bid": last.get("bid"),
+            "last_success": last.get("success"),
+            "last_skull_owner": last.get("skull_owner"),
+            "seats": seats,
+        }
+        self._data = data
+        return data
+
     def __getitem__(self, key: str) -> JSON:
-        return self._data[key]
+        data = self._data
+        if data is None:
+            data = self._decode()
+        return data[key]
 
     @property
     def hand(self) -> list[str]:
         """The seat's own cards in hand (not on the table, not lost)."""
-        hand: list[str] = self._data["hand"]
+        hand: list[str] = self["hand"]
         return hand
 
     def to_json(self) -> dict[str, JSON]:
         """The view as a proto-compatible JSON object."""
-        return json.loads(json.dumps(self._data))  # type: ignore[no-any-return]
+        data = self._data
+        if data is None:
+            data = self._decode()
+        return json.loads(json.dumps(data))  # type: ignore[no-any-return]
 
 
 class SkullGame(Game):
@@ -183,6 +284,9 @@ class SkullState(State):
         self._winner = -1
         self._last: dict[str, Any] = {}
         self._records: list[DealRecord] = []
+        self._to_act: tuple[int, ...] | None = None
+        self._legal: tuple[int, tuple[str, ...]] | None = None
+        """Answers of to_act and legal_actions (seat, actions); reset whenever the state changes."""
 
     # ------------------------------------------------------------- helpers
     def _cards(self, seat: int) -> int:
@@ -213,27 +317,41 @@ class SkullState(State):
 
     # ------------------------------------------------------------- queries
     def to_act(self) -> tuple[int, ...]:
+        cached = self._to_act
+        if cached is None:
+            cached = self._to_act = self._compute_to_act()
+        return cached
+
+    def _compute_to_act(self) -> tuple[int, ...]:
         phase = self._phase
         if phase in (START, DISCARD):
-            return (CHANCE,)
+            return _CHANCE_ONLY
         if phase == OVER:
             return ()
         if phase == PLACE_FIRST:
-            return tuple(s for s in range(self.players) if self._alive(s) and not self._placed_first[s])
-        return (self._turn,)
+            return tuple([s for s in range(self.players) if self._alive(s) and not self._placed_first[s]])
+        return _SEAT[self._turn]
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
+        cached = self._legal
+        if cached is not None and cached[0] == seat:
+            return cached[1]
+        legal = self._legal_actions(seat)
+        self._legal = (seat, legal)
+        return legal
+
+    def _legal_actions(self, seat: int) -> tuple[str, ...]:
         if seat not in self.to_act() or seat < 0:
             return ()
         phase = self._phase
         hand = self._hand(seat)
-        places = tuple("place:" + t for t in CARD_TYPES if t in hand)
+        places = _PLACES[(ROSE in hand, SKULL in hand)]
         if phase == PLACE_FIRST:
             return places
         if phase == PLACE:
-            return places + tuple(f"bid:{b}" for b in range(1, self._on_table() + 1))
+            return places + _BIDS[1 : self._on_table() + 1]
         if phase == BID:
-            return ("pass",) + tuple(f"bid:{b}" for b in range(self._bid + 1, self._on_table() + 1))
+            return _PASS + _BIDS[self._bid + 1 : self._on_table() + 1]
         if phase == FLIP:
             return tuple(
                 f"flip:{s}" for s in range(self.players) if s != seat and self._revealed[s] < len(self._piles[s])
@@ -250,50 +368,31 @@ class SkullState(State):
     def view(self, seat: int | None) -> SkullView:
         if seat is not None and not 0 <= seat < self.players:
             raise IllegalAction(f"no seat {seat} in a {self.players}-player match")
-        n = self.players
-        seats: list[dict[str, JSON]] = []
-        for s in range(n):
-            pile = self._piles[s]
-            shown = self._revealed[s]
-            seats.append(
-                {
-                    "seat": s,
-                    "cards": self._cards(s),
-                    "hand_size": len(self._hand(s)),
-                    "pile_size": len(pile),
-                    "revealed": [pile[len(pile) - 1 - i] for i in range(shown)],
-                    "points": self._points[s],
-                    "out": not self._alive(s),
-                    "passed": self._passed[s],
-                    "placed": self._placed_first[s] if self._phase == PLACE_FIRST else bool(pile),
-                    "last_revealed": list(self._last.get("revealed", {}).get(s, [])),
-                }
-            )
-        own = seat is not None
-        data: dict[str, JSON] = {
-            "game": self.game.id,
-            "seat": seat,
-            "players": n,
-            "to_act": [s for s in self.to_act() if s >= 0],
-            "phase": self._phase,
-            "round": self._round,
-            "first_player": self._first if self._first >= 0 else None,
-            "turn": self._turn if self._phase in (PLACE, BID, FLIP, LOSE) else None,
-            "bid": self._bid if self._bidder >= 0 else None,
-            "bidder": self._bidder if self._bidder >= 0 else None,
-            "max_bid": self._on_table(),
-            "flipped": sum(self._revealed),
-            "hand": self._hand(seat) if own and seat is not None else [],
-            "pile": list(self._piles[seat]) if own and seat is not None else [],
-            "lost": list(self._lost[seat]) if own and seat is not None else [],
-            "winner": self._winner if self._winner >= 0 else None,
-            "last_bidder": self._last.get("bidder"),
-            "last_bid": self._last.get("bid"),
-            "last_success": self._last.get("success"),
-            "last_skull_owner": self._last.get("skull_owner"),
-            "seats": seats,
-        }
-        return SkullView(data, seat)
+        # A snapshot of copies and immutable values; decoded on first access.
+        return SkullView(
+            (
+                self,
+                seat,
+                self.to_act(),
+                self._phase,
+                self._round,
+                self._first,
+                self._turn,
+                self._bid,
+                self._bidder,
+                self._winner,
+                self._last,
+                tuple([tuple(p) for p in self._piles]),
+                tuple(self._revealed),
+                tuple(self._roses),
+                tuple(self._skull),
+                tuple(self._points),
+                tuple(self._placed_first),
+                tuple(self._passed),
+                tuple(self._lost[seat]) if seat is not None else (),
+            ),
+            seat,
+        )
 
     def view_json(self, seat: int | None) -> dict[str, JSON]:
         return self.view(seat).to_json()
@@ -341,6 +440,11 @@ class SkullState(State):
         raise InvalidChance("no chance outcome is pending")
 
     def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
+        self._apply_chance(outcome)
+        self._to_act = None
+        self._legal = None
+
+    def _apply_chance(self, outcome: Mapping[str, JSON]) -> None:
         if self._phase == START:
             try:
                 first = int(outcome["first_player"])
@@ -366,7 +470,8 @@ class SkullState(State):
                 or (card == ROSE and not self._roses[seat])
             ):
                 raise InvalidChance(f"seat {seat} has no {card} to lose")
-            self._record(CHANCE, json.dumps({"seat": seat, "card": card}, sort_keys=True))
+            # json.dumps({"seat": seat, "card": card}, sort_keys=True), spelled out (card is rose or skull).
+            self._record(CHANCE, '{"card": "' + card + '", "seat": ' + str(seat) + "}")
             self._lose(seat, card)
             return
         raise InvalidChance("no chance outcome is pending")
@@ -429,6 +534,13 @@ class SkullState(State):
     def apply(self, seat: int, action: str) -> None:
         if action not in self.legal_actions(seat):
             raise self._reject(seat, action)
+        self._to_act = None
+        self._legal = None
+        self._apply(seat, action)
+        self._to_act = None
+        self._legal = None
+
+    def _apply(self, seat: int, action: str) -> None:
         kind, _, arg = action.partition(":")
         self._record(seat, action)
         phase = self._phase

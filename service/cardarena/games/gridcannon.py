@@ -61,12 +61,12 @@ Rulings where the seed is silent (also in ``docs/games/gridcannon.md``):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..engine.cards import CODES, label
 from ..engine.core import JSON, ActionInfo, Game, IllegalAction
 from ..engine.rng import MatchRng
-from .solitaire import JsonView, SolitaireState, deck_codes, shuffled, unknown
+from .solitaire import JsonView, SolitaireState, base_json, deck_codes, shuffled, unknown
 
 JOKERS = ("RJ", "BJ")
 """The two jokers: red and black."""
@@ -110,9 +110,20 @@ ATTACKS: tuple[tuple[tuple[str, int, int], ...], ...] = tuple(_attacks(p) for p 
 
 def value(card: str) -> int:
     """Numeric value: 2-10, J 11, Q 12, K 13, ace 1, joker 0."""
+    known = _VALUE.get(card)
+    if known is not None:
+        return known
     if card in JOKERS:
         return 0
     return "A23456789TJQK".index(card[0]) + 1
+
+
+_VALUE: dict[str, int] = {c: 0 if c in JOKERS else "A23456789TJQK".index(c[0]) + 1 for c in DECK}
+"""Card to its :func:`value`."""
+_PLACE: tuple[str, ...] = tuple(f"place:{p}" for p in range(9))
+_EXTRACT: tuple[str, ...] = tuple(f"extract:{p}" for p in range(9))
+_REASSIGN: tuple[tuple[str, ...], ...] = tuple(tuple(f"reassign:{a}:{b}" for b in range(9)) for a in range(9))
+_REPLACE: tuple[str, ...] = ("keep", *(f"replace:{p}" for p in range(9)))
 
 
 def is_number(card: str) -> bool:
@@ -322,31 +333,43 @@ class GridcannonState(SolitaireState):
         return "out_of_cards"
 
     # ------------------------------------------------------------ actions
-    def _ploy_actions(self) -> list[str]:
+    def _ploy_actions(self, tops: list[int] | None = None) -> list[str]:
         out: list[str] = []
-        if self._has("ace"):
-            out += [f"extract:{p}" for p in range(9) if self._grid[p]]
-        if self._has("joker"):
+        ace = joker = False
+        for c in self._ploys:
+            if c in JOKERS:
+                joker = True
+            else:
+                ace = True
+        grid = self._grid
+        if ace:
+            out += [_EXTRACT[p] for p in range(9) if grid[p]]
+        if joker:
+            if tops is None:
+                tops = [_VALUE[stack[-1]] if stack else 0 for stack in grid]
             for a in range(9):
-                top = self._top(a)
-                if top is None:
+                if not grid[a]:
                     continue
-                out += [f"reassign:{a}:{b}" for b in range(9) if b != a and self._fits(top, b)]
+                top = tops[a]
+                row = _REASSIGN[a]
+                out += [row[b] for b in range(9) if b != a and tops[b] <= top]
         return out
 
     def _legal(self) -> list[str]:
         phase = self.phase
-        if phase == "royal":
-            return [f"royal:{s}" for s in self.royal_spots(self._queue[0])]
-        if phase == "replace":
-            return ["keep", *(f"replace:{p}" for p in range(9))]
         if phase == "place":
             card = self._pending
             assert card is not None
-            places = [f"place:{p}" for p in range(9) if self._fits(card, p)]
+            v = value(card)
+            tops = [_VALUE[stack[-1]] if stack else 0 for stack in self._grid]
+            places = [_PLACE[p] for p in range(9) if tops[p] <= v]
             if not places:
                 places = [f"armour:{s}" for s in self.armour_targets(card)]
-            return places + self._ploy_actions()
+            return places + self._ploy_actions(tops) if self._ploys else places
+        if phase == "royal":
+            return [f"royal:{s}" for s in self.royal_spots(self._queue[0])]
+        if phase == "replace":
+            return list(_REPLACE)
         if phase == "out_of_cards":
             return [*self._ploy_actions(), "concede"]
         return []
@@ -436,42 +459,26 @@ class GridcannonState(SolitaireState):
     # ------------------------------------------------------------ views
     def view(self, seat: int | None) -> JsonView:
         self._check_seat(seat)
-        data = self._base_view(seat)
-        grid: list[JSON] = [
-            {"pos": p, "cards": list(self._grid[p]), "top": self._top(p), "value": self._top_value(p)} for p in range(9)
-        ]
-        royals: list[JSON] = []
-        for slot in SLOTS:
-            card = self._royal.get(slot)
-            royals.append(
-                {
-                    "slot": slot,
-                    "beside": SLOT_NEXT_TO[slot],
-                    "card": card,
-                    "alive": card is not None and slot not in self._dead,
-                    "dead": slot in self._dead,
-                    "armour": list(self._armour[slot]),
-                    "health": self.health(slot) if card is not None else 0,
-                }
-            )
-        data.update(
-            {
-                "phase": self.phase,
-                "grid": grid,
-                "royals": royals,
-                "pending": self._pending,
-                "royal_to_place": self._queue[0] if self._queue and not self._chance_pending else None,
-                "royals_waiting": list(self._queue),
-                "ploys": list(self._ploys),
-                "spent_ploys": list(self._spent),
-                "deck_size": len(self._deck),
-                "deck_known_bottom": self._deck[self._unknown :],
-                "cycled": list(self._cycle),
-                "killed": len(self._dead),
-                "won": self._over and self._won,
-            }
+        snap = (
+            self.game.id,
+            self._over,
+            self._chance_pending,
+            self._won,
+            self._end_reason,
+            tuple(map(tuple, self._grid)),
+            self._royal.copy(),
+            frozenset(self._dead),
+            tuple(map(tuple, self._armour.values())),  # in SLOTS order
+            self._pending,
+            tuple(self._queue),
+            self._setup,
+            tuple(self._ploys),
+            tuple(self._spent),
+            len(self._deck),
+            self._deck[self._unknown :],
+            tuple(self._cycle),
         )
-        return JsonView(seat, data)
+        return JsonView(seat, build=_view_json, snap=snap)
 
     def invariants(self) -> list[str]:
         if not self._records:
@@ -495,6 +502,84 @@ class GridcannonState(SolitaireState):
 
     def secrets(self, seat: int | None) -> frozenset[str]:
         return frozenset(self._deck[: self._unknown])
+
+
+def _view_json(seat: int | None, snap: tuple[Any, ...]) -> dict[str, JSON]:
+    """The JSON form of a view snapshot (see :meth:`GridcannonState.view`)."""
+    (
+        game,
+        over,
+        pending_chance,
+        won,
+        end_reason,
+        grid,
+        royal,
+        dead,
+        armour,
+        pending,
+        queue,
+        setup,
+        ploys,
+        spent,
+        deck_size,
+        known_bottom,
+        cycle,
+    ) = snap
+    score = len(ploys) if over and won else len(dead) - 12
+    data = base_json(game, seat, over, pending_chance, won, end_reason, score)
+    if over:
+        phase = "over"
+    elif pending_chance:
+        phase = "chance"
+    elif queue:
+        phase = "royal"
+    elif setup:
+        phase = "replace"
+    elif pending is not None:
+        phase = "place"
+    else:
+        phase = "out_of_cards"
+    grid_json: list[JSON] = [
+        {
+            "pos": p,
+            "cards": list(grid[p]),
+            "top": grid[p][-1] if grid[p] else None,
+            "value": value(grid[p][-1]) if grid[p] else 0,
+        }
+        for p in range(9)
+    ]
+    royals: list[JSON] = []
+    for i, slot in enumerate(SLOTS):
+        card = royal.get(slot)
+        royals.append(
+            {
+                "slot": slot,
+                "beside": SLOT_NEXT_TO[slot],
+                "card": card,
+                "alive": card is not None and slot not in dead,
+                "dead": slot in dead,
+                "armour": list(armour[i]),
+                "health": ROYAL_HEALTH[card[0]] + sum(value(c) for c in armour[i]) if card is not None else 0,
+            }
+        )
+    data.update(
+        {
+            "phase": phase,
+            "grid": grid_json,
+            "royals": royals,
+            "pending": pending,
+            "royal_to_place": queue[0] if queue and not pending_chance else None,
+            "royals_waiting": list(queue),
+            "ploys": list(ploys),
+            "spent_ploys": list(spent),
+            "deck_size": deck_size,
+            "deck_known_bottom": list(known_bottom),
+            "cycled": list(cycle),
+            "killed": len(dead),
+            "won": over and won,
+        }
+    )
+    return data
 
 
 class Gridcannon(Game):

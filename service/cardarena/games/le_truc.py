@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..engine.core import (
     CHANCE,
@@ -114,6 +114,21 @@ def _label(code: str) -> str:
     return ("10" if code[0] == "T" else code[0]) + {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}[code[1]]
 
 
+def _suit_plays(suit: int) -> tuple[tuple[str, ...], ...]:
+    """Per 8-bit mask of one suit's ranks, its ``play:<card>`` ids from low to high."""
+    return tuple(tuple("play:" + CODES[8 * suit + r] for r in range(8) if mask >> r & 1) for mask in range(256))
+
+
+_PLAYS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(_suit_plays(s) for s in range(4))
+_SEAT: tuple[tuple[int, ...], ...] = tuple((s,) for s in range(4))
+_CHANCE_ONLY: tuple[int, ...] = (CHANCE,)
+_ACCEPT_DECLINE: tuple[str, ...] = ("accept", "decline")
+_ACCEPT_REFUSE: tuple[str, ...] = ("accept", "refuse")
+_REDEAL: tuple[str, ...] = ("redeal",)
+_DOUBLE: tuple[str, ...] = ("double",)
+_SAYS: tuple[str, ...] = tuple("say:" + p for p in PHRASES)
+
+
 @dataclass(frozen=True, slots=True)
 class TrickRecord:
     """A completed trick of the round."""
@@ -133,35 +148,235 @@ class TrickRecord:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class LeTrucView:
-    """What one seat (or a spectator, ``seat is None``) sees."""
+    """What one seat (or a spectator, ``seat is None``) sees.
 
-    game: str
-    seat: int | None
-    players: int
-    to_act: int | None
-    phase: str
-    dealer: int
-    deal_number: int
-    hand: tuple[str, ...]
-    leader: int
-    trick_number: int
-    trick: tuple[tuple[int, str], ...]
-    tricks: tuple[TrickRecord, ...]
-    value: int
-    offered_by: int | None
-    offered_value: int | None
-    double_holder: int | None
-    redeal_proposed: bool
-    redealt: bool
-    talk: tuple[tuple[int, str, int], ...]
-    hand_sizes: tuple[int, ...]
-    team_tricks: tuple[int, ...]
-    team_scores: tuple[int, ...]
-    team_deal_scores: tuple[int, ...]
-    target: int
-    deals: int
+    Built as one snapshot tuple of immutable state values (the state replaces its tuples rather
+    than changing them); fields are decoded on access, so building a view is cheap.
+    """
+
+    __slots__ = ("_s", "seat")
+
+    def __init__(self, state: LeTrucState, seat: int | None) -> None:
+        self.seat = seat
+        self._s = (
+            state,
+            state._turn,
+            state._phase,
+            state._dealer,
+            len(state._records),
+            state._hands,
+            state._leader,
+            state._trick,
+            state._tricks,
+            state._value,
+            state._offer,
+            state._holder,
+            state._redeal_proposed,
+            state._redealt,
+            state._talk,
+            state._team_tricks,
+            state._totals,
+            state._last_scores,
+        )
+
+    @property
+    def game(self) -> str:
+        """The game id."""
+        return str(self._s[0].game.id)
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return int(self._s[0].players)
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act, or ``None`` (chance, or over)."""
+        turn: int = self._s[1]
+        return turn if turn >= 0 else None
+
+    @property
+    def phase(self) -> str:
+        """``play``, ``double_offered``, ``redeal_offered``, ``chance`` or ``over``."""
+        turn: int = self._s[1]
+        phase: str = self._s[2]
+        return phase if turn >= 0 else ("chance" if turn == CHANCE else "over")
+
+    @property
+    def dealer(self) -> int:
+        """The dealer of the current round."""
+        return int(self._s[3])
+
+    @property
+    def deal_number(self) -> int:
+        """How many rounds have been dealt."""
+        return int(self._s[4])
+
+    @property
+    def hand(self) -> tuple[str, ...]:
+        """The seat's own hand (empty for a spectator)."""
+        seat = self.seat
+        return tuple(codes_of(self._s[5][seat])) if seat is not None else ()
+
+    @property
+    def leader(self) -> int:
+        """The seat that leads (led) the current trick."""
+        return int(self._s[6])
+
+    @property
+    def trick_number(self) -> int:
+        """The number of the current trick (1 to 3)."""
+        return len(self._s[8]) + 1
+
+    @property
+    def trick(self) -> tuple[tuple[int, str], ...]:
+        """The trick in progress as ``(seat, card)``."""
+        return tuple((s, CODES[c]) for s, c in self._s[7])
+
+    @property
+    def tricks(self) -> tuple[TrickRecord, ...]:
+        """The completed tricks of the round."""
+        tricks: tuple[TrickRecord, ...] = self._s[8]
+        return tricks
+
+    @property
+    def value(self) -> int:
+        """What the round is worth."""
+        return int(self._s[9])
+
+    @property
+    def offered_by(self) -> int | None:
+        """The seat offering a double, if one is offered."""
+        offer: int = self._s[10]
+        return offer if offer >= 0 else None
+
+    @property
+    def offered_value(self) -> int | None:
+        """The value the round would have if the double is accepted."""
+        return 2 * int(self._s[9]) if self._s[10] >= 0 else None
+
+    @property
+    def double_holder(self) -> int | None:
+        """The side that accepted the last double."""
+        holder: int = self._s[11]
+        return holder if holder >= 0 else None
+
+    @property
+    def redeal_proposed(self) -> bool:
+        """Whether a re-deal is proposed (and awaits an answer)."""
+        return bool(self._s[12])
+
+    @property
+    def redealt(self) -> bool:
+        """Whether the round was re-dealt."""
+        return bool(self._s[13])
+
+    @property
+    def talk(self) -> tuple[tuple[int, str, int], ...]:
+        """Table talk of the round as ``(seat, phrase, trick)``."""
+        talk: tuple[tuple[int, str, int], ...] = self._s[14]
+        return talk
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        """Cards in each seat's hand."""
+        return tuple(h.bit_count() for h in self._s[5])
+
+    @property
+    def team_tricks(self) -> tuple[int, ...]:
+        """Per side, tricks won this round."""
+        won: tuple[int, ...] = self._s[15]
+        return won
+
+    @property
+    def team_scores(self) -> tuple[int, ...]:
+        """Per side, the match total."""
+        totals: tuple[int, ...] = self._s[16]
+        return totals
+
+    @property
+    def team_deal_scores(self) -> tuple[int, ...]:
+        """Per side, the previous round's score."""
+        last: tuple[int, ...] = self._s[17]
+        return last
+
+    @property
+    def target(self) -> int:
+        """The total that ends the match."""
+        return int(self._s[0]._target)
+
+    @property
+    def deals(self) -> int:
+        """A fixed number of rounds (0: play to the target)."""
+        return int(self._s[0]._deals)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.game,
+            self.seat,
+            self.players,
+            self.to_act,
+            self.phase,
+            self.dealer,
+            self.deal_number,
+            self.hand,
+            self.leader,
+            self.trick_number,
+            self.trick,
+            self.tricks,
+            self.value,
+            self.offered_by,
+            self.offered_value,
+            self.double_holder,
+            self.redeal_proposed,
+            self.redealt,
+            self.talk,
+            self.hand_sizes,
+            self.team_tricks,
+            self.team_scores,
+            self.team_deal_scores,
+            self.target,
+            self.deals,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LeTrucView):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        names = (
+            "game",
+            "seat",
+            "players",
+            "to_act",
+            "phase",
+            "dealer",
+            "deal_number",
+            "hand",
+            "leader",
+            "trick_number",
+            "trick",
+            "tricks",
+            "value",
+            "offered_by",
+            "offered_value",
+            "double_holder",
+            "redeal_proposed",
+            "redealt",
+            "talk",
+            "hand_sizes",
+            "team_tricks",
+            "team_scores",
+            "team_deal_scores",
+            "target",
+            "deals",
+        )
+        return "LeTrucView(" + ", ".join(f"{k}={v!r}" for k, v in zip(names, self._fields(), strict=True)) + ")"
 
     def to_json(self) -> dict[str, JSON]:
         """Proto-compatible JSON (field names as in ``view_le_truc.proto``)."""
@@ -223,6 +438,7 @@ class LeTruc(Game):
     def player_counts(self) -> tuple[int, ...]:
         """2 players, or 4 in two teams; 3 is not a Le Truc table."""
         return (2, 4)
+
     summary: ClassVar[str] = (
         "Suitless bluffing trick-taker with 3 cards each (A high, 7 low), 2 players or two teams: "
         "win 2 of 3 tricks, offer to double the round's value (backgammon-cube style), "
@@ -269,13 +485,14 @@ class LeTrucState(State):
         self._dealer = -1
         self._turn = CHANCE
         self._phase = PLAY
-        self._hands: list[int] = [0] * players
+        # Tuples are replaced, never changed in place: views reference them.
+        self._hands: tuple[int, ...] = (0,) * players
         self._undealt = 0
         self._leader = -1
-        self._trick: list[tuple[int, int]] = []
-        self._tricks: list[TrickRecord] = []
+        self._trick: tuple[tuple[int, int], ...] = ()
+        self._tricks: tuple[TrickRecord, ...] = ()
         self._sides = 2 if players == 4 else players
-        self._team_tricks = [0] * self._sides
+        self._team_tricks: tuple[int, ...] = (0,) * self._sides
         self._value = 1
         self._holder = -1
         self._offer = -1
@@ -283,19 +500,23 @@ class LeTrucState(State):
         self._redealt = False
         self._redeal_proposed = False
         self._redeal_wait = False
-        self._talk: list[tuple[int, str, int]] = []
+        self._talk: tuple[tuple[int, str, int], ...] = ()
         self._said = [-1] * players
-        self._totals = [0] * self._sides
-        self._last_scores = [0] * self._sides
+        self._totals: tuple[int, ...] = (0,) * self._sides
+        self._last_scores: tuple[int, ...] = (0,) * self._sides
         self._records: list[DealRecord] = []
         self._actions: list[tuple[int, str]] = []
+        self._legal: tuple[int, tuple[str, ...]] | None = None
+        """The last answer of legal_actions (seat, actions); reset whenever the state changes."""
+        self._sampled: tuple[Mapping[str, JSON], tuple[int, ...], int] | None = None
+        """The deal this state just sampled (the outcome, hands and undealt masks), known to be valid."""
 
     # ----------------------------------------------------------------- queries
     def to_act(self) -> tuple[int, ...]:
         t = self._turn
         if t >= 0:
-            return (t,)
-        return (CHANCE,) if t == CHANCE else ()
+            return _SEAT[t]
+        return _CHANCE_ONLY if t == CHANCE else ()
 
     def _trick_number(self) -> int:
         return len(self._tricks) + 1
@@ -304,57 +525,36 @@ class LeTrucState(State):
         return self._value < MAX_VALUE and (self._holder < 0 or self._holder == seat % self._sides)
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
+        cached = self._legal
+        if cached is not None and cached[0] == seat:
+            return cached[1]
+        legal = self._legal_actions(seat)
+        self._legal = (seat, legal)
+        return legal
+
+    def _legal_actions(self, seat: int) -> tuple[str, ...]:
         if seat != self._turn:
             return ()
-        out: list[str]
+        out: tuple[str, ...]
         if self._phase == ANSWER_DOUBLE:
-            out = ["accept", "decline"]
+            out = _ACCEPT_DECLINE
         elif self._phase == ANSWER_REDEAL:
-            out = ["accept", "refuse"]
+            out = _ACCEPT_REFUSE
         else:
-            out = []
-            if self._redeal_open:
-                out.append("redeal")
+            out = _REDEAL if self._redeal_open else ()
             if self._can_double(seat):
-                out.append("double")
+                out += _DOUBLE
             hand = self._hands[seat]
-            out.extend("play:" + CODES[i] for i in range(32) if hand >> i & 1)
+            out += _PLAYS[0][hand & 0xFF] + _PLAYS[1][hand >> 8 & 0xFF]
+            out += _PLAYS[2][hand >> 16 & 0xFF] + _PLAYS[3][hand >> 24 & 0xFF]
         if self.players == 4 and self._said[seat] != self._trick_number():
-            out.extend("say:" + p for p in PHRASES)
-        return tuple(out)
+            out += _SAYS
+        return out
 
     def view(self, seat: int | None) -> LeTrucView:
         if seat is not None and not 0 <= seat < self.players:
             raise IllegalAction(f"no seat {seat} in a {self.players}-player match")
-        turn = self._turn
-        phase = self._phase if turn >= 0 else ("chance" if turn == CHANCE else "over")
-        return LeTrucView(
-            game=self.game.id,
-            seat=seat,
-            players=self.players,
-            to_act=turn if turn >= 0 else None,
-            phase=phase,
-            dealer=self._dealer,
-            deal_number=len(self._records),
-            hand=tuple(codes_of(self._hands[seat])) if seat is not None else (),
-            leader=self._leader,
-            trick_number=self._trick_number(),
-            trick=tuple((s, CODES[c]) for s, c in self._trick),
-            tricks=tuple(self._tricks),
-            value=self._value,
-            offered_by=self._offer if self._offer >= 0 else None,
-            offered_value=2 * self._value if self._offer >= 0 else None,
-            double_holder=self._holder if self._holder >= 0 else None,
-            redeal_proposed=self._redeal_proposed,
-            redealt=self._redealt,
-            talk=tuple(self._talk),
-            hand_sizes=tuple(h.bit_count() for h in self._hands),
-            team_tricks=tuple(self._team_tricks),
-            team_scores=tuple(self._totals),
-            team_deal_scores=tuple(self._last_scores),
-            target=self._target,
-            deals=self._deals,
-        )
+        return LeTrucView(self, seat)
 
     def view_json(self, seat: int | None) -> dict[str, JSON]:
         return self.view(seat).to_json()
@@ -371,8 +571,7 @@ class LeTrucState(State):
     def clone(self) -> LeTrucState:
         other = object.__new__(LeTrucState)
         other.__dict__.update(self.__dict__)
-        for name in ("_hands", "_trick", "_tricks", "_team_tricks", "_talk", "_said", "_totals", "_last_scores"):
-            setattr(other, name, list(getattr(self, name)))
+        other._said = list(self._said)
         other._records = [
             DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
             for r in self._records
@@ -403,32 +602,49 @@ class LeTrucState(State):
         }
         if redeal:
             outcome = {"redeal": True, **outcome}
+        masks = [0] * n
+        for i in range(3 * n):
+            masks[(dealer + 1 + i) % n] |= 1 << deck[i]
+        undealt = 0
+        for c in deck[3 * n :]:
+            undealt |= 1 << c
+        self._sampled = (outcome, tuple(masks), undealt)
         return outcome
 
     def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
         if self._turn != CHANCE:
             raise InvalidChance("no chance outcome is pending")
+        self._legal = None
         n = self.players
         redeal = self._redeal_pending()
-        if bool(outcome.get("redeal", False)) != redeal:
-            raise InvalidChance("expected a re-deal" if redeal else "expected a new round's deal, not a re-deal")
-        try:
+        sampled = self._sampled
+        self._sampled = None
+        if sampled is not None and sampled[0] is outcome:
+            # The deal this state just sampled itself: already known to be valid.
             dealer = outcome["dealer"]
-            hands = [[INDEX[c] for c in h] for h in outcome["hands"]]
-            undealt = [INDEX[c] for c in outcome["undealt"]]
-        except (KeyError, TypeError) as exc:
-            raise InvalidChance(f"malformed deal: {exc!r}") from None
-        if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
-            raise InvalidChance(f"bad dealer {dealer!r}")
-        expected = self._dealer if redeal else (self._dealer + 1) % n if self._dealer >= 0 else dealer
-        if dealer != expected:
-            raise InvalidChance(f"dealer {dealer} does not fit (expected {expected})")
-        if len(hands) != n or any(len(h) != 3 for h in hands) or len(undealt) != 32 - 3 * n:
-            raise InvalidChance("a deal is 3 cards per player and the rest undealt")
-        if len({c for h in hands for c in h} | set(undealt)) != 32:
-            raise InvalidChance("the deal does not hold each of the 32 cards exactly once")
-        self._hands = [sum(1 << c for c in h) for h in hands]
-        self._undealt = sum(1 << c for c in undealt)
+            assert isinstance(dealer, int)
+            self._hands = sampled[1]
+            self._undealt = sampled[2]
+        else:
+            if bool(outcome.get("redeal", False)) != redeal:
+                raise InvalidChance("expected a re-deal" if redeal else "expected a new round's deal, not a re-deal")
+            try:
+                dealer = outcome["dealer"]
+                hands = [[INDEX[c] for c in h] for h in outcome["hands"]]
+                undealt = [INDEX[c] for c in outcome["undealt"]]
+            except (KeyError, TypeError) as exc:
+                raise InvalidChance(f"malformed deal: {exc!r}") from None
+            if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
+                raise InvalidChance(f"bad dealer {dealer!r}")
+            expected = self._dealer if redeal else (self._dealer + 1) % n if self._dealer >= 0 else dealer
+            if dealer != expected:
+                raise InvalidChance(f"dealer {dealer} does not fit (expected {expected})")
+            if len(hands) != n or any(len(h) != 3 for h in hands) or len(undealt) != 32 - 3 * n:
+                raise InvalidChance("a deal is 3 cards per player and the rest undealt")
+            if len({c for h in hands for c in h} | set(undealt)) != 32:
+                raise InvalidChance("the deal does not hold each of the 32 cards exactly once")
+            self._hands = tuple(sum(1 << c for c in h) for h in hands)
+            self._undealt = sum(1 << c for c in undealt)
         if redeal:
             self._actions.append((CHANCE, json.dumps(dict(outcome), sort_keys=True)))
             self._redeal_wait = False
@@ -438,16 +654,16 @@ class LeTrucState(State):
         self._leader = (dealer + 1) % n
         self._turn = self._leader
         self._phase = PLAY
-        self._trick = []
-        self._tricks = []
-        self._team_tricks = [0] * self._sides
+        self._trick = ()
+        self._tricks = ()
+        self._team_tricks = (0,) * self._sides
         self._value = 1
         self._holder = -1
         self._offer = -1
         self._redeal_open = True
         self._redealt = False
         self._redeal_proposed = False
-        self._talk = []
+        self._talk = ()
         self._said = [-1] * n
         record = DealRecord(dealer=dealer, chance=dict(outcome))
         self._records.append(record)
@@ -507,15 +723,18 @@ class LeTrucState(State):
         )
 
     def apply(self, seat: int, action: str) -> None:
-        error = self._why_not(seat, action)
-        if error is not None:
-            raise error
+        if action not in self.legal_actions(seat):
+            # legal_actions and _why_not agree; the latter explains a refusal.
+            error = self._why_not(seat, action)
+            if error is not None:
+                raise error
+        self._legal = None
         self._actions.append((seat, action))
         kind, _, arg = action.partition(":")
         n = self.players
         if kind == "say":
             self._said[seat] = self._trick_number()
-            self._talk.append((seat, arg, self._trick_number()))
+            self._talk = self._talk + ((seat, arg, self._trick_number()),)
             return
         if self._phase == ANSWER_REDEAL:
             self._phase = PLAY
@@ -552,9 +771,10 @@ class LeTrucState(State):
             self._turn = (seat + 1) % n
             return
         card = INDEX[arg]
-        self._hands[seat] &= ~(1 << card)
-        self._trick.append((seat, card))
-        if len(self._trick) < n:
+        hands = self._hands
+        self._hands = hands[:seat] + (hands[seat] & ~(1 << card),) + hands[seat + 1 :]
+        trick = self._trick = self._trick + ((seat, card),)
+        if len(trick) < n:
             self._turn = (seat + 1) % n
             return
         self._finish_trick()
@@ -564,12 +784,14 @@ class LeTrucState(State):
         top = max(_rank(c) for _, c in trick)
         best = [s for s, c in trick if _rank(c) == top]
         winner = best[0] if len(best) == 1 else None
-        self._tricks.append(
-            TrickRecord(len(self._tricks) + 1, self._leader, tuple((s, CODES[c]) for s, c in trick), winner)
+        self._tricks = self._tricks + (
+            TrickRecord(len(self._tricks) + 1, self._leader, tuple((s, CODES[c]) for s, c in trick), winner),
         )
-        self._trick = []
+        self._trick = ()
         if winner is not None:
-            self._team_tricks[winner % self._sides] += 1
+            side = winner % self._sides
+            won = self._team_tricks
+            self._team_tricks = won[:side] + (won[side] + 1,) + won[side + 1 :]
             self._leader = winner
         won = self._team_tricks
         if max(won) >= 2 or len(self._tricks) == 3:
@@ -584,9 +806,9 @@ class LeTrucState(State):
     def _finish_round(self, team_scores: list[int]) -> None:
         for h in self._hands:
             self._undealt |= h
-        self._hands = [0] * self.players
-        self._last_scores = team_scores
-        self._totals = [t + s for t, s in zip(self._totals, team_scores, strict=True)]
+        self._hands = (0,) * self.players
+        self._last_scores = tuple(team_scores)
+        self._totals = tuple([t + s for t, s in zip(self._totals, team_scores, strict=True)])
         self._records[-1].scores = [float(team_scores[s % self._sides]) for s in range(self.players)]
         over = len(self._records) >= self._deals if self._deals else max(self._totals) >= self._target
         self._turn = OVER if over else CHANCE

@@ -42,12 +42,12 @@ Rulings where the seed is silent (also in ``docs/games/loot_the_loop.md``):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..engine.cards import CODES, label
 from ..engine.core import JSON, ActionInfo, Game, IllegalAction, InvalidOptions
 from ..engine.rng import MatchRng
-from .solitaire import JsonView, SolitaireState, deck_codes, shuffled, unknown
+from .solitaire import JsonView, SolitaireState, base_json, deck_codes, shuffled, unknown
 
 JOKER = "JK"
 """The exit."""
@@ -136,11 +136,24 @@ class LootTheLoopState(SolitaireState):
         card, face_up = self.landing(int(action[8:]))
         return face_up and is_trap(card)
 
+    def _stuck(self) -> bool:
+        """Whether every legal action is fatal (``all(self._fatal(a) for a in self._legal_all())``)."""
+        deck, up = self._deck, self._up
+        if self._notes:
+            return False  # return:<card> is never fatal
+        if deck and (not up[0] or (trinket(deck[0]) and len(self._notes) < MAX_NOTES)):
+            return False  # look or mark is never fatal
+        n = len(deck)
+        for v in self._explore_values():
+            i = v % n
+            if not (up[i] and is_trap(deck[i])):
+                return False
+        return True
+
     def _check_end(self) -> None:
         if self._over or self._chance_pending or self._piles:
             return
-        legal = self._legal_all()
-        if all(self._fatal(a) for a in legal):
+        if self._stuck():
             self._finish(False, "stuck: no move that does not land on a trap")
         elif self._turns >= self._max_turns:
             self._finish(False, f"the turn limit ({self._max_turns} actions) was reached")
@@ -217,33 +230,22 @@ class LootTheLoopState(SolitaireState):
     # ------------------------------------------------------------ views
     def view(self, seat: int | None) -> JsonView:
         self._check_seat(seat)
-        data = self._base_view(seat)
-        jewels = sum(1 for c in self._pile if is_jewel(c))
-        data.update(
-            {
-                "phase": "over"
-                if self._over
-                else "chance"
-                if self._chance_pending
-                else "stack"
-                if self._piles
-                else "play",
-                "piles": [{"pile": i, "size": len(p), "face_up": p[:2]} for i, p in enumerate(self._piles)],
-                "deck": [
-                    {"pos": i, "face_up": u, "card": c if u else None}
-                    for i, (c, u) in enumerate(zip(self._deck, self._up, strict=True))
-                ],
-                "deck_size": len(self._deck),
-                "notes": list(self._notes),
-                "score_pile": list(self._pile),
-                "jewels": jewels,
-                "turns": self._turns,
-                "max_turns": self._max_turns,
-                "last_landing": self._last_landing,
-                "escaped": self._over and self._won,
-            }
+        snap = (
+            self.game.id,
+            self._over,
+            self._chance_pending,
+            self._won,
+            self._end_reason,
+            tuple(map(tuple, self._piles)),
+            tuple(self._deck),
+            tuple(self._up),
+            tuple(self._notes),
+            tuple(self._pile),
+            self._turns,
+            self._max_turns,
+            self._last_landing,
         )
-        return JsonView(seat, data)
+        return JsonView(seat, build=_view_json, snap=snap)
 
     def invariants(self) -> list[str]:
         if not self._records:
@@ -266,6 +268,32 @@ class LootTheLoopState(SolitaireState):
         hidden = {c for p in self._piles for c in p[2:]}
         hidden |= {c for c, u in zip(self._deck, self._up, strict=True) if not u}
         return frozenset(hidden)
+
+
+def _view_json(seat: int | None, snap: tuple[Any, ...]) -> dict[str, JSON]:
+    """The JSON form of a view snapshot (see :meth:`LootTheLoopState.view`)."""
+    game, over, pending, won, end_reason, piles, deck, up, notes, pile, turns, max_turns, last_landing = snap
+    data = base_json(game, seat, over, pending, won, end_reason, len(pile))
+    jewels = sum(1 for c in pile if is_jewel(c))
+    data.update(
+        {
+            "phase": "over" if over else "chance" if pending else "stack" if piles else "play",
+            "piles": [{"pile": i, "size": len(p), "face_up": list(p[:2])} for i, p in enumerate(piles)],
+            "deck": [
+                {"pos": i, "face_up": u, "card": c if u else None}
+                for i, (c, u) in enumerate(zip(deck, up, strict=True))
+            ],
+            "deck_size": len(deck),
+            "notes": list(notes),
+            "score_pile": list(pile),
+            "jewels": jewels,
+            "turns": turns,
+            "max_turns": max_turns,
+            "last_landing": last_landing,
+            "escaped": over and won,
+        }
+    )
+    return data
 
 
 class LootTheLoop(Game):

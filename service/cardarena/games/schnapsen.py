@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..engine.core import (
     CHANCE,
@@ -102,6 +102,20 @@ def _marriage(suit: int) -> int:
     return 1 << (5 * suit + 1) | 1 << (5 * suit + 2)
 
 
+_SEAT: tuple[tuple[int, ...], ...] = ((0,), (1,))
+_CHANCE_ONLY: tuple[int, ...] = (CHANCE,)
+_SUIT_PLAYS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(tuple("play:" + CODES[5 * s + r] for r in range(5) if m >> r & 1) for m in range(32)) for s in range(4)
+)
+"""Per suit, per 5-bit mask of its ranks, the ``play:<card>`` ids from low to high."""
+
+
+def _plays_of(mask: int) -> tuple[str, ...]:
+    """The ``play:<card>`` ids of a 20-bit mask, in card index order."""
+    c, d, h, s = _SUIT_PLAYS
+    return c[mask & 31] + d[mask >> 5 & 31] + h[mask >> 10 & 31] + s[mask >> 15]
+
+
 @dataclass(frozen=True, slots=True)
 class SeatView:
     """Per-seat public facts (plus nothing secret)."""
@@ -132,34 +146,252 @@ class SeatView:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class SchnapsenView:
-    """What one seat (or a spectator, ``seat is None``) sees."""
+    """What one seat (or a spectator, ``seat is None``) sees.
 
-    game: str
-    seat: int | None
-    players: int
-    to_act: int | None
-    dealer: int
-    deal_number: int
-    leader: int
-    hand: tuple[str, ...]
-    trick: tuple[tuple[int, str], ...]
-    last_trick: tuple[tuple[int, str], ...]
-    last_winner: int | None
-    played: tuple[str, ...]
-    trump_suit: str | None
-    trump_card: str | None
-    stock_size: int
-    stock_bottom: str | None
-    closed: bool
-    closed_by: int | None
-    closed_opponent_points: int | None
-    strict: bool
-    marriage_pending: str | None
-    target: int
-    deals: int
-    seats: tuple[SeatView, ...]
+    Built as one snapshot tuple (the two-seat counters copied as tuples); fields are decoded on
+    access, so building a view is cheap.
+    """
+
+    __slots__ = ("_s", "seat")
+
+    def __init__(self, state: SchnapsenState, seat: int | None) -> None:
+        self.seat = seat
+        records = state._records
+        stock = state._stock
+        stock_left = len(stock) - state._pos
+        self._s = (
+            state,
+            state._turn,
+            state._dealer,
+            len(records),
+            state._leader,
+            state._hands[seat] if seat is not None else 0,
+            state._lead,
+            state._last_trick,
+            state._taken[0] | state._taken[1],
+            state._trump,
+            records[-1].chance if records else None,
+            stock_left,
+            stock[-1] if stock_left > 0 else -1,
+            state._closed_by,
+            state._closed_points,
+            bool(records) and state._strict(),
+            state._meld,
+            (state._hands[0], state._hands[1]),
+            (state._known[0], state._known[1]),
+            (state._tricks[0], state._tricks[1]),
+            (state._points[0], state._points[1]),
+            (state._marriage[0], state._marriage[1]),
+            (state._melds[0], state._melds[1]),
+            (state._totals[0], state._totals[1]),
+            (state._last_scores[0], state._last_scores[1]),
+        )
+
+    @property
+    def game(self) -> str:
+        """The game id."""
+        return str(self._s[0].game.id)
+
+    @property
+    def players(self) -> int:
+        """Always 2."""
+        return 2
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act, or ``None`` (chance, or over)."""
+        turn: int = self._s[1]
+        return turn if turn >= 0 else None
+
+    @property
+    def dealer(self) -> int:
+        """The dealer of the current deal."""
+        return int(self._s[2])
+
+    @property
+    def deal_number(self) -> int:
+        """How many deals have been dealt."""
+        return int(self._s[3])
+
+    @property
+    def leader(self) -> int:
+        """The seat that leads (led) the current trick."""
+        return int(self._s[4])
+
+    @property
+    def hand(self) -> tuple[str, ...]:
+        """The seat's own hand (empty for a spectator)."""
+        return tuple(codes_of(self._s[5])) if self.seat is not None else ()
+
+    @property
+    def trick(self) -> tuple[tuple[int, str], ...]:
+        """The trick in progress as ``(seat, card)``."""
+        lead: int = self._s[6]
+        return ((self._s[4], CODES[lead]),) if lead >= 0 else ()
+
+    @property
+    def last_trick(self) -> tuple[tuple[int, str], ...]:
+        """The previous trick of this deal as ``(seat, card)``."""
+        last = self._s[7]
+        if last is None:
+            return ()
+        ld, a, b, _ = last
+        return ((ld, CODES[a]), (1 - ld, CODES[b]))
+
+    @property
+    def last_winner(self) -> int | None:
+        """Who won the previous trick of this deal."""
+        last = self._s[7]
+        return None if last is None else int(last[3])
+
+    @property
+    def played(self) -> tuple[str, ...]:
+        """Cards taken in tricks this deal."""
+        return tuple(codes_of(self._s[8]))
+
+    @property
+    def trump_suit(self) -> str | None:
+        """The trump suit letter."""
+        return SUITS[self._s[9]] if self._s[3] else None
+
+    @property
+    def trump_card(self) -> str | None:
+        """The deal's original face-up trump card."""
+        chance = self._s[10]
+        return str(chance["trump_card"]) if chance is not None else None
+
+    @property
+    def stock_size(self) -> int:
+        """Cards left in the stock."""
+        return int(self._s[11])
+
+    @property
+    def stock_bottom(self) -> str | None:
+        """The face-up bottom card of the stock."""
+        return CODES[self._s[12]] if self._s[11] > 0 else None
+
+    @property
+    def closed(self) -> bool:
+        """Whether the stock is closed."""
+        return bool(self._s[13] >= 0)
+
+    @property
+    def closed_by(self) -> int | None:
+        """Who closed the stock."""
+        closer: int = self._s[13]
+        return closer if closer >= 0 else None
+
+    @property
+    def closed_opponent_points(self) -> int | None:
+        """The closer's opponent's round points when the stock was closed."""
+        return int(self._s[14]) if self._s[13] >= 0 else None
+
+    @property
+    def strict(self) -> bool:
+        """Whether strict rules apply (stock closed or exhausted)."""
+        return bool(self._s[15])
+
+    @property
+    def marriage_pending(self) -> str | None:
+        """The suit of a marriage just melded (its 3 or 4 must be led)."""
+        meld: int = self._s[16]
+        return SUITS[meld] if meld >= 0 else None
+
+    @property
+    def target(self) -> int:
+        """The game points that end the match."""
+        return int(self._s[0]._target)
+
+    @property
+    def deals(self) -> int:
+        """A fixed number of deals (0: play to the target)."""
+        return int(self._s[0]._deals)
+
+    @property
+    def seats(self) -> tuple[SeatView, ...]:
+        """Per-seat public facts."""
+        hands, known, tricks, points, marriage, melds, totals, last = self._s[17:25]
+        return tuple(
+            SeatView(
+                seat=s,
+                hand_size=hands[s].bit_count(),
+                known_cards=tuple(codes_of(known[s])),
+                tricks_won=tricks[s],
+                card_points=points[s],
+                marriage_points=marriage[s],
+                marriages=tuple(SUITS[i] for i in range(4) if melds[s] >> i & 1),
+                round_points=points[s] + (marriage[s] if tricks[s] else 0),
+                score=totals[s],
+                deal_score=last[s],
+            )
+            for s in range(2)
+        )
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.game,
+            self.seat,
+            self.players,
+            self.to_act,
+            self.dealer,
+            self.deal_number,
+            self.leader,
+            self.hand,
+            self.trick,
+            self.last_trick,
+            self.last_winner,
+            self.played,
+            self.trump_suit,
+            self.trump_card,
+            self.stock_size,
+            self.stock_bottom,
+            self.closed,
+            self.closed_by,
+            self.closed_opponent_points,
+            self.strict,
+            self.marriage_pending,
+            self.target,
+            self.deals,
+            self.seats,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SchnapsenView):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        names = (
+            "game",
+            "seat",
+            "players",
+            "to_act",
+            "dealer",
+            "deal_number",
+            "leader",
+            "hand",
+            "trick",
+            "last_trick",
+            "last_winner",
+            "played",
+            "trump_suit",
+            "trump_card",
+            "stock_size",
+            "stock_bottom",
+            "closed",
+            "closed_by",
+            "closed_opponent_points",
+            "strict",
+            "marriage_pending",
+            "target",
+            "deals",
+            "seats",
+        )
+        return "SchnapsenView(" + ", ".join(f"{k}={v!r}" for k, v in zip(names, self._fields(), strict=True)) + ")"
 
     def to_json(self) -> dict[str, JSON]:
         """Proto-compatible JSON (field names as in ``view_schnapsen.proto``)."""
@@ -270,13 +502,17 @@ class SchnapsenState(State):
         self._last_trick: tuple[int, int, int, int] | None = None
         self._records: list[DealRecord] = []
         self._actions: list[tuple[int, str]] = []
+        self._legal: tuple[int, tuple[str, ...]] | None = None
+        """The last answer of legal_actions (seat, actions); reset whenever the state changes."""
+        self._sampled: tuple[Mapping[str, JSON], int, list[int], list[int], int] | None = None
+        """The deal this state just sampled (outcome, dealer, hand masks, stock, trump card), known valid."""
 
     # ----------------------------------------------------------------- queries
     def to_act(self) -> tuple[int, ...]:
         t = self._turn
         if t >= 0:
-            return (t,)
-        return (CHANCE,) if t == CHANCE else ()
+            return _SEAT[t]
+        return _CHANCE_ONLY if t == CHANCE else ()
 
     def _open(self) -> bool:
         return self._closed_by < 0 and self._pos < len(self._stock)
@@ -301,11 +537,18 @@ class SchnapsenState(State):
         return trumps or hand
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
+        cached = self._legal
+        if cached is not None and cached[0] == seat:
+            return cached[1]
+        legal = self._legal_actions(seat)
+        self._legal = (seat, legal)
+        return legal
+
+    def _legal_actions(self, seat: int) -> tuple[str, ...]:
         if seat != self._turn:
             return ()
         if self._lead >= 0:
-            mask = self._follow_mask(seat)
-            return tuple("play:" + CODES[i] for i in range(20) if mask >> i & 1)
+            return _plays_of(self._follow_mask(seat))
         hand = self._hands[seat]
         out: list[str] = []
         trump_two = 5 * self._trump
@@ -319,64 +562,12 @@ class SchnapsenState(State):
         if self._stage < 3 and self._open():
             out.append("close")
         mask = hand & _marriage(self._meld) if self._meld >= 0 else hand
-        out.extend("play:" + CODES[i] for i in range(20) if mask >> i & 1)
-        return tuple(out)
+        return tuple(out) + _plays_of(mask)
 
     def view(self, seat: int | None) -> SchnapsenView:
         if seat is not None and not 0 <= seat < 2:
             raise IllegalAction(f"no seat {seat} in a 2-player match")
-        started = bool(self._records)
-        stock_left = len(self._stock) - self._pos
-        trick: tuple[tuple[int, str], ...] = ()
-        if self._lead >= 0:
-            trick = ((self._leader, CODES[self._lead]),)
-        last: tuple[tuple[int, str], ...] = ()
-        last_winner = None
-        if self._last_trick is not None:
-            ld, a, b, w = self._last_trick
-            last = ((ld, CODES[a]), (1 - ld, CODES[b]))
-            last_winner = w
-        seats = tuple(
-            SeatView(
-                seat=s,
-                hand_size=self._hands[s].bit_count(),
-                known_cards=tuple(codes_of(self._known[s])),
-                tricks_won=self._tricks[s],
-                card_points=self._points[s],
-                marriage_points=self._marriage[s],
-                marriages=tuple(SUITS[i] for i in range(4) if self._melds[s] >> i & 1),
-                round_points=self.round_points(s),
-                score=self._totals[s],
-                deal_score=self._last_scores[s],
-            )
-            for s in range(2)
-        )
-        return SchnapsenView(
-            game=self.game.id,
-            seat=seat,
-            players=2,
-            to_act=self._turn if self._turn >= 0 else None,
-            dealer=self._dealer,
-            deal_number=len(self._records),
-            leader=self._leader,
-            hand=tuple(codes_of(self._hands[seat])) if seat is not None else (),
-            trick=trick,
-            last_trick=last,
-            last_winner=last_winner,
-            played=tuple(codes_of(self._taken[0] | self._taken[1])),
-            trump_suit=SUITS[self._trump] if started else None,
-            trump_card=str(self._records[-1].chance["trump_card"]) if started else None,
-            stock_size=stock_left,
-            stock_bottom=CODES[self._stock[-1]] if stock_left > 0 else None,
-            closed=self._closed_by >= 0,
-            closed_by=self._closed_by if self._closed_by >= 0 else None,
-            closed_opponent_points=self._closed_points if self._closed_by >= 0 else None,
-            strict=started and self._strict(),
-            marriage_pending=SUITS[self._meld] if self._meld >= 0 else None,
-            target=self._target,
-            deals=self._deals,
-            seats=seats,
-        )
+        return SchnapsenView(self, seat)
 
     def view_json(self, seat: int | None) -> dict[str, JSON]:
         return self.view(seat).to_json()
@@ -415,11 +606,25 @@ class SchnapsenState(State):
         hands[1 - dealer] = [CODES[c] for c in sorted(deck[0:5])]
         hands[dealer] = [CODES[c] for c in sorted(deck[5:10])]
         stock = [CODES[c] for c in deck[10:]]
-        return {"dealer": dealer, "hands": hands, "stock": stock, "trump_card": stock[-1]}
+        outcome: dict[str, JSON] = {"dealer": dealer, "hands": hands, "stock": stock, "trump_card": stock[-1]}
+        masks = [0, 0]
+        for c in deck[0:5]:
+            masks[1 - dealer] |= 1 << c
+        for c in deck[5:10]:
+            masks[dealer] |= 1 << c
+        self._sampled = (outcome, dealer, masks, deck[10:], deck[-1])
+        return outcome
 
     def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
         if self._turn != CHANCE:
             raise InvalidChance("no chance outcome is pending")
+        self._legal = None
+        sampled = self._sampled
+        self._sampled = None
+        if sampled is not None and sampled[0] is outcome:
+            # The deal this state just sampled itself: already known to be valid.
+            self._start_deal(outcome, sampled[1], sampled[2], sampled[3], sampled[4])
+            return
         try:
             dealer = outcome["dealer"]
             hands = [[INDEX[c] for c in h] for h in outcome["hands"]]
@@ -438,8 +643,13 @@ class SchnapsenState(State):
         cards = hands[0] + hands[1] + stock
         if len(set(cards)) != 20:
             raise InvalidChance("the deal does not hold each of the 20 cards exactly once")
+        self._start_deal(outcome, dealer, [sum(1 << c for c in h) for h in hands], stock, trump_card)
+
+    def _start_deal(
+        self, outcome: Mapping[str, JSON], dealer: int, masks: list[int], stock: list[int], trump_card: int
+    ) -> None:
         self._dealer = dealer
-        self._hands = [sum(1 << c for c in h) for h in hands]
+        self._hands = masks
         self._stock = stock
         self._pos = 0
         self._trump = _suit(trump_card)
@@ -548,9 +758,12 @@ class SchnapsenState(State):
         )
 
     def apply(self, seat: int, action: str) -> None:
-        error = self._why_not(seat, action)
-        if error is not None:
-            raise error
+        if action not in self.legal_actions(seat):
+            # legal_actions and _why_not agree; the latter explains a refusal.
+            error = self._why_not(seat, action)
+            if error is not None:
+                raise error
+        self._legal = None
         kind, _, arg = action.partition(":")
         self._actions.append((seat, action))
         if kind == "play":

@@ -67,6 +67,7 @@ from ..engine.core import (
     ranks_from_scores,
 )
 from ..engine.rng import MatchRng
+from .trick_taking import plays_of
 
 HAND = 5
 """Cards per hand (and tricks per deal)."""
@@ -76,6 +77,24 @@ OVER = -2
 """``_turn`` once the match is over."""
 
 _PLAY: dict[str, int] = {"play:" + c: i for i, c in enumerate(CODES)}
+_SEAT: tuple[tuple[int, ...], ...] = (*((s,) for s in range(8)), (CHANCE,))
+"""Seat to its ``to_act`` tuple (index -1, that is CHANCE: chance)."""
+
+
+_SUBSETS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+"""(cards in hand, max exchange) to the subsets (as index tuples) in the order of the exchange ids."""
+
+
+def _exchanges(hand: int, max_ex: int) -> tuple[str, ...]:
+    """The exchange ids for ``hand``: every subset of at most ``max_ex`` cards, smallest first."""
+    codes = [CODES[c] for c in range(52) if hand & BIT[c]]
+    key = (len(codes), max_ex)
+    subsets = _SUBSETS.get(key)
+    if subsets is None:
+        subsets = _SUBSETS[key] = tuple(
+            combo for k in range(max_ex + 1) for combo in combinations(range(len(codes)), k)
+        )
+    return tuple(["exchange:" + ":".join([codes[i] for i in combo]) if combo else "exchange" for combo in subsets])
 
 
 def max_exchange(players: int) -> int:
@@ -98,21 +117,134 @@ def beats(card: int, best: int, trump: int) -> bool:
     return cs == trump
 
 
+def _sure_to_win(tricks: int, trump: int, played: int, trick: Any, aside: bool, turned: int, hand: int) -> bool:
+    """Tricks won + top outstanding trumps held >= 3 (see :meth:`BourreState.sure_to_win`)."""
+    if tricks >= 3:
+        return True
+    gone = played
+    for _, c in trick:
+        gone |= BIT[c]
+    if aside:
+        gone |= BIT[turned]
+    count = 0
+    for rank in range(ACE, -1, -1):
+        card = 13 * trump + rank
+        if gone & BIT[card]:
+            continue
+        if not hand & BIT[card]:
+            break
+        count += 1
+    return tricks + count >= 3
+
+
 class BourreView:
-    """What one seat (or a spectator) sees; :meth:`to_json` is the wire form."""
+    """What one seat (or a spectator) sees; :meth:`to_json` is the wire form.
 
-    __slots__ = ("_data", "seat")
+    Built as a snapshot tuple (copies of the few mutable pieces); the data is decoded on first
+    access, so building a view is cheap.
+    """
 
-    def __init__(self, data: dict[str, JSON], seat: int | None) -> None:
-        self._data = data
+    __slots__ = ("_data", "_s", "seat")
+
+    def __init__(self, snapshot: tuple[Any, ...], seat: int | None) -> None:
+        self._s = snapshot
+        self._data: dict[str, JSON] | None = None
         self.seat = seat
 
+    def _decode(self) -> dict[str, JSON]:
+        (
+            state,
+            seat,
+            turn,
+            phase,
+            dealer,
+            deal_number,
+            pot,
+            turned_index,
+            aside,
+            owners,
+            hands,
+            deck_size,
+            pile_size,
+            played,
+            trick,
+            leader,
+            last_trick,
+            last_winner,
+            winner,
+            balances,
+            status,
+            exchanged,
+            tricks,
+            bourre,
+            exempt,
+            last_deal_scores,
+        ) = self._s
+        n = state.players
+        turned = CODES[turned_index] if turned_index >= 0 else None
+        hand = hands[seat] if seat is not None else 0
+        mine = sorted(c for c, s in owners if s == seat)
+        in_hand_turned = turned_index >= 0 and not aside and bool(hands[dealer] & BIT[turned_index])
+        trump = turned_index // 13
+        data: dict[str, JSON] = {
+            "game": state.game.id,
+            "seat": seat,
+            "players": n,
+            "to_act": turn if turn >= 0 else None,
+            "phase": phase if turn != OVER else "over",
+            "dealer": dealer if dealer >= 0 else None,
+            "deal_number": deal_number,
+            "deals": state._deals,
+            "chip_limit": state._limit,
+            "max_exchange": state._max_ex,
+            "pot": pot,
+            "trump_suit": SUITS[trump] if turned_index >= 0 else None,
+            "turned_card": turned,
+            "turned_card_in_hand": in_hand_turned,
+            "turned_card_set_aside": aside,
+            "hand": list(codes_of(hand)),
+            "my_discards": [CODES[c] for c in mine],
+            "sure_to_win": seat is not None
+            and phase == "play"
+            and _sure_to_win(tricks[seat], trump, played, trick, aside, turned_index, hand),
+            "deck_size": deck_size,
+            "discard_pile_size": pile_size,
+            "played_cards": list(codes_of(played)),
+            "trick": [{"seat": s, "card": CODES[c]} for s, c in trick],
+            "leader": leader if leader >= 0 else None,
+            "last_trick": [{"seat": s, "card": CODES[c]} for s, c in last_trick],
+            "last_winner": last_winner if last_winner >= 0 else None,
+            "pot_winner": winner if winner >= 0 else None,
+            "seats": [
+                {
+                    "seat": s,
+                    "balance": balances[s],
+                    "status": status[s] or "undecided",
+                    "exchanged": exchanged[s] if exchanged[s] >= 0 else None,
+                    "hand_size": hands[s].bit_count(),
+                    "tricks": tricks[s],
+                    "bourre": bourre[s],
+                    "ante_exempt": exempt[s],
+                    "deal_score": last_deal_scores[s],
+                }
+                for s in range(n)
+            ],
+        }
+        self._data = data
+        return data
+
     def __getitem__(self, key: str) -> Any:
-        return self._data[key]
+        data = self._data
+        if data is None:
+            data = self._decode()
+        return data[key]
 
     def to_json(self) -> dict[str, JSON]:
         """The view as a JSON object."""
-        return self._data
+        data = self._data
+        if data is None:
+            data = self._decode()
+        return data
 
 
 class BourreState(State):
@@ -154,6 +286,12 @@ class BourreState(State):
         self._last_deal_scores = [0] * n
         self._records: list[DealRecord] = []
         self._actions: list[tuple[int, str]] = []
+        self._stayer_cache: list[int] | None = None
+        """The answer of _stayers(); reset whenever the dealer or a status changes."""
+        self._legal: tuple[int, tuple[str, ...]] | None = None
+        """The last answer of legal_actions (seat, actions); reset whenever the state changes."""
+        self._sampled: tuple[Mapping[str, JSON], int, list[int], int, list[int]] | None = None
+        """The deal this state just sampled (outcome, dealer, hand masks, turned card, deck), known valid."""
 
     # ----------------------------------------------------------------- helpers
     @property
@@ -161,8 +299,14 @@ class BourreState(State):
         return self._turned // 13
 
     def _stayers(self) -> list[int]:
-        n = self.players
-        return [(self._dealer + 1 + i) % n for i in range(n) if self._status[(self._dealer + 1 + i) % n] == "stay"]
+        """The seats that stay, from the dealer's left (cached; never change the list)."""
+        cached = self._stayer_cache
+        if cached is None:
+            n = self.players
+            cached = self._stayer_cache = [
+                (self._dealer + 1 + i) % n for i in range(n) if self._status[(self._dealer + 1 + i) % n] == "stay"
+            ]
+        return cached
 
     def _next_stayer(self, seat: int) -> int:
         n = self.players
@@ -174,24 +318,9 @@ class BourreState(State):
 
     def sure_to_win(self, seat: int) -> bool:
         """The ruling's "sure to win 3 tricks": tricks won + top outstanding trumps held >= 3."""
-        if self._tricks[seat] >= 3:
-            return True
-        trump = self._trump
-        gone = self._played
-        for _, c in self._trick:
-            gone |= BIT[c]
-        if self._aside:
-            gone |= BIT[self._turned]
-        hand = self._hands[seat]
-        count = 0
-        for rank in range(ACE, -1, -1):
-            card = 13 * trump + rank
-            if gone & BIT[card]:
-                continue
-            if not hand & BIT[card]:
-                break
-            count += 1
-        return self._tricks[seat] + count >= 3
+        return _sure_to_win(
+            self._tricks[seat], self._trump, self._played, self._trick, self._aside, self._turned, self._hands[seat]
+        )
 
     def _highest_trump(self, hand: int) -> int:
         trumps = hand & SUIT_MASK[self._trump]
@@ -237,11 +366,20 @@ class BourreState(State):
 
     # ----------------------------------------------------------------- queries
     def to_act(self) -> tuple[int, ...]:
-        if self._turn == OVER:
+        turn = self._turn
+        if turn == OVER:
             return ()
-        return (self._turn,)
+        return _SEAT[turn]
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
+        cached = self._legal
+        if cached is not None and cached[0] == seat:
+            return cached[1]
+        legal = self._legal_actions(seat)
+        self._legal = (seat, legal)
+        return legal
+
+    def _legal_actions(self, seat: int) -> tuple[str, ...]:
         if seat != self._turn or seat < 0:
             return ()
         phase = self._phase
@@ -250,66 +388,47 @@ class BourreState(State):
                 return ("stay",)
             return ("stay", "fold")
         if phase == "exchange":
-            cards = [c for c in range(52) if self._hands[seat] & BIT[c]]
-            out: list[str] = []
-            for k in range(self._max_ex + 1):
-                out.extend(exchange_id(combo) for combo in combinations(cards, k))
-            return tuple(out)
+            return _exchanges(self._hands[seat], self._max_ex)
         if phase == "play":
-            return tuple("play:" + c for c in codes_of(self._legal_play_mask(seat)))
+            return plays_of(self._legal_play_mask(seat))
         return ()
 
     def view(self, seat: int | None) -> BourreView:
         if seat is not None and not 0 <= seat < self.players:
             raise IllegalAction(f"no seat {seat} in a {self.players}-player match")
-        n = self.players
-        turned = CODES[self._turned] if self._turned >= 0 else None
-        hand = self._hands[seat] if seat is not None else 0
-        mine = sorted(c for c, s in self._pile_owner.items() if s == seat)
-        in_hand_turned = self._turned >= 0 and not self._aside and bool(self._hands[self._dealer] & BIT[self._turned])
-        data: dict[str, JSON] = {
-            "game": self.game.id,
-            "seat": seat,
-            "players": n,
-            "to_act": self._turn if self._turn >= 0 else None,
-            "phase": self._phase if self._turn != OVER else "over",
-            "dealer": self._dealer if self._dealer >= 0 else None,
-            "deal_number": len(self._records),
-            "deals": self._deals,
-            "chip_limit": self._limit,
-            "max_exchange": self._max_ex,
-            "pot": self._pot,
-            "trump_suit": SUITS[self._trump] if self._turned >= 0 else None,
-            "turned_card": turned,
-            "turned_card_in_hand": in_hand_turned,
-            "turned_card_set_aside": self._aside,
-            "hand": list(codes_of(hand)),
-            "my_discards": [CODES[c] for c in mine],
-            "sure_to_win": seat is not None and self._phase == "play" and self.sure_to_win(seat),
-            "deck_size": len(self._deck) - self._deck_pos,
-            "discard_pile_size": len(self._pile),
-            "played_cards": list(codes_of(self._played)),
-            "trick": [{"seat": s, "card": CODES[c]} for s, c in self._trick],
-            "leader": self._leader if self._leader >= 0 else None,
-            "last_trick": [{"seat": s, "card": CODES[c]} for s, c in self._last_trick],
-            "last_winner": self._last_winner if self._last_winner >= 0 else None,
-            "pot_winner": self._winner if self._winner >= 0 else None,
-            "seats": [
-                {
-                    "seat": s,
-                    "balance": self._balances[s],
-                    "status": self._status[s] or "undecided",
-                    "exchanged": self._exchanged[s] if self._exchanged[s] >= 0 else None,
-                    "hand_size": self._hands[s].bit_count(),
-                    "tricks": self._tricks[s],
-                    "bourre": self._bourre[s],
-                    "ante_exempt": self._exempt[s],
-                    "deal_score": self._last_deal_scores[s],
-                }
-                for s in range(n)
-            ],
-        }
-        return BourreView(data, seat)
+        # A snapshot of copies and immutable values; decoded on first access.
+        owners = self._pile_owner
+        return BourreView(
+            (
+                self,
+                seat,
+                self._turn,
+                self._phase,
+                self._dealer,
+                len(self._records),
+                self._pot,
+                self._turned,
+                self._aside,
+                tuple(owners.items()) if owners else (),
+                tuple(self._hands),
+                len(self._deck) - self._deck_pos,
+                len(self._pile),
+                self._played,
+                tuple(self._trick),
+                self._leader,
+                tuple(self._last_trick),
+                self._last_winner,
+                self._winner,
+                tuple(self._balances),
+                tuple(self._status),
+                tuple(self._exchanged),
+                tuple(self._tricks),
+                tuple(self._bourre),
+                tuple(self._exempt),
+                tuple(self._last_deal_scores),
+            ),
+            seat,
+        )
 
     def view_json(self, seat: int | None) -> dict[str, JSON]:
         return self.view(seat).to_json()
@@ -353,18 +472,33 @@ class BourreState(State):
         for i in range(HAND * n):
             hands[(dealer + 1 + i) % n].append(deck[i])
         turned = hands[dealer][-1]
-        return {
+        outcome: dict[str, JSON] = {
             "dealer": dealer,
             "hands": [[CODES[c] for c in sorted(h)] for h in hands],
             "turned_card": CODES[turned],
             "deck": [CODES[c] for c in deck[HAND * n :]],
         }
+        masks = []
+        for h in hands:
+            m = 0
+            for c in h:
+                m |= BIT[c]
+            masks.append(m)
+        self._sampled = (outcome, dealer, masks, turned, deck[HAND * n :])
+        return outcome
 
     def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
         if self._turn != CHANCE:
             raise InvalidChance("no chance outcome is pending")
+        self._legal = None
         if self._phase == "reshuffle":
             self._apply_reshuffle(outcome)
+            return
+        sampled = self._sampled
+        self._sampled = None
+        if sampled is not None and sampled[0] is outcome:
+            # The deal this state just sampled itself: already known to be valid.
+            self._start_deal(outcome, sampled[1], sampled[2], sampled[3], sampled[4])
             return
         n = self.players
         try:
@@ -429,6 +563,7 @@ class BourreState(State):
         self._pile = []
         self._pile_owner = {}
         self._status = [""] * n
+        self._stayer_cache = None
         self._exchanged = [-1] * n
         self._trick = []
         self._leader = -1
@@ -475,6 +610,13 @@ class BourreState(State):
         return tuple(sorted(cards))
 
     def apply(self, seat: int, action: str) -> None:
+        if self._phase == "play" and action in self.legal_actions(seat):
+            # A legal play (legal_actions offers exactly the plays the checks below accept).
+            self._legal = None
+            self._actions.append((seat, action))
+            self._play(seat, _PLAY[action])
+            return
+        self._legal = None
         if self._turn == OVER:
             raise NotYourTurn("the match is over", seat=seat, action=action)
         if seat != self._turn:
@@ -492,6 +634,7 @@ class BourreState(State):
                 raise IllegalAction("the turned card is an ace: the dealer must stay", seat=seat, action=action)
             self._actions.append((seat, action))
             self._status[seat] = kind
+            self._stayer_cache = None
             self._after_stay(seat)
             return
         if phase == "exchange":

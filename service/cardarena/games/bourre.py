@@ -81,20 +81,30 @@ _SEAT: tuple[tuple[int, ...], ...] = (*((s,) for s in range(8)), (CHANCE,))
 """Seat to its ``to_act`` tuple (index -1, that is CHANCE: chance)."""
 
 
-_SUBSETS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
-"""(cards in hand, max exchange) to the subsets (as index tuples) in the order of the exchange ids."""
+_PLANS: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+"""(cards in hand, max exchange) to how to spell each exchange id in order: every subset of at most
+max-exchange cards, smallest first, as (position of the id of the subset without its last card,
+index of that last card in the hand); the first entry (``exchange``) is a placeholder."""
+
+
+def _plan(size: int, max_ex: int) -> tuple[tuple[int, int], ...]:
+    combos = [combo for k in range(max_ex + 1) for combo in combinations(range(size), k)]
+    position = {combo: i for i, combo in enumerate(combos)}
+    return tuple((position[combo[:-1]], combo[-1]) if combo else (0, 0) for combo in combos)
 
 
 def _exchanges(hand: int, max_ex: int) -> tuple[str, ...]:
     """The exchange ids for ``hand``: every subset of at most ``max_ex`` cards, smallest first."""
-    codes = [CODES[c] for c in range(52) if hand & BIT[c]]
+    codes = [":" + CODES[c] for c in range(52) if hand & BIT[c]]
     key = (len(codes), max_ex)
-    subsets = _SUBSETS.get(key)
-    if subsets is None:
-        subsets = _SUBSETS[key] = tuple(
-            combo for k in range(max_ex + 1) for combo in combinations(range(len(codes)), k)
-        )
-    return tuple(["exchange:" + ":".join([codes[i] for i in combo]) if combo else "exchange" for combo in subsets])
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = _plan(*key)
+    out = ["exchange"]
+    append = out.append
+    for parent, last in plan[1:]:
+        append(out[parent] + codes[last])
+    return tuple(out)
 
 
 def max_exchange(players: int) -> int:

@@ -130,7 +130,7 @@ def _act_key(cards: tuple[int, ...]) -> tuple[HandKey, tuple[int, ...]]:
     for c in cards:
         counts[c % 13] = counts.get(c % 13, 0) + 1
     order = sorted(cards, key=lambda c: (counts[c % 13], c % 13, c // 13), reverse=True)
-    return hand_key(cards), tuple(c // 13 for c in order)
+    return _hand_key(cards), tuple(c // 13 for c in order)
 
 
 def hand_name(cards: Sequence[int]) -> str:
@@ -233,8 +233,18 @@ class PokerView:
         return self.to_json()[key]
 
 
+_TURN: tuple[tuple[int, ...], ...] = tuple((t,) for t in range(-1, 8))
+"""``_TURN[turn + 1]`` is ``(turn,)``."""
+_LEGAL: tuple[tuple[str, ...], ...] = tuple(("fold", *BUY_ACTIONS[:most]) for most in range(MAX_HAND))
+"""The legal actions when at most ``most`` cards can be bought."""
+
+
 class PokerState(State):
-    """One Ricochet Poker match."""
+    """One Ricochet Poker match.
+
+    Per-seat data are tuples, replaced (never mutated) when they change, so that a view can
+    keep references to them instead of copies.
+    """
 
     def __init__(self, game: RicochetPoker, players: int, options: dict[str, JSON]) -> None:
         self.game = game
@@ -242,30 +252,38 @@ class PokerState(State):
         self.options = options
         self._rounds = int(options["deals"])
         self._start = int(options["chips"])
-        self._chips = [self._start] * players
+        self._chips: tuple[int, ...] = (self._start,) * players
         self._pot = 0
         self._dealer = -1
         self._turn = CHANCE
         self._over = False
         self._deck: list[int] = []
         self._pos = 0
-        self._hands: list[list[int]] = [[] for _ in range(players)]
-        self._status = [SITTING] * players
-        self._paid = [0] * players
-        self._won = [0] * players
+        self._hands: tuple[tuple[int, ...], ...] = ((),) * players
+        self._keys: list[Any] = [None] * players
+        """Per seat, :func:`act_key` of its hand (``None`` for no cards)."""
+        self._status: tuple[str, ...] = (SITTING,) * players
+        self._paid: tuple[int, ...] = (0,) * players
+        self._won: tuple[int, ...] = (0,) * players
         self._last: dict[str, JSON] | None = None
+        """The last action's summary; replaced, never mutated (views keep a reference)."""
+        self._past: tuple[tuple[int, ...], ...] = ()
+        """The chip changes of each finished round."""
         self._records: list[DealRecord] = []
+        self._sampled: tuple[Any, ...] | None = None
 
     # ----------------------------------------------------------------- queries
     def to_act(self) -> tuple[int, ...]:
         if self._over:
             return ()
-        return (self._turn,)
+        return _TURN[self._turn + 1]
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
         if self._over or seat != self._turn or seat < 0:
             return ()
         most = min(MAX_HAND - len(self._hands[seat]), self._chips[seat])
+        if 0 <= most < MAX_HAND:
+            return _LEGAL[most]
         return ("fold", *BUY_ACTIONS[:most])
 
     # ------------------------------------------------------------------ chance
@@ -275,41 +293,59 @@ class PokerState(State):
         dealer = rng.below(self.players) if self._dealer < 0 else (self._dealer + 1) % self.players
         deck = list(range(52))
         rng.shuffle(deck)
-        return {"dealer": dealer, "deck": [CODES[c] for c in deck]}
+        outcome: dict[str, JSON] = {"dealer": dealer, "deck": [CODES[c] for c in deck]}
+        self._sampled = (outcome, dealer, deck)
+        return outcome
 
     def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
         if self._over or self._turn != CHANCE:
             raise InvalidChance("no chance outcome is pending")
         n = self.players
-        try:
-            dealer = int(outcome["dealer"])
-            deck = [INDEX[c] for c in outcome["deck"]]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidChance(f"malformed deal: {exc!r}") from None
-        expected = (self._dealer + 1) % n if self._dealer >= 0 else dealer
-        if not 0 <= dealer < n or dealer != expected:
-            raise InvalidChance(f"dealer {dealer} does not fit (expected {expected})")
-        if len(deck) != 52 or len(set(deck)) != 52:
-            raise InvalidChance("the deck must hold each of the 52 cards exactly once")
+        sampled = self._sampled
+        if sampled is not None and sampled[0] is outcome:
+            # The outcome this state just drew itself: already known to be a valid deal.
+            dealer, deck = sampled[1], list(sampled[2])
+        else:
+            try:
+                dealer = int(outcome["dealer"])
+                deck = [INDEX[c] for c in outcome["deck"]]
+            except (KeyError, TypeError, ValueError) as exc:
+                raise InvalidChance(f"malformed deal: {exc!r}") from None
+            expected = (self._dealer + 1) % n if self._dealer >= 0 else dealer
+            if not 0 <= dealer < n or dealer != expected:
+                raise InvalidChance(f"dealer {dealer} does not fit (expected {expected})")
+            if len(deck) != 52 or len(set(deck)) != 52:
+                raise InvalidChance("the deck must hold each of the 52 cards exactly once")
+        self._sampled = None
         self._records.append(DealRecord(dealer=dealer, chance=dict(outcome)))
         self._dealer = dealer
         self._deck = deck
-        self._pos = 0
-        self._hands = [[] for _ in range(n)]
-        self._paid = [0] * n
-        self._won = [0] * n
-        self._last = None
+        pos = 0
+        hands: list[tuple[int, ...]] = [()] * n
+        keys: list[Any] = [None] * n
+        status = list(self._status)
+        chips = list(self._chips)
+        paid = [0] * n
         for i in range(1, n + 1):
             seat = (dealer + i) % n
-            if self._chips[seat] > 0:
-                self._status[seat] = IN
-                self._chips[seat] -= 1
-                self._paid[seat] = 1
+            if chips[seat] > 0:
+                status[seat] = IN
+                chips[seat] -= 1
+                paid[seat] = 1
                 self._pot += 1
-                self._hands[seat].append(deck[self._pos])
-                self._pos += 1
+                hands[seat] = (deck[pos],)
+                keys[seat] = act_key(hands[seat])
+                pos += 1
             else:
-                self._status[seat] = SITTING
+                status[seat] = SITTING
+        self._pos = pos
+        self._hands = tuple(hands)
+        self._keys = keys
+        self._status = tuple(status)
+        self._chips = tuple(chips)
+        self._paid = tuple(paid)
+        self._won = (0,) * n
+        self._last = None
         self._next_turn()
 
     # ------------------------------------------------------------------ action
@@ -336,45 +372,58 @@ class PokerState(State):
             raise self._reject(seat, action)
         if action == "fold":
             self._records[-1].actions.append((seat, action))
-            self._status[seat] = FOLDED
+            status = self._status
+            self._status = status[:seat] + (FOLDED,) + status[seat + 1 :]
             self._last = {"seat": seat, "action": action, "received": [], "outcome": FOLDED}
             self._next_turn()
             return
         k = _BUY.get(action)
         hand = self._hands[seat]
-        if k is None or k > MAX_HAND - len(hand) or k > self._chips[seat]:
+        chips = self._chips
+        if k is None or k > MAX_HAND - len(hand) or k > chips[seat]:
             raise self._reject(seat, action)
         self._records[-1].actions.append((seat, action))
-        self._chips[seat] -= k
-        self._paid[seat] += k
+        after = seat + 1
+        self._chips = chips[:seat] + (chips[seat] - k,) + chips[after:]
+        paid = self._paid
+        self._paid = paid[:seat] + (paid[seat] + k,) + paid[after:]
         self._pot += k
-        rivals = [act_key(self._hands[s]) for s in range(self.players) if s != seat and self._status[s] == IN]
-        floor = min(rivals)
+        keys = self._keys
+        status = self._status
+        floor = min(keys[s] for s in range(self.players) if s != seat and status[s] == IN)
         received: list[JSON] = []
         escaped = False
+        deck = self._deck
+        key = keys[seat]
         for _ in range(k):
-            card = self._deck[self._pos]
+            card = deck[self._pos]
             self._pos += 1
-            hand.append(card)
+            hand += (card,)
             received.append(CODES[card])
-            if act_key(hand) > floor:
+            key = _act_key(tuple(sorted(hand)))
+            if key > floor:
                 escaped = True
                 break
+        hands = self._hands
+        self._hands = hands[:seat] + (hand,) + hands[after:]
+        keys[seat] = key
         if not escaped:
-            self._status[seat] = OUT
+            self._status = status[:seat] + (OUT,) + status[after:]
         self._last = {"seat": seat, "action": action, "received": received, "outcome": IN if escaped else OUT}
         self._next_turn()
 
     def _next_turn(self) -> None:
-        live = [s for s in range(self.players) if self._status[s] == IN]
+        status = self._status
+        live = [s for s in range(self.players) if status[s] == IN]
         if len(live) == 1:
             self._settle(live)
             return
-        first = hand_key(self._hands[live[0]])
-        if all(hand_key(self._hands[s]) == first for s in live[1:]):
+        keys = self._keys
+        first = keys[live[0]][0]
+        if all(keys[s][0] == first for s in live[1:]):
             self._settle(live)
             return
-        self._turn = min(live, key=lambda s: act_key(self._hands[s]))
+        self._turn = min(live, key=keys.__getitem__)
 
     def _settle(self, winners: list[int]) -> None:
         n = self.players
@@ -385,11 +434,12 @@ class PokerState(State):
             won[s] = share
         for s in [s for s in order if s in winners][:odd]:
             won[s] += 1
-        for s in range(n):
-            self._chips[s] += won[s]
+        self._chips = tuple(self._chips[s] + won[s] for s in range(n))
         self._pot = 0
-        self._won = won
-        self._records[-1].scores = [float(won[s] - self._paid[s]) for s in range(n)]
+        self._won = tuple(won)
+        scores = [float(won[s] - self._paid[s]) for s in range(n)]
+        self._records[-1].scores = scores
+        self._past += (tuple(int(x) for x in scores),)
         funded = sum(1 for c in self._chips if c > 0)
         self._over = len(self._records) >= self._rounds or funded < 2
         self._turn = -2 if self._over else CHANCE
@@ -411,13 +461,13 @@ class PokerState(State):
             self._start,
             self._pot,
             len(self._deck) - self._pos,
-            None if self._last is None else dict(self._last),
-            tuple(self._chips),
-            tuple(self._status),
-            tuple(tuple(h) for h in self._hands),
-            tuple(self._paid),
-            tuple(self._won),
-            tuple(tuple(int(x) for x in r.scores) for r in self._records if r.scores is not None),
+            self._last,
+            self._chips,
+            self._status,
+            self._hands,
+            self._paid,
+            self._won,
+            self._past,
         )
         return PokerView(self.game.id, snapshot, seat)
 
@@ -437,12 +487,7 @@ class PokerState(State):
     def clone(self) -> PokerState:
         other = object.__new__(PokerState)
         other.__dict__.update(self.__dict__)
-        other._chips = list(self._chips)
-        other._hands = [list(h) for h in self._hands]
-        other._status = list(self._status)
-        other._paid = list(self._paid)
-        other._won = list(self._won)
-        other._last = None if self._last is None else dict(self._last)
+        other._keys = list(self._keys)
         other._records = [
             DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
             for r in self._records

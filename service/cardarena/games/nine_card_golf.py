@@ -57,7 +57,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..engine.cards import CODES, label
 from ..engine.core import (
@@ -109,6 +109,13 @@ _POS_ACTION: dict[str, tuple[str, int]] = {
 CHOOSE_ACTIONS: tuple[str, ...] = ("draw", *TAKE_ACTIONS)
 DRAWN_ACTIONS: tuple[str, ...] = (*SWAP_ACTIONS, "discard")
 
+_SEAT: tuple[tuple[int, ...], ...] = tuple((s,) for s in range(8))
+_CHANCE_ONLY: tuple[int, ...] = (CHANCE,)
+_FLIPS: tuple[tuple[str, ...], ...] = tuple(
+    (*(FLIP_ACTIONS[p] for p in range(9) if not up >> p & 1), "keep") for up in range(1 << 9)
+)
+"""Face-up mask of a grid to the flip step's actions."""
+
 # Steps of a round.
 _OPENING, _CHOOSE, _DRAWN, _FLIP = "opening", "choose", "drawn", "flip"
 _DEAL, _RESHUFFLE, _OVER = "deal", "reshuffle", "over"
@@ -150,20 +157,102 @@ def score_grid(codes: Sequence[str]) -> int:
 
 
 class GolfView:
-    """What one seat (or a spectator) sees; :meth:`to_json` is the wire form."""
+    """What one seat (or a spectator) sees; :meth:`to_json` is the wire form.
 
-    __slots__ = ("_json", "seat")
+    Built as a snapshot tuple (copies of the few mutable pieces); the data is decoded on first
+    access, so building a view is cheap.
+    """
 
-    def __init__(self, data: dict[str, JSON], seat: int | None) -> None:
-        self._json = data
+    __slots__ = ("_json", "_s", "seat")
+
+    def __init__(self, snapshot: tuple[Any, ...], seat: int | None) -> None:
+        self._s = snapshot
+        self._json: dict[str, JSON] | None = None
         self.seat = seat
+
+    def _decode(self) -> dict[str, JSON]:
+        (
+            state,
+            seat,
+            to_act,
+            step,
+            round_,
+            dealer,
+            starter,
+            turn,
+            ender,
+            final_left,
+            turns,
+            draw_size,
+            discard,
+            drawn,
+            pending,
+            grids,
+            ups,
+            totals,
+            history,
+        ) = self._s
+        n = state.players
+        opened = {s for s, _ in pending}
+        seats: list[JSON] = []
+        for s in range(n):
+            grid: list[JSON] = []
+            up = ups[s]
+            cards = grids[s] if grids else []
+            for p in range(9):
+                face_up = bool(cards) and bool(up >> p & 1)
+                grid.append({"pos": p, "card": FACES[cards[p] % DECK_SIZE] if face_up else None, "face_up": face_up})
+            visible = score_ranks([RANK_OF[cards[p] % DECK_SIZE] for p in range(9)]) if cards and up == ALL_UP else None
+            seats.append(
+                {
+                    "seat": s,
+                    "grid": grid,
+                    "face_down": 9 - up.bit_count() if cards else 0,
+                    "opened": step != _OPENING or s in opened,
+                    "grid_score": visible,
+                    "total": totals[s],
+                    "round_scores": list(history[s]),
+                }
+            )
+        opening: list[JSON] = list(dict(pending).get(seat, ())) if seat is not None else []
+        data: dict[str, JSON] = {
+            "game": state.game.id,
+            "seat": seat,
+            "players": n,
+            "to_act": [s for s in to_act if s >= 0],
+            "phase": step,
+            "round": round_,
+            "rounds": state._rounds,
+            "decks": state._decks,
+            "dealer": dealer if dealer >= 0 else None,
+            "starter": starter if starter >= 0 else None,
+            "turn": turn if turn >= 0 else None,
+            "ender": ender if ender >= 0 else None,
+            "final_turns_left": final_left,
+            "turns_played": turns,
+            "turn_limit": state._turn_limit,
+            "draw_pile_size": draw_size,
+            "discard_top": FACES[discard[-1] % DECK_SIZE] if discard else None,
+            "discard_pile": [FACES[c % DECK_SIZE] for c in discard],
+            "drawn_card": (FACES[drawn % DECK_SIZE] if drawn >= 0 and seat is not None and seat == turn else None),
+            "my_opening": opening,
+            "seats": seats,
+        }
+        self._json = data
+        return data
 
     def to_json(self) -> dict[str, JSON]:
         """The view as a JSON object (proto-compatible)."""
-        return self._json
+        data = self._json
+        if data is None:
+            data = self._decode()
+        return data
 
     def __getitem__(self, key: str) -> JSON:
-        return self._json[key]
+        data = self._json
+        if data is None:
+            data = self._decode()
+        return data[key]
 
 
 class NineCardGolf(Game):
@@ -249,17 +338,19 @@ class GolfState(State):
         self._last_scores: list[int] | None = None
         self._history: list[list[int]] = [[] for _ in range(players)]
         self._records: list[DealRecord] = []
+        self._everyone = tuple(range(players))
 
     # ----------------------------------------------------------------- queries
     def to_act(self) -> tuple[int, ...]:
         step = self._step
         if step in (_DEAL, _RESHUFFLE):
-            return (CHANCE,)
+            return _CHANCE_ONLY
         if step == _OVER:
             return ()
         if step == _OPENING:
-            return tuple(s for s in range(self.players) if s not in self._pending)
-        return (self._turn,)
+            pending = self._pending
+            return tuple([s for s in range(self.players) if s not in pending]) if pending else self._everyone
+        return _SEAT[self._turn]
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
         step = self._step
@@ -271,8 +362,7 @@ class GolfState(State):
             return CHOOSE_ACTIONS
         if step == _DRAWN:
             return DRAWN_ACTIONS
-        up = self._up[seat]
-        return (*(FLIP_ACTIONS[p] for p in range(9) if not up >> p & 1), "keep")
+        return _FLIPS[self._up[seat]]
 
     def round_number(self) -> int:
         """The current round, 1-based (0 before the first deal)."""
@@ -526,55 +616,32 @@ class GolfState(State):
     def view(self, seat: int | None) -> GolfView:
         if seat is not None and not 0 <= seat < self.players:
             raise IllegalAction(f"no seat {seat} in a {self.players}-player match")
-        n = self.players
-        step = self._step
-        seats: list[JSON] = []
-        for s in range(n):
-            grid: list[JSON] = []
-            up = self._up[s]
-            cards = self._grids[s] if self._grids else []
-            for p in range(9):
-                face_up = bool(cards) and bool(up >> p & 1)
-                grid.append({"pos": p, "card": FACES[cards[p] % DECK_SIZE] if face_up else None, "face_up": face_up})
-            visible = score_ranks([RANK_OF[cards[p] % DECK_SIZE] for p in range(9)]) if cards and up == ALL_UP else None
-            seats.append(
-                {
-                    "seat": s,
-                    "grid": grid,
-                    "face_down": 9 - up.bit_count() if cards else 0,
-                    "opened": step != _OPENING or s in self._pending,
-                    "grid_score": visible,
-                    "total": self._totals[s],
-                    "round_scores": list(self._history[s]),
-                }
-            )
-        opening: list[JSON] = list(self._pending.get(seat, ())) if seat is not None else []
-        data: dict[str, JSON] = {
-            "game": self.game.id,
-            "seat": seat,
-            "players": n,
-            "to_act": [s for s in self.to_act() if s >= 0],
-            "phase": step,
-            "round": len(self._records),
-            "rounds": self._rounds,
-            "decks": self._decks,
-            "dealer": self._dealer if self._dealer >= 0 else None,
-            "starter": self._starter if self._starter >= 0 else None,
-            "turn": self._turn if self._turn >= 0 else None,
-            "ender": self._ender if self._ender >= 0 else None,
-            "final_turns_left": self._final_left,
-            "turns_played": self._turns,
-            "turn_limit": self._turn_limit,
-            "draw_pile_size": len(self._draw),
-            "discard_top": FACES[self._discard[-1] % DECK_SIZE] if self._discard else None,
-            "discard_pile": [FACES[c % DECK_SIZE] for c in self._discard],
-            "drawn_card": (
-                FACES[self._drawn % DECK_SIZE] if self._drawn >= 0 and seat is not None and seat == self._turn else None
+        # A snapshot of copies and immutable values; decoded on first access.
+        pending = self._pending
+        return GolfView(
+            (
+                self,
+                seat,
+                self.to_act(),
+                self._step,
+                len(self._records),
+                self._dealer,
+                self._starter,
+                self._turn,
+                self._ender,
+                self._final_left,
+                self._turns,
+                len(self._draw),
+                tuple(self._discard),
+                self._drawn,
+                tuple(pending.items()) if pending else (),
+                tuple([tuple(g) for g in self._grids]),
+                tuple(self._up),
+                tuple(self._totals),
+                tuple([tuple(h) for h in self._history]),
             ),
-            "my_opening": opening,
-            "seats": seats,
-        }
-        return GolfView(data, seat)
+            seat,
+        )
 
     def view_json(self, seat: int | None) -> dict[str, JSON]:
         return self.view(seat).to_json()

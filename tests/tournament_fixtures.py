@@ -162,16 +162,28 @@ class WorkerProcess:
         self.argv: Sequence[str] = [sys.executable, "-m", "cardarena.cli", *args]
         self.env = env
         self.proc: subprocess.Popen[bytes] | None = None
+        self._logfile: Any = None
 
     def start(self) -> WorkerProcess:
         self.proc = subprocess.Popen(
             list(self.argv),
             env=self.env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=self._log(),
             start_new_session=True,
         )
+        if self._logfile is not None:
+            self._logfile.close()  # the child has its own descriptor
         return self
+
+    def _log(self) -> Any:
+        """Worker output goes to ``$CARDARENA_TEST_LOGS/<pid>.log`` if that is set, else nowhere."""
+        where = os.environ.get("CARDARENA_TEST_LOGS")
+        if not where:
+            return subprocess.DEVNULL
+        os.makedirs(where, exist_ok=True)
+        self._logfile = open(os.path.join(where, f"{self.argv[3]}-{time.time_ns()}.log"), "ab")  # noqa: SIM115
+        return self._logfile
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         proc = self.proc

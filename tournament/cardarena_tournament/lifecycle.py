@@ -213,10 +213,10 @@ def count_match(
     if t is None or t.status not in ("running", "finished"):
         return None
     entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(spec.seats)}
-    ts.record(t.id, match_id, entry)
     ranks = [int(r) for r in result["ranks"]]
-    if len(spec.seats) > 1:
+    if len(spec.seats) > 1:  # rated first: once every match is counted, every rating is in
         ts.apply_rating(t.game, match_id, spec.seats, lambda cur: standings.rate_match(cur, spec.seats, ranks))
+    ts.record(t.id, match_id, entry)
     return t.id
 
 
@@ -255,11 +255,14 @@ _refreshed: dict[str, float] = {}
 def settle(ts: TournamentStore, tid: str, *, force: bool = False) -> None:
     """Finish the tournament if every match is counted, and refresh its standings (always when
     it finishes or ``force``; otherwise at most every :data:`STANDINGS_EVERY_S`)."""
-    finished = ts.finish(tid)
+    t = ts.require(tid)
+    complete = t.counted >= t.total_matches
     now = time.monotonic()
-    if finished or force or now - _refreshed.get(tid, float("-inf")) >= STANDINGS_EVERY_S:
-        refresh_standings(ts, tid)
+    if complete or force or now - _refreshed.get(tid, float("-inf")) >= STANDINGS_EVERY_S:
+        refresh_standings(ts, tid)  # before finishing, so a finished tournament always has standings
         _refreshed[tid] = now
+    if ts.finish(tid):
+        refresh_standings(ts, tid)
 
 
 def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 30.0) -> dict[str, int]:

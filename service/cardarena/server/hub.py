@@ -127,6 +127,8 @@ class Hub:
         self.matches: dict[str, LiveMatch] = {}
         self.changed = asyncio.Event()
         self.remote_load: dict[str, int] = {}
+        self.reserved: dict[str, int] = {}
+        """Seats of claimed matches still waiting for their bot (they gate claiming)."""
         """Seats each bot holds in live matches on other instances (from presence)."""
 
     # -------------------------------------------------------------- sessions
@@ -191,8 +193,25 @@ class Hub:
 
     def has_room(self) -> bool:
         """Whether some connected bot could take another match (its live seats on every
-        instance count against its capacity)."""
-        return any(not self._busy(bot) for bot in self.sessions)
+        instance and the seats reserved for it by matches still joining count against its
+        capacity)."""
+        return any(
+            self.load(bot) + self.remote_load.get(bot, 0) + self.reserved.get(bot, 0) < self.capacity(bot)
+            for bot in self.sessions
+        )
+
+    def reserve(self, bot: str, seats: int) -> None:
+        """Add (or, negative, remove) seats reserved for ``bot`` by a joining match."""
+        left = self.reserved.get(bot, 0) + seats
+        if left > 0:
+            self.reserved[bot] = left
+        else:
+            self.reserved.pop(bot, None)
+
+    def finish(self, match_id: str) -> None:
+        """Forget a finished match (its seats become free slots)."""
+        if self.matches.pop(match_id, None) is not None:
+            self._wake()
 
     def games_of(self, bot: str) -> tuple[str, ...]:
         """Games the bot's sessions here accept (empty: every game)."""

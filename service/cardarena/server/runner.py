@@ -98,6 +98,8 @@ class MatchRunner:
             time_control=pb.TimeControl(move_ms=tc.move_ms, bank_ms=tc.bank_ms),
         )
         self.live = LiveMatch(spec, start)
+        for bot in spec.seats:  # released as seats join (or at the end of the join phase)
+            hub.reserve(bot, 1)
 
     def _stat(self, seat: int, stat: str) -> None:
         bot = self.spec.seats[seat]
@@ -111,26 +113,32 @@ class MatchRunner:
         deadline = time.monotonic() + spec.fault_policy.join_timeout_ms / 1000.0
         self.hub.matches[spec.match_id] = self.live
         invited: dict[str, float] = {}
-        while True:
+        try:
+            while True:
+                for seat, bot in enumerate(spec.seats):
+                    if seat in self.live.present:
+                        continue
+                    session = self.hub.available(bot, spec.game)
+                    if session is not None:
+                        self.live.present.add(seat)
+                        self.live.sessions[seat] = session
+                        self.hub.reserve(bot, -1)
+                    elif self.invite is not None and not self.hub.session_count(bot):
+                        # Connected elsewhere (or not at all): invite through presence, every 2 s.
+                        now = time.monotonic()
+                        if now - invited.get(bot, -10.0) >= 2.0:
+                            invited[bot] = now
+                            await self.invite(spec.match_id, bot, spec.game)
+                if len(self.live.present) == spec.players:
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                await self.hub.wait_change(min(left, 0.25))
+        finally:
             for seat, bot in enumerate(spec.seats):
-                if seat in self.live.present:
-                    continue
-                session = self.hub.available(bot, spec.game)
-                if session is not None:
-                    self.live.present.add(seat)
-                    self.live.sessions[seat] = session
-                elif self.invite is not None and not self.hub.session_count(bot):
-                    # Connected elsewhere (or not at all): invite through presence, every 2 s.
-                    now = time.monotonic()
-                    if now - invited.get(bot, -10.0) >= 2.0:
-                        invited[bot] = now
-                        await self.invite(spec.match_id, bot, spec.game)
-            if len(self.live.present) == spec.players:
-                break
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            await self.hub.wait_change(min(left, 0.25))
+                if seat not in self.live.present:
+                    self.hub.reserve(bot, -1)
         if not self.live.present:
             raise Voided("no-show: none of the seated bots joined")
         for seat in range(spec.players):
@@ -352,7 +360,7 @@ class MatchRunner:
             end = self.end_message(status, result, reason)
             for seat in range(spec.players):
                 self.live.send(seat, end)
-            self.hub.matches.pop(spec.match_id, None)
+            self.hub.finish(spec.match_id)
             self.metrics.live_matches.dec()
             self.metrics.matches.labels(status=status).inc()
             log.info(

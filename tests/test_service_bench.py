@@ -1,0 +1,29 @@
+"""The service benchmark runs end to end with tiny sizes and reports well-formed figures (no
+timing assertions: speed is measured by the benchmark, never asserted)."""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_service_bench_produces_figures(redis_url: str, key_prefix: str, monkeypatch: Any) -> None:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.syspath_prepend(str(ROOT))
+    bench: Any = importlib.import_module("bench.service_bench")
+    report = bench.run([1, 2], seconds=0.5, repeats=1, clients=1)
+    assert report["sizes"]["request"] > 0 and report["sizes"]["action"] > 0
+    assert [lv["concurrency"] for lv in report["levels"]] == [1, 2]
+    for lv in report["levels"]:
+        for side in ("service", "echo"):
+            figures = lv[side]
+            assert set(figures) == {"moves_per_s", "p50_ms", "p99_ms", "samples"}
+            assert all(math.isfinite(v) and v >= 0 for v in figures.values())
+            assert figures["samples"] > 0 and figures["p50_ms"] <= figures["p99_ms"]
+        assert math.isfinite(lv["rate_vs_echo"]) and math.isfinite(lv["added_p99_ms"])
+    assert "bench.service_bench" in sys.modules

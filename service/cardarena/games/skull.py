@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ..engine.core import (
     CHANCE,
@@ -99,6 +99,7 @@ OVER = "over"
 """The match is over."""
 
 
+_T = TypeVar("_T")
 _SEAT: tuple[tuple[int, ...], ...] = tuple((s,) for s in range(8))
 _CHANCE_ONLY: tuple[int, ...] = (CHANCE,)
 _PASS: tuple[str, ...] = ("pass",)
@@ -110,6 +111,11 @@ _PLACES: dict[tuple[bool, bool], tuple[str, ...]] = {
     for skull in (False, True)
 }
 """(a rose in hand, the skull in hand) to the place actions, in the order of CARD_TYPES."""
+
+
+def _put(values: tuple[_T, ...], index: int, value: _T) -> tuple[_T, ...]:
+    """``values`` with ``values[index]`` replaced by ``value``."""
+    return values[:index] + (value,) + values[index + 1 :]
 
 
 class SkullView:
@@ -266,18 +272,19 @@ class SkullState(State):
         self._round = 0
         self._first = -1
         self._turn = -1
-        self._roses = [ROSES_EACH] * n
+        # Per-seat tuples are replaced, never changed in place: views reference them.
+        self._roses: tuple[int, ...] = (ROSES_EACH,) * n
         """Roses each seat owns (hand + pile)."""
-        self._skull = [True] * n
+        self._skull: tuple[bool, ...] = (True,) * n
         """Whether each seat still owns its skull."""
         self._lost: list[list[str]] = [[] for _ in range(n)]
-        self._piles: list[list[str]] = [[] for _ in range(n)]
+        self._piles: tuple[tuple[str, ...], ...] = ((),) * n
         """Each seat's pile, bottom first."""
-        self._revealed = [0] * n
+        self._revealed: tuple[int, ...] = (0,) * n
         """Cards revealed from the top of each pile this round."""
-        self._points = [0] * n
-        self._placed_first = [False] * n
-        self._passed = [False] * n
+        self._points: tuple[int, ...] = (0,) * n
+        self._placed_first: tuple[bool, ...] = (False,) * n
+        self._passed: tuple[bool, ...] = (False,) * n
         self._bid = 0
         self._bidder = -1
         self._skull_owner = -1
@@ -329,7 +336,8 @@ class SkullState(State):
         if phase == OVER:
             return ()
         if phase == PLACE_FIRST:
-            return tuple([s for s in range(self.players) if self._alive(s) and not self._placed_first[s]])
+            roses, skull, placed = self._roses, self._skull, self._placed_first
+            return tuple([s for s in range(self.players) if (roses[s] or skull[s]) and not placed[s]])
         return _SEAT[self._turn]
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
@@ -382,13 +390,13 @@ class SkullState(State):
                 self._bidder,
                 self._winner,
                 self._last,
-                tuple([tuple(p) for p in self._piles]),
-                tuple(self._revealed),
-                tuple(self._roses),
-                tuple(self._skull),
-                tuple(self._points),
-                tuple(self._placed_first),
-                tuple(self._passed),
+                self._piles,
+                self._revealed,
+                self._roses,
+                self._skull,
+                self._points,
+                self._placed_first,
+                self._passed,
                 tuple(self._lost[seat]) if seat is not None else (),
             ),
             seat,
@@ -417,10 +425,7 @@ class SkullState(State):
     def clone(self) -> SkullState:
         other = object.__new__(SkullState)
         other.__dict__.update(self.__dict__)
-        for name in ("_roses", "_skull", "_revealed", "_points", "_placed_first", "_passed"):
-            setattr(other, name, list(getattr(self, name)))
         other._lost = [list(x) for x in self._lost]
-        other._piles = [list(p) for p in self._piles]
         other._last = self._last  # replaced, never changed in place
         other._records = [
             DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
@@ -545,22 +550,22 @@ class SkullState(State):
         self._record(seat, action)
         phase = self._phase
         if phase == PLACE_FIRST:
-            self._piles[seat].append(arg)
-            self._placed_first[seat] = True
+            self._piles = _put(self._piles, seat, self._piles[seat] + (arg,))
+            self._placed_first = _put(self._placed_first, seat, True)
             if not self.to_act():
                 self._phase = PLACE
                 self._turn = self._first
             return
         if phase == PLACE:
             if kind == "place":
-                self._piles[seat].append(arg)
+                self._piles = _put(self._piles, seat, self._piles[seat] + (arg,))
                 self._turn = self._next_alive(seat)
                 return
             self._open_bid(seat, int(arg))
             return
         if phase == BID:
             if kind == "pass":
-                self._passed[seat] = True
+                self._passed = _put(self._passed, seat, True)
                 self._next_bidder(seat)
             else:
                 self._open_bid(seat, int(arg))
@@ -598,7 +603,7 @@ class SkullState(State):
         pile = self._piles[bidder]
         while self._revealed[bidder] < len(pile):
             card = pile[len(pile) - 1 - self._revealed[bidder]]
-            self._revealed[bidder] += 1
+            self._revealed = _put(self._revealed, bidder, self._revealed[bidder] + 1)
             if card == SKULL:
                 self._fail(bidder)
                 return
@@ -609,7 +614,7 @@ class SkullState(State):
     def _flip(self, target: int) -> None:
         pile = self._piles[target]
         card = pile[len(pile) - 1 - self._revealed[target]]
-        self._revealed[target] += 1
+        self._revealed = _put(self._revealed, target, self._revealed[target] + 1)
         if card == SKULL:
             self._fail(target)
         elif sum(self._revealed) >= self._bid:
@@ -630,7 +635,7 @@ class SkullState(State):
     def _succeed(self) -> None:
         bidder = self._bidder
         self._note_round(True, None)
-        self._points[bidder] += 1
+        self._points = _put(self._points, bidder, self._points[bidder] + 1)
         if self._points[bidder] >= POINTS_TO_WIN:
             self._finish(bidder)
             return
@@ -652,12 +657,12 @@ class SkullState(State):
 
     def _lose(self, seat: int, card: str) -> None:
         # Every card goes back to its owner's hand before the loss.
-        self._piles = [[] for _ in range(self.players)]
-        self._revealed = [0] * self.players
+        self._piles = ((),) * self.players
+        self._revealed = (0,) * self.players
         if card == SKULL:
-            self._skull[seat] = False
+            self._skull = _put(self._skull, seat, False)
         else:
-            self._roses[seat] -= 1
+            self._roses = _put(self._roses, seat, self._roses[seat] - 1)
         self._lost[seat].append(card)
         alive = [s for s in range(self.players) if self._alive(s)]
         if len(alive) == 1:
@@ -670,10 +675,10 @@ class SkullState(State):
         n = self.players
         self._round += 1
         self._first = first
-        self._piles = [[] for _ in range(n)]
-        self._revealed = [0] * n
-        self._placed_first = [False] * n
-        self._passed = [False] * n
+        self._piles = ((),) * n
+        self._revealed = (0,) * n
+        self._placed_first = (False,) * n
+        self._passed = (False,) * n
         self._bid = 0
         self._bidder = -1
         self._skull_owner = -1

@@ -57,7 +57,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from itertools import combinations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ..engine.core import (
     CHANCE,
@@ -148,6 +148,14 @@ _PARSED: dict[str, tuple[str, list[str]]] = {
 
 def _char(card: int) -> str:
     return CHARACTER_OF[CODES[card]]
+
+
+_T = TypeVar("_T")
+
+
+def _put(values: tuple[_T, ...], index: int, value: _T) -> tuple[_T, ...]:
+    """``values`` with ``values[index]`` replaced by ``value``."""
+    return values[:index] + (value,) + values[index + 1 :]
 
 
 class CoupView:
@@ -310,10 +318,11 @@ class CoupState(State):
         self._actor = -1
         self._hands: list[list[int]] = [[] for _ in range(n)]
         self._deck: list[int] = []
-        self._dead: list[list[int]] = [[] for _ in range(n)]
-        self._coins = [START_COINS] * n
-        self._lost = [0] * n
-        self._out = [False] * n
+        # Per-seat tuples (and the act dict) are replaced, never changed in place: views reference them.
+        self._dead: tuple[tuple[int, ...], ...] = ((),) * n
+        self._coins: tuple[int, ...] = (START_COINS,) * n
+        self._lost: tuple[int, ...] = (0,) * n
+        self._out: tuple[bool, ...] = (False,) * n
         self._drawn: list[int] = []
         self._known: dict[tuple[int, int], int] = {}
         """(viewer, target) -> a card the viewer saw in the target's hand (examine)."""
@@ -347,6 +356,10 @@ class CoupState(State):
         n = self.players
         out = self._out
         return tuple(tuple((seat + i) % n for i in range(1, n) if not out[(seat + i) % n]) for seat in range(n))
+
+    def _add_coins(self, seat: int, amount: int) -> None:
+        coins = self._coins
+        self._coins = coins[:seat] + (coins[seat] + amount,) + coins[seat + 1 :]
 
     def _record(self, seat: int, action: str) -> None:
         self._records[-1].actions.append((seat, action))
@@ -457,16 +470,16 @@ class CoupState(State):
                 tuple(self._hands[seat]) if seat is not None else (),
                 tuple(drawn) if drawn and own and seat == self._drawer() else (),
                 len(self._deck),
-                self._act.copy(),
+                self._act,
                 self._window.get("kind"),
                 self._winner,
                 tuple(known.items()) if known else (),
                 tuple(self._log),
-                tuple(self._coins),
+                self._coins,
                 tuple([len(h) for h in self._hands]),
-                tuple([tuple(d) for d in self._dead]),
-                tuple(self._out),
-                tuple(self._lost),
+                self._dead,
+                self._out,
+                self._lost,
             ),
             seat,
         )
@@ -498,14 +511,9 @@ class CoupState(State):
         other = object.__new__(CoupState)
         other.__dict__.update(self.__dict__)
         other._hands = [list(h) for h in self._hands]
-        other._dead = [list(d) for d in self._dead]
         other._deck = list(self._deck)
-        other._coins = list(self._coins)
-        other._lost = list(self._lost)
-        other._out = list(self._out)
         other._drawn = list(self._drawn)
         other._known = dict(self._known)
-        other._act = dict(self._act)
         other._window = {k: (list(v) if isinstance(v, list) else v) for k, v in self._window.items()}
         other._steps = list(self._steps)
         other._log = list(self._log)
@@ -725,10 +733,10 @@ class CoupState(State):
         self._act = act
         self._event(seat, kind, target=act.get("target"), character=act.get("character") or CLAIM.get(kind))
         if kind == "coup":
-            self._coins[seat] -= COUP_COST
+            self._add_coins(seat, -COUP_COST)
             act["paid"] = COUP_COST
         elif kind == "assassinate":
-            self._coins[seat] -= ASSASSIN_COST
+            self._add_coins(seat, -ASSASSIN_COST)
             act["paid"] = ASSASSIN_COST
         claim = CLAIM.get(kind)
         blockable = kind in BLOCKERS
@@ -760,9 +768,8 @@ class CoupState(State):
             return
         # The window is taken: drop it and its continuation.
         self._steps = []
-        act = self._act
         if kind == "challenge":
-            act["challenger"] = seat
+            act = self._act = {**self._act, "challenger": seat}
             self._event(seat, "challenge", target=window["claimant"])
             if window["kind"] == "block_challenge":
                 self._challenge(act["blocker"], seat, act["role"], on_block=True)
@@ -770,8 +777,7 @@ class CoupState(State):
                 self._challenge(self._actor, seat, CLAIM[act["kind"]], on_block=False)
             return
         # A block.
-        act["blocker"] = seat
-        act["role"] = args[0]
+        self._act = {**self._act, "blocker": seat, "role": args[0]}
         self._event(seat, "block", target=self._actor, character=args[0])
         self._open_window("block_challenge", seat, challenge=True, block=False)
 
@@ -864,7 +870,7 @@ class CoupState(State):
             elif name == "resolve":
                 self._resolve()
             elif name == "refund":
-                self._coins[self._actor] += self._act.get("paid", 0) if self._act["kind"] == "assassinate" else 0
+                self._add_coins(self._actor, self._act.get("paid", 0) if self._act["kind"] == "assassinate" else 0)
             elif name == "blocked":
                 self._event(self._actor, "blocked", target=self._act.get("blocker"))
             elif name == "end":
@@ -891,16 +897,16 @@ class CoupState(State):
             return
         front: list[tuple[Any, ...]] = []
         if kind == "income":
-            self._coins[actor] += 1
+            self._add_coins(actor, 1)
         elif kind == "foreign_aid":
-            self._coins[actor] += 2
+            self._add_coins(actor, 2)
         elif kind == "tax":
-            self._coins[actor] += 3
+            self._add_coins(actor, 3)
         elif kind == "steal":
             assert target is not None
             taken = min(2, self._coins[target])
-            self._coins[target] -= taken
-            self._coins[actor] += taken
+            self._add_coins(target, -taken)
+            self._add_coins(actor, taken)
         elif kind == "assassinate":
             front = [("lose", target)]
         elif kind == "exchange":
@@ -925,14 +931,14 @@ class CoupState(State):
 
     def _kill(self, seat: int, card: int) -> None:
         self._remove_from_hand(seat, card)
-        self._dead[seat].append(card)
-        self._lost[seat] += 1
+        self._dead = _put(self._dead, seat, self._dead[seat] + (card,))
+        self._lost = _put(self._lost, seat, self._lost[seat] + 1)
         self._event(seat, "lost", card=CODES[card], character=_char(card))
         if self._five and self._lost[seat] <= LIVES - 2:
             self._steps.insert(0, ("draw", seat, 1, "life"))
         if not self._hands[seat] and not (self._five and self._lost[seat] <= LIVES - 2):
-            self._coins[seat] = 0
-            self._out[seat] = True
+            self._coins = _put(self._coins, seat, 0)
+            self._out = _put(self._out, seat, True)
             self._orders = self._compute_orders()
             self._event(seat, "out")
             alive = self._alive_seats()
@@ -940,7 +946,7 @@ class CoupState(State):
                 self._finish(alive[0])
 
     def _show(self, seat: int, card: int) -> None:
-        self._act["shown"] = card
+        self._act = {**self._act, "shown": card}
         self._known[(self._actor, seat)] = card
         self._event(seat, "showed", target=self._actor)
 

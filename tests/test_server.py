@@ -110,7 +110,7 @@ def test_illegal_action_is_rejected_with_reason_then_retried(
 ) -> None:
     matches, bots = stores
     a, b = _two_bots(bots, service)
-    matches.enqueue(spec("illegal", "german_whist", ["alice", "bob"], time_control=TimeControl(2000, 0)))
+    matches.enqueue(spec("illegal", "german_whist", ["alice", "bob"], time_control=TimeControl(30000, 0)))
     me, other, req = _first_request(a, b)
     other.autoplay()
     legal = {x.id for x in req.legal}
@@ -155,7 +155,7 @@ def test_stale_seq_other_seat_and_unknown_match_are_rejected_in_band(
 ) -> None:
     matches, bots = stores
     a, b = _two_bots(bots, service)
-    matches.enqueue(spec("misc", "german_whist", ["alice", "bob"], time_control=TimeControl(3000, 0)))
+    matches.enqueue(spec("misc", "german_whist", ["alice", "bob"], time_control=TimeControl(30000, 0)))
     me, other, req = _first_request(a, b)
     me.act(req.match_id, req.seq + 100, req.legal[0].id)
     assert me.expect("action_rejected").code == pb.REJECT_STALE_SEQ

@@ -118,6 +118,8 @@ OVER = "over"
 _LOG_KEEP = 40
 
 _MAX_SEATS = 6
+_DISTINCT: dict[tuple[int, ...], tuple[int, ...]] = {}
+"""Memo of _distinct by hand (at most 4 of the 15 cards, so it stays small)."""
 _BASIC: tuple[str, ...] = ("income", "foreign_aid", "tax", "exchange")
 _COUP: tuple[tuple[str, ...], ...] = tuple((f"coup:{t}",) for t in range(_MAX_SEATS))
 _COUP_CALL: tuple[tuple[str, ...], ...] = tuple(tuple(f"coup:{t}:{ch}" for ch in CHARACTERS) for t in range(_MAX_SEATS))
@@ -228,7 +230,7 @@ class CoupView:
             "known": [
                 {"seat": target, "card": CODES[card]} for (viewer, target), card in sorted(known) if viewer == seat
             ],
-            "log": [dict(e) for e in log],
+            "log": [dict(e) for e in log[0][max(0, log[1] - _LOG_KEEP) : log[1]]],
             "seats": [
                 {
                     "seat": s,
@@ -332,6 +334,7 @@ class CoupState(State):
         """The open reaction window: kind, claimant, queue of seats."""
         self._steps: list[tuple[Any, ...]] = []
         self._log: list[dict[str, JSON]] = []
+        """Public events, the last _LOG_KEEP of which are shown (append-only; trimmed into a new list)."""
         self._turns = 0
         self._winner = -1
         self._records: list[DealRecord] = []
@@ -367,15 +370,20 @@ class CoupState(State):
     def _event(self, seat: int, event: str, target: JSON = None, character: JSON = None, card: JSON = None) -> None:
         log = self._log
         log.append({"seat": seat, "event": event, "target": target, "character": character, "card": card})
-        if len(log) > _LOG_KEEP:
-            del log[0]
+        if len(log) > 2 * _LOG_KEEP:
+            # Append-only between trims, and a trim makes a new list: a view keeps (list, length).
+            self._log = log[-_LOG_KEEP:]
 
     def _distinct(self, cards: list[int]) -> list[int]:
         """One card per character (the lowest code), in hand order of characters."""
-        seen: dict[str, int] = {}
-        for c in sorted(cards):
-            seen.setdefault(_char(c), c)
-        return sorted(seen.values())
+        key = tuple(cards)
+        known = _DISTINCT.get(key)
+        if known is None:
+            seen: dict[str, int] = {}
+            for c in sorted(cards):
+                seen.setdefault(_char(c), c)
+            known = _DISTINCT[key] = tuple(sorted(seen.values()))
+        return list(known)
 
     def _remove_from_hand(self, seat: int, card: int) -> None:
         self._hands[seat].remove(card)
@@ -474,7 +482,7 @@ class CoupState(State):
                 self._window.get("kind"),
                 self._winner,
                 tuple(known.items()) if known else (),
-                tuple(self._log),
+                (self._log, len(self._log)),
                 self._coins,
                 tuple([len(h) for h in self._hands]),
                 self._dead,
@@ -534,11 +542,13 @@ class CoupState(State):
             # Dealt from the dealer's left: the first pair goes to seat dealer + 1.
             first = (dealer + 1) % n
             hands = hands[n - first :] + hands[: n - first]
-            return {
+            deal: dict[str, JSON] = {
                 "dealer": dealer,
                 "hands": [[CODES[c] for c in h] for h in hands],
                 "deck": [CODES[c] for c in deck[2 * n :]],
             }
+            self._sampled = (deal, [dealer])
+            return deal
         if self._stage == DRAW:
             seat, count = self._steps[0][1], self._steps[0][2]
             pool = list(self._deck)
@@ -596,11 +606,15 @@ class CoupState(State):
             deck = [INDEX[c] for c in outcome["deck"]]
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidChance(f"malformed deal: {exc!r}") from None
-        if not 0 <= dealer < n or len(hands) != n or any(len(h) != 2 for h in hands):
-            raise InvalidChance("a deal needs a dealer seat and two cards for each player")
-        cards = [c for h in hands for c in h] + deck
-        if sorted(cards) != list(range(len(CODES))):
-            raise InvalidChance("the deal does not hold each of the 15 cards exactly once")
+        sampled = self._sampled
+        self._sampled = None
+        if sampled is None or sampled[0] is not outcome:
+            # (A deal this state just sampled itself is known to be valid.)
+            if not 0 <= dealer < n or len(hands) != n or any(len(h) != 2 for h in hands):
+                raise InvalidChance("a deal needs a dealer seat and two cards for each player")
+            cards = [c for h in hands for c in h] + deck
+            if sorted(cards) != list(range(len(CODES))):
+                raise InvalidChance("the deal does not hold each of the 15 cards exactly once")
         self._dealer = dealer
         self._hands = [sorted(h) for h in hands]
         self._deck = sorted(deck)
@@ -725,19 +739,19 @@ class CoupState(State):
         self._waiting = seat
 
     def _declare(self, seat: int, kind: str, args: list[str]) -> None:
+        target = int(args[0]) if args else None
+        character = args[1] if len(args) > 1 else None
         act: dict[str, Any] = {"kind": kind, "paid": 0}
-        if args:
-            act["target"] = int(args[0])
-        if len(args) > 1:
-            act["character"] = args[1]
+        if target is not None:
+            act["target"] = target
+        if character is not None:
+            act["character"] = character
         self._act = act
-        self._event(seat, kind, target=act.get("target"), character=act.get("character") or CLAIM.get(kind))
-        if kind == "coup":
-            self._add_coins(seat, -COUP_COST)
-            act["paid"] = COUP_COST
-        elif kind == "assassinate":
-            self._add_coins(seat, -ASSASSIN_COST)
-            act["paid"] = ASSASSIN_COST
+        self._event(seat, kind, target, character or CLAIM.get(kind))
+        cost = COUP_COST if kind == "coup" else ASSASSIN_COST if kind == "assassinate" else 0
+        if cost:
+            self._add_coins(seat, -cost)
+            act["paid"] = cost
         claim = CLAIM.get(kind)
         blockable = kind in BLOCKERS
         if claim is None and not blockable:

@@ -143,6 +143,71 @@ def describe_hand(codes: Sequence[str]) -> HandKey:
     return hand_key([INDEX[c] for c in codes])
 
 
+# ----------------------------------------------------------------- integer keys
+# Inside the state a hand's strength is one int that orders exactly as :func:`act_key`:
+# ``hand << 10 | suits``.  ``hand`` encodes :func:`hand_key` as the category then five
+# base-14 digits (rank + 1, padded with 0, so that a hand with a kicker beats the same hand
+# without); ``suits`` is five base-4 digits (the suits in :func:`act_key` order, padded with
+# 0: equal ``hand`` parts always hold the same number of cards).  ``key >> 10`` compares
+# hands ignoring suits.
+_SUIT_BITS = 10
+_RANK3: tuple[int, ...] = tuple(3 * (c % 13) for c in range(52))
+"""Card index to the shift of its rank's 3-bit count in a rank-count int."""
+_RANK_ONE: tuple[int, ...] = tuple(1 << s for s in _RANK3)
+"""Card index to its increment of a rank-count int."""
+_ORDER_BASE: tuple[int, ...] = tuple((c % 13) * 4 + c // 13 for c in range(52))
+"""Card index to ``rank * 4 + suit``: with ``count * 64`` added, the :func:`act_key` card order."""
+_HAND_PART: dict[int, tuple[int, int]] = {}
+"""Rank-count int to the encoded :func:`hand_key` (not a flush, a flush); filled lazily."""
+_SMALL: dict[int, int] = {}
+"""Card mask of a hand of at most 3 cards to its key (at most 23,478 entries)."""
+
+
+def _encode_hand(key: HandKey) -> int:
+    """The integer form of a :func:`hand_key`, shifted above the suit digits."""
+    category, reps = key
+    out = category
+    for i in range(MAX_HAND):
+        out = out * 14 + (reps[i] + 1 if i < len(reps) else 0)
+    return out << _SUIT_BITS
+
+
+def _hand_part(counts: int, cards: Sequence[int]) -> tuple[int, int]:
+    """The encoded hand part for the rank multiset of ``cards`` (plain, flush)."""
+    found = _HAND_PART.get(counts)
+    if found is None:
+        ranks = sorted(c % 13 for c in cards)
+        plain = _encode_hand(_hand_key(tuple(r + 13 * (i % 2) for i, r in enumerate(ranks))))
+        flush = _encode_hand(_hand_key(tuple(ranks))) if len(set(ranks)) == MAX_HAND else plain
+        found = _HAND_PART[counts] = (plain, flush)
+    return found
+
+
+def _key(cards: Sequence[int]) -> int:
+    """The integer key (ordered as :func:`act_key`) of 1 to 5 distinct card indices."""
+    counts = 0
+    for c in cards:
+        counts += _RANK_ONE[c]
+    plain, flush = _hand_part(counts, cards)
+    if plain != flush:
+        suit = cards[0] // 13
+        if all(c // 13 == suit for c in cards):
+            plain = flush
+    order = sorted([((counts >> _RANK3[c]) & 7) * 64 + _ORDER_BASE[c] for c in cards], reverse=True)
+    suits = 0
+    for v in order:
+        suits = suits * 4 + (v & 3)
+    return plain | suits << 2 * (MAX_HAND - len(order))
+
+
+def _small_key(mask: int, cards: Sequence[int]) -> int:
+    """:func:`_key` of a hand of at most 3 cards, cached by its card mask."""
+    key = _SMALL.get(mask)
+    if key is None:
+        key = _SMALL[mask] = _key(cards)
+    return key
+
+
 class RicochetPoker(Game):
     """Ricochet Poker, 3-6 players, fixed rounds, ranked by chips."""
 
@@ -237,6 +302,14 @@ _TURN: tuple[tuple[int, ...], ...] = tuple((t,) for t in range(-1, 8))
 """``_TURN[turn + 1]`` is ``(turn,)``."""
 _LEGAL: tuple[tuple[str, ...], ...] = tuple(("fold", *BUY_ACTIONS[:most]) for most in range(MAX_HAND))
 """The legal actions when at most ``most`` cards can be bought."""
+_SINGLE: tuple[tuple[int], ...] = tuple((c,) for c in range(52))
+"""Card index to the one-card hand."""
+_SINGLE_KEY: tuple[int, ...] = tuple(_key(h) for h in _SINGLE)
+"""Card index to the key of the one-card hand."""
+_SMALL_HAND = 3
+"""Hands of at most this many cards have their keys cached (by card mask)."""
+_FOLDED: tuple[str] = (FOLDED,)
+_OUT: tuple[str] = (OUT,)
 
 
 class PokerState(State):
@@ -257,12 +330,17 @@ class PokerState(State):
         self._dealer = -1
         self._turn = CHANCE
         self._over = False
-        self._deck: list[int] = []
+        self._deck: list[str] = []
+        """The round's deck order as card codes (top first); ``_pos`` cards are dealt."""
         self._pos = 0
         self._hands: tuple[tuple[int, ...], ...] = ((),) * players
-        self._keys: list[Any] = [None] * players
-        """Per seat, :func:`act_key` of its hand (``None`` for no cards)."""
+        self._masks: list[int] = [0] * players
+        """Per seat, the card mask of its hand."""
+        self._keys: list[int] = [0] * players
+        """Per seat, the integer key of its hand (ordered as :func:`act_key`; 0 for no cards)."""
         self._status: tuple[str, ...] = (SITTING,) * players
+        self._live: tuple[int, ...] = ()
+        """The seats whose status is ``in``, in seat order."""
         self._paid: tuple[int, ...] = (0,) * players
         self._won: tuple[int, ...] = (0,) * players
         self._last: dict[str, JSON] | None = None
@@ -270,6 +348,8 @@ class PokerState(State):
         self._past: tuple[tuple[int, ...], ...] = ()
         """The chip changes of each finished round."""
         self._records: list[DealRecord] = []
+        self._actions: list[tuple[int, str]] = []
+        """The actions of the current round's record."""
         self._sampled: tuple[Any, ...] | None = None
 
     # ----------------------------------------------------------------- queries
@@ -291,10 +371,11 @@ class PokerState(State):
         if self._over or self._turn != CHANCE:
             raise InvalidChance("no chance outcome is pending")
         dealer = rng.below(self.players) if self._dealer < 0 else (self._dealer + 1) % self.players
-        deck = list(range(52))
+        # Shuffling the codes moves them exactly as it would move the card indices.
+        deck = list(CODES)
         rng.shuffle(deck)
-        outcome: dict[str, JSON] = {"dealer": dealer, "deck": [CODES[c] for c in deck]}
-        self._sampled = (outcome, dealer, deck)
+        outcome: dict[str, JSON] = {"dealer": dealer, "deck": deck}
+        self._sampled = (outcome, dealer, deck[:])
         return outcome
 
     def apply_chance(self, outcome: Mapping[str, JSON]) -> None:
@@ -303,26 +384,31 @@ class PokerState(State):
         n = self.players
         sampled = self._sampled
         if sampled is not None and sampled[0] is outcome:
-            # The outcome this state just drew itself: already known to be a valid deal.
-            dealer, deck = sampled[1], list(sampled[2])
+            # The outcome this state just drew itself: already known to be a valid deal (the
+            # deck list is never mutated, so it may be shared with a clone).
+            dealer, deck = sampled[1], sampled[2]
         else:
             try:
                 dealer = int(outcome["dealer"])
-                deck = [INDEX[c] for c in outcome["deck"]]
+                cards = [INDEX[c] for c in outcome["deck"]]
             except (KeyError, TypeError, ValueError) as exc:
                 raise InvalidChance(f"malformed deal: {exc!r}") from None
             expected = (self._dealer + 1) % n if self._dealer >= 0 else dealer
             if not 0 <= dealer < n or dealer != expected:
                 raise InvalidChance(f"dealer {dealer} does not fit (expected {expected})")
-            if len(deck) != 52 or len(set(deck)) != 52:
+            if len(cards) != 52 or len(set(cards)) != 52:
                 raise InvalidChance("the deck must hold each of the 52 cards exactly once")
+            deck = [CODES[c] for c in cards]
         self._sampled = None
-        self._records.append(DealRecord(dealer=dealer, chance=dict(outcome)))
+        record = DealRecord(dealer=dealer, chance=dict(outcome))
+        self._records.append(record)
+        self._actions = record.actions
         self._dealer = dealer
         self._deck = deck
         pos = 0
         hands: list[tuple[int, ...]] = [()] * n
-        keys: list[Any] = [None] * n
+        masks = [0] * n
+        keys = [0] * n
         status = list(self._status)
         chips = list(self._chips)
         paid = [0] * n
@@ -333,15 +419,19 @@ class PokerState(State):
                 chips[seat] -= 1
                 paid[seat] = 1
                 self._pot += 1
-                hands[seat] = (deck[pos],)
-                keys[seat] = act_key(hands[seat])
+                card = INDEX[deck[pos]]
+                hands[seat] = _SINGLE[card]
+                masks[seat] = 1 << card
+                keys[seat] = _SINGLE_KEY[card]
                 pos += 1
             else:
                 status[seat] = SITTING
         self._pos = pos
         self._hands = tuple(hands)
+        self._masks = masks
         self._keys = keys
         self._status = tuple(status)
+        self._live = tuple(s for s in range(n) if status[s] == IN)
         self._chips = tuple(chips)
         self._paid = tuple(paid)
         self._won = (0,) * n
@@ -352,7 +442,7 @@ class PokerState(State):
     def _reject(self, seat: int, action: str) -> IllegalAction:
         if self._over:
             return NotYourTurn("the match is over", seat=seat, action=action)
-        if seat != self._turn:
+        if seat != self._turn or seat < 0:
             whom = "the deal (a chance outcome)" if self._turn == CHANCE else f"seat {self._turn} (the lowest hand)"
             return NotYourTurn(f"it is not your turn: waiting for {whom}", seat=seat, action=action)
         k = _BUY.get(action)
@@ -368,12 +458,14 @@ class PokerState(State):
         )
 
     def apply(self, seat: int, action: str) -> None:
-        if self._over or seat != self._turn:
+        if self._over or seat != self._turn or seat < 0:
             raise self._reject(seat, action)
+        after = seat + 1
         if action == "fold":
-            self._records[-1].actions.append((seat, action))
+            self._actions.append((seat, action))
             status = self._status
-            self._status = status[:seat] + (FOLDED,) + status[seat + 1 :]
+            self._status = status[:seat] + _FOLDED + status[after:]
+            self._live = tuple(s for s in self._live if s != seat)
             self._last = {"seat": seat, "action": action, "received": [], "outcome": FOLDED}
             self._next_turn()
             return
@@ -382,65 +474,73 @@ class PokerState(State):
         chips = self._chips
         if k is None or k > MAX_HAND - len(hand) or k > chips[seat]:
             raise self._reject(seat, action)
-        self._records[-1].actions.append((seat, action))
-        after = seat + 1
+        self._actions.append((seat, action))
         self._chips = chips[:seat] + (chips[seat] - k,) + chips[after:]
         paid = self._paid
         self._paid = paid[:seat] + (paid[seat] + k,) + paid[after:]
         self._pot += k
         keys = self._keys
-        status = self._status
-        floor = min(keys[s] for s in range(self.players) if s != seat and status[s] == IN)
-        received: list[JSON] = []
+        live = self._live
+        floor = min([keys[s] for s in live if s != seat])
         escaped = False
         deck = self._deck
+        pos = start = self._pos
+        mask = self._masks[seat]
         key = keys[seat]
         for _ in range(k):
-            card = deck[self._pos]
-            self._pos += 1
+            card = INDEX[deck[pos]]
+            pos += 1
+            mask |= 1 << card
             hand += (card,)
-            received.append(CODES[card])
-            key = _act_key(tuple(sorted(hand)))
+            key = (_SMALL.get(mask) or _small_key(mask, hand)) if len(hand) <= _SMALL_HAND else _key(hand)
             if key > floor:
                 escaped = True
                 break
+        self._pos = pos
         hands = self._hands
         self._hands = hands[:seat] + (hand,) + hands[after:]
+        self._masks[seat] = mask
         keys[seat] = key
         if not escaped:
-            self._status = status[:seat] + (OUT,) + status[after:]
+            status = self._status
+            self._status = status[:seat] + _OUT + status[after:]
+            self._live = tuple(s for s in live if s != seat)
+        received: list[JSON] = deck[start:pos]
         self._last = {"seat": seat, "action": action, "received": received, "outcome": IN if escaped else OUT}
         self._next_turn()
 
     def _next_turn(self) -> None:
-        status = self._status
-        live = [s for s in range(self.players) if status[s] == IN]
+        live = self._live
         if len(live) == 1:
-            self._settle(live)
+            self._settle(list(live))
             return
         keys = self._keys
-        first = keys[live[0]][0]
-        if all(keys[s][0] == first for s in live[1:]):
-            self._settle(live)
-            return
-        self._turn = min(live, key=keys.__getitem__)
+        first = keys[live[0]] >> _SUIT_BITS
+        for s in live:
+            if keys[s] >> _SUIT_BITS != first:
+                self._turn = min(live, key=keys.__getitem__)
+                return
+        self._settle(list(live))
 
     def _settle(self, winners: list[int]) -> None:
         n = self.players
         share, odd = divmod(self._pot, len(winners))
-        order = [(self._dealer + i) % n for i in range(1, n + 1)]
         won = [0] * n
         for s in winners:
             won[s] = share
-        for s in [s for s in order if s in winners][:odd]:
-            won[s] += 1
-        self._chips = tuple(self._chips[s] + won[s] for s in range(n))
+        if odd:
+            dealer = self._dealer
+            for s in [s for s in [(dealer + i) % n for i in range(1, n + 1)] if s in winners][:odd]:
+                won[s] += 1
+        chips = self._chips
+        self._chips = chips = tuple([chips[s] + won[s] for s in range(n)])
         self._pot = 0
         self._won = tuple(won)
-        scores = [float(won[s] - self._paid[s]) for s in range(n)]
-        self._records[-1].scores = scores
-        self._past += (tuple(int(x) for x in scores),)
-        funded = sum(1 for c in self._chips if c > 0)
+        paid = self._paid
+        changes = tuple([won[s] - paid[s] for s in range(n)])
+        self._records[-1].scores = [float(x) for x in changes]
+        self._past += (changes,)
+        funded = n - chips.count(0)
         self._over = len(self._records) >= self._rounds or funded < 2
         self._turn = -2 if self._over else CHANCE
 
@@ -488,10 +588,12 @@ class PokerState(State):
         other = object.__new__(PokerState)
         other.__dict__.update(self.__dict__)
         other._keys = list(self._keys)
+        other._masks = list(self._masks)
         other._records = [
             DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
             for r in self._records
         ]
+        other._actions = other._records[-1].actions if other._records else []
         return other
 
     # -------------------------------------------------------------- invariants
@@ -504,7 +606,7 @@ class PokerState(State):
             problems.append("a negative chip balance")
         if self._deck:
             dealt = [c for h in self._hands for c in h]
-            if sorted(dealt) != sorted(self._deck[: self._pos]):
+            if sorted(dealt) != sorted(INDEX[c] for c in self._deck[: self._pos]):
                 problems.append("hands do not hold exactly the dealt cards")
             if any(len(h) > MAX_HAND for h in self._hands):
                 problems.append("a hand holds more than 5 cards")
@@ -522,7 +624,7 @@ class PokerState(State):
     def secrets(self, seat: int | None) -> frozenset[str]:
         if self._over or not self._deck:
             return frozenset()
-        return frozenset(CODES[c] for c in self._deck[self._pos :])
+        return frozenset(self._deck[self._pos :])
 
 
 GAME = RicochetPoker()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchSpec, MatchStore
 from cardarena.store.tournaments import Schedule, Tournament, TournamentError, TournamentStore
 
 
@@ -61,6 +63,41 @@ def test_rating_applied_once(store: TournamentStore) -> None:
     assert store.apply_rating("glaves", "m2", ["a", "b"], bump)
     assert store.ratings("glaves")["a"]["mu"] == 2
     assert [p["match_id"] for p in store.rating_history("a", "glaves")] == ["m1", "m2"]
+
+
+def test_batch_rating_and_counting_once(store: TournamentStore) -> None:
+    def bump(cur: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        return {b: {"mu": cur.get(b, {"mu": 0.0})["mu"] + 1} for b in ("a", "b")}
+
+    assert store.apply_rating("glaves", "m1", ["a", "b"], bump)
+    batch = [("m1", ["a", "b"], bump), ("m2", ["a", "b"], bump), ("m2", ["a", "b"], bump), ("m3", ["b", "a"], bump)]
+    assert store.apply_ratings("glaves", batch) == [False, True, False, True]
+    assert store.apply_ratings("glaves", batch) == [False, False, False, False]  # a redelivered batch
+    assert store.ratings("glaves")["a"]["mu"] == 3  # each update saw the one before it
+    assert [p["match_id"] for p in store.rating_history("b", "glaves")] == ["m1", "m2", "m3"]
+
+    assert store.create(_t())
+    store.start("t1", [{"match_id": m, "seats": ["a", "b"]} for m in ("x", "y", "z")])
+    assert store.record("t1", "x", {"ranks": [1, 2]})
+    items = [("x", {"ranks": [1, 2]}), ("y", {"ranks": [2, 1]}), ("y", {"ranks": [1, 2]}), ("z", {"ranks": [1, 1]})]
+    assert store.record_many("t1", items) == [False, True, False, True]
+    assert store.record_many("t1", items) == [False, False, False, False]
+    assert store.require("t1").counted == 3
+    assert store.results("t1")["y"] == {"ranks": [2, 1]}  # the first result counted wins
+    assert store.finish("t1")
+
+
+def test_enqueue_many_matches_enqueue(store: TournamentStore) -> None:
+    ms = MatchStore(store.r)
+    specs = [MatchSpec(f"t1:0:0:{i}:0", "glaves", 2, ("a", "b"), i, tournament="t1") for i in range(5)]
+    assert ms.enqueue(specs[1])
+    assert ms.enqueue_many(specs) == [True, False, True, True, True]
+    assert ms.enqueue_many(specs) == [False] * 5
+    info = ms.info(specs[0].match_id)
+    assert (info["status"], info["attempts"], info["game"], info["tournament"]) == ("queued", "0", "glaves", "t1")
+    assert MatchSpec.from_json(json.loads(info["spec"])) == specs[0]
+    claimed = [ms.claim("i", wait_s=0) for _ in range(6)]
+    assert [c.match_id if c else None for c in claimed] == [specs[i].match_id for i in (1, 0, 2, 3, 4)] + [None]
 
 
 def test_schedule_claimed_once(store: TournamentStore) -> None:

@@ -21,6 +21,9 @@ from cardarena.store.tournaments import Schedule, Tournament, TournamentError, T
 
 from . import formats, standings
 
+RatingUpdate = Callable[[dict[str, dict[str, float]]], dict[str, dict[str, float]]]
+"""Maps the seated bots' current ratings to their new ratings after one match."""
+
 RESULTS_GROUP = "tournaments"
 """Consumer group of the tournament workers on the results stream."""
 
@@ -146,7 +149,7 @@ def start_tournament(ts: TournamentStore, ms: MatchStore, tid: str) -> int:
         return 0
     matches = expand(t)
     ts.start(tid, [_match_json(m) for m in matches])
-    return sum(1 for m in matches if ms.enqueue(spec_for(t, m)))
+    return sum(ms.enqueue_many([spec_for(t, m) for m in matches]))
 
 
 def outcomes_of(ts: TournamentStore, tid: str) -> list[standings.Outcome]:
@@ -199,25 +202,51 @@ def count_match(
     ``known`` caches tournaments across a batch.  Returns the tournament id if the match
     belongs to a live tournament, else ``None``.
     """
-    info = ms.info(match_id)
-    if "result" not in info or "spec" not in info:
-        return None
-    spec = MatchSpec.from_json(json.loads(info["spec"]))
-    result = json.loads(info["result"])
-    if not spec.tournament:
-        return None
+    return count_matches(ts, ms, [match_id], known)[0]
+
+
+def count_matches(
+    ts: TournamentStore, ms: MatchStore, match_ids: Sequence[str], known: dict[str, Tournament | None] | None = None
+) -> list[str | None]:
+    """:func:`count_match` for a batch, with a constant number of round trips: one read of the
+    match records, one rating transaction per game, one counting pipeline per tournament.
+
+    Ratings are applied before counting (once every match is counted, every rating is in); both
+    steps are once per match id, so a redelivered batch changes nothing.  Returns, per match id,
+    its tournament id if it belongs to a live tournament, else ``None``.
+    """
     cache = known if known is not None else {}
-    if spec.tournament not in cache:
-        cache[spec.tournament] = ts.get(spec.tournament)
-    t = cache[spec.tournament]
-    if t is None or t.status not in ("running", "finished"):
-        return None
-    entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(spec.seats)}
-    ranks = [int(r) for r in result["ranks"]]
-    if len(spec.seats) > 1:  # rated first: once every match is counted, every rating is in
-        ts.apply_rating(t.game, match_id, spec.seats, lambda cur: standings.rate_match(cur, spec.seats, ranks))
-    ts.record(t.id, match_id, entry)
-    return t.id
+    out: list[str | None] = []
+    ratings: dict[str, list[tuple[str, Sequence[str], RatingUpdate]]] = {}
+    counts: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for match_id, info in zip(match_ids, ms.infos(match_ids), strict=True):
+        out.append(None)
+        if "result" not in info or "spec" not in info:
+            continue
+        spec = MatchSpec.from_json(json.loads(info["spec"]))
+        result = json.loads(info["result"])
+        if not spec.tournament:
+            continue
+        if spec.tournament not in cache:
+            cache[spec.tournament] = ts.get(spec.tournament)
+        t = cache[spec.tournament]
+        if t is None or t.status not in ("running", "finished"):
+            continue
+        entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(spec.seats)}
+        if len(spec.seats) > 1:
+            ratings.setdefault(t.game, []).append((match_id, spec.seats, _rater(spec.seats, result["ranks"])))
+        counts.setdefault(t.id, []).append((match_id, entry))
+        out[-1] = t.id
+    for game, items in ratings.items():  # rated first: once every match is counted, every rating is in
+        ts.apply_ratings(game, items)
+    for tid, entries in counts.items():
+        ts.record_many(tid, entries)
+    return out
+
+
+def _rater(seats: Sequence[str], ranks: Sequence[Any]) -> RatingUpdate:
+    fixed = [int(r) for r in ranks]
+    return lambda cur: standings.rate_match(cur, seats, fixed)
 
 
 def consume_results(ts: TournamentStore, ms: MatchStore, consumer: str, *, batch: int = 500) -> int:
@@ -230,13 +259,9 @@ def consume_results(ts: TournamentStore, ms: MatchStore, consumer: str, *, batch
     touched: set[str] = set()
     for pending in (True, False):
         entries = ts.read_group(ms.STREAM, RESULTS_GROUP, consumer, count=batch, pending=pending)
-        done = []
-        known: dict[str, Tournament | None] = {}
-        for eid, fields in entries:
-            tid = count_match(ts, ms, fields.get("match_id", ""), known)
-            if tid:
-                touched.add(tid)
-            done.append(eid)
+        done = [eid for eid, _ in entries]
+        mids = [fields.get("match_id", "") for _, fields in entries]
+        touched.update(tid for tid in count_matches(ts, ms, mids) if tid)
         for tid in sorted(touched):
             settle(ts, tid)
         ts.ack(ms.STREAM, RESULTS_GROUP, done)

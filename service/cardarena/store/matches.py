@@ -105,6 +105,24 @@ redis.call('SADD', KEYS[3], ARGV[4])
 return 1
 """
 
+_CLAIM_NEXT = """
+local base = ARGV[4]
+for _ = 1, 64 do
+  local mid = redis.call('RPOP', KEYS[1])
+  if not mid then return false end
+  local h = base .. mid
+  if redis.call('HGET', h, 'status') == 'queued'
+      and redis.call('SET', h .. ':lease', ARGV[1], 'NX', 'PX', ARGV[2]) then
+    redis.call('HSET', h, 'status', 'running', 'instance', ARGV[1], 'claimed_at', ARGV[3])
+    redis.call('HINCRBY', h, 'attempts', 1)
+    redis.call('SADD', KEYS[2], mid)
+    redis.call('SREM', KEYS[3], mid)
+    return {mid, redis.call('HGET', h, 'spec') or ''}
+  end
+end
+return false
+"""
+
 _COMPLETE = """
 local h = KEYS[1]
 local status = redis.call('HGET', h, 'status')
@@ -155,6 +173,7 @@ class MatchStore:
         # redis-py's return types are wide unions; this module decodes every reply itself.
         self.r: Any = client
         self._claim = client.register_script(_CLAIM)
+        self._claim_next = client.register_script(_CLAIM_NEXT)
         self._complete = client.register_script(_COMPLETE)
         self._requeue = client.register_script(_REQUEUE)
         self._renew = client.register_script(_RENEW)
@@ -229,18 +248,28 @@ class MatchStore:
 
     # consumer side
     def claim(self, instance: str, *, lease_ms: int = 30000, wait_s: float = 1.0) -> MatchSpec | None:
-        """Pop the next queued match and lease it to ``instance``; ``None`` if none came."""
+        """Pop the next queued match and lease it to ``instance``; ``None`` if none came.
+
+        One round trip while the queue has matches (pop, lease and spec in one script); a
+        blocking pop only when it is empty.
+        """
         deadline = time.monotonic() + wait_s
         while True:
+            got = self._claim_next(
+                keys=[self.QUEUE, self.RUNNING, self.QUEUED], args=[instance, lease_ms, time.time(), key("match", "")]
+            )
+            if got:
+                raw = got[1]
+                if raw:
+                    return MatchSpec.from_json(json.loads(raw))
+                continue
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                popped = self.r.rpop(self.QUEUE)
-            else:
-                got = self.r.brpop([self.QUEUE], timeout=max(0.01, remaining))
-                popped = got[1] if got else None
-            if popped is None:
                 return None
-            mid = popped.decode() if isinstance(popped, bytes) else str(popped)
+            popped = self.r.brpop([self.QUEUE], timeout=max(0.01, remaining))
+            if not popped:
+                return None
+            mid = popped[1].decode() if isinstance(popped[1], bytes) else str(popped[1])
             ok = self._claim(
                 keys=[self._h(mid), self._lease(mid), self.RUNNING], args=[instance, lease_ms, time.time(), mid]
             )
@@ -249,16 +278,27 @@ class MatchStore:
                 spec = self.spec(mid)
                 if spec is not None:
                     return spec
-            if remaining <= 0:
-                return None
 
     def renew(self, mid: str, instance: str, *, lease_ms: int = 30000) -> bool:
         """Extend the lease; ``False`` if ``instance`` no longer holds it."""
         return bool(self._renew(keys=[self._lease(mid)], args=[instance, lease_ms]))
 
-    def complete(self, mid: str, instance: str, result: dict[str, Any], replay: dict[str, Any]) -> bool:
-        """Write result and replay once and emit the result event; ``False`` if already done."""
-        spec = self.spec(mid)
+    def complete(
+        self,
+        mid: str,
+        instance: str,
+        result: dict[str, Any],
+        replay: dict[str, Any],
+        *,
+        tournament: str | None = None,
+    ) -> bool:
+        """Write result and replay once and emit the result event; ``False`` if already done.
+
+        ``tournament`` (``""`` for none) saves reading the spec back when the caller has it.
+        """
+        if tournament is None:
+            spec = self.spec(mid)
+            tournament = (spec.tournament if spec else "") or ""
         blob = zlib.compress(json.dumps(replay, separators=(",", ":")).encode(), 6)
         return bool(
             self._complete(
@@ -269,7 +309,7 @@ class MatchStore:
                     time.time(),
                     instance,
                     mid,
-                    (spec.tournament if spec else "") or "",
+                    tournament,
                 ],
             )
         )

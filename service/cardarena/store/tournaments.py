@@ -284,6 +284,22 @@ class TournamentStore:
             )
         )
 
+    def record_many(self, tid: str, items: Sequence[tuple[str, dict[str, Any]]]) -> builtins.list[bool]:
+        """:meth:`record` each ``(match_id, result)`` in order, in one round trip; each entry is
+        ``False`` if that match was already counted (the same script, so still exactly once)."""
+        if not items:
+            return []
+        keys = [
+            key("tournament", tid, "counted"),
+            key("tournament", tid, "results"),
+            self._h(tid),
+            key("tournament", tid, "counted_order"),
+        ]
+        pipe = self.r.pipeline(transaction=False)
+        for match_id, result in items:
+            self._record(keys=keys, args=[match_id, json.dumps(result, sort_keys=True)], client=pipe)
+        return [bool(x) for x in pipe.execute()]
+
     def is_counted(self, tid: str, match_id: str) -> bool:
         """Whether the match's result is counted."""
         return bool(self.r.sismember(key("tournament", tid, "counted"), match_id))
@@ -362,6 +378,57 @@ class TournamentStore:
             return True
 
         result: bool = self.r.transaction(tx, applied, table, value_from_callable=True)
+        return result
+
+    def apply_ratings(
+        self,
+        game: str,
+        items: Sequence[
+            tuple[str, Sequence[str], Callable[[dict[str, dict[str, float]]], dict[str, dict[str, float]]]]
+        ],
+    ) -> builtins.list[bool]:
+        """:meth:`apply_rating` for a batch of ``(match_id, bots, update)`` in order, in one
+        ``WATCH`` transaction (a constant number of round trips for the batch).
+
+        Each ``update`` sees the ratings left by the matches before it in the batch.  Each
+        entry is ``False`` if that match was already applied (before, or earlier in the batch).
+        """
+        if not items:
+            return []
+        applied = key("ratings", game, "applied")
+        table = key("ratings", game)
+        ids = [mid for mid, _, _ in items]
+        bots = sorted({b for _, seats, _ in items for b in seats})
+
+        def tx(pipe: Any) -> builtins.list[bool]:
+            done = pipe.smismember(applied, ids)
+            state = {b: json.loads(raw) for b, raw in zip(bots, pipe.hmget(table, bots), strict=True) if raw}
+            changed: dict[str, dict[str, float]] = {}
+            history: dict[str, builtins.list[str]] = {}
+            seen: set[str] = set()
+            out: builtins.list[bool] = []
+            for (mid, seats, update), flag in zip(items, done, strict=True):
+                if flag or mid in seen:
+                    out.append(False)
+                    continue
+                seen.add(mid)
+                new = update({b: state[b] for b in seats if b in state})
+                now = time.time()
+                for bot, rating in new.items():
+                    state[bot] = changed[bot] = rating
+                    point = {**rating, "match_id": mid, "t": now}
+                    history.setdefault(bot, []).append(json.dumps(point, sort_keys=True))
+                out.append(True)
+            pipe.multi()
+            if seen:
+                pipe.sadd(applied, *sorted(seen))
+            if changed:
+                pipe.hset(table, mapping={b: json.dumps(r, sort_keys=True) for b, r in changed.items()})
+            for bot, points in history.items():
+                pipe.rpush(key("ratings", game, "history", bot), *points)
+            return out
+
+        result: builtins.list[bool] = self.r.transaction(tx, applied, table, value_from_callable=True)
         return result
 
     def is_rated(self, game: str, match_id: str) -> bool:

@@ -34,12 +34,25 @@ def store(redis_url: str, key_prefix: str) -> Iterator[TournamentStore]:
     client.close()
 
 
+def _unsupervised() -> tuple[str, ...]:
+    """``--no-supervise`` where ``cardarena worker`` supervises (restarts) its Celery worker by
+    default: the watchdog's exit status is asserted on the Celery worker process itself."""
+    import argparse
+
+    from cardarena_tournament import commands
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    commands.register(sub)
+    return ("--no-supervise",) if "--no-supervise" in sub.choices["worker"].format_help() else ()
+
+
 @pytest.fixture
 def worker(redis_url: str, key_prefix: str) -> Iterator[WorkerProcess]:
     w = WorkerProcess(
         redis_url,
         key_prefix,
         *("worker", "--pool", "threads", "--concurrency", "1", "--hostname", HOSTNAME, "--loglevel", "WARNING"),
+        *_unsupervised(),
         extra_env={"CARDARENA_WATCHDOG_STALE_S": str(STALE_S), "CARDARENA_HEARTBEAT_S": "0.5"},
     ).start()
     yield w

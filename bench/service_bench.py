@@ -207,9 +207,13 @@ def service_run(url: str, concurrency: int, seconds: float, clients: int) -> tup
         # Enough matches to keep every slot busy for the whole run (a German Whist match is
         # 52 moves; generous for 20k moves/s).
         per_bot = [max(4 * c, int(c + 20000 * (seconds + WARMUP_S) / 52 * c / concurrency)) for c in parts]
+        # Interleaved over the bots (as a tournament's pairings are): the queue is FIFO, so a
+        # queue of one bot's matches followed by the other's would leave the second bot idle.
         pipe_specs = []
-        for b, (name, count) in enumerate(zip(names, per_bot, strict=True)):
-            for m in range(count):
+        for m in range(max(per_bot)):
+            for b, (name, count) in enumerate(zip(names, per_bot, strict=True)):
+                if m >= count:
+                    continue
                 pipe_specs.append(
                     MatchSpec(
                         match_id=f"{name}-{m}",

@@ -31,6 +31,9 @@ def _service(args: argparse.Namespace) -> int:
     from .service import Instance, Limits
 
     configure_logging()
+    # The event loop is busy with gRPC while Redis calls run in worker threads: with the default
+    # 5 ms switch interval every reply a worker waits for can wait that long for the GIL.
+    sys.setswitchinterval(0.0005)
 
     async def main() -> None:
         instance = Instance(

@@ -41,6 +41,8 @@ class Session:
         self.outbox: asyncio.Queue[Any] = asyncio.Queue()
         self.closed = False
         self.abort: tuple[Any, str] | None = None
+        self.bound = 0
+        """Seats of live matches bound to this session."""
         self._bad: collections.deque[float] = collections.deque()
         self._bad_limit = bad_per_minute
 
@@ -76,10 +78,43 @@ class Pending:
     seat: int
     seq: int
     request: Any
-    answers: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    answers: collections.deque[str] = field(default_factory=collections.deque)
     sent_at: float = 0.0
     deadline: float = 0.0
     move_deadline: float = 0.0
+    waiter: asyncio.Future[None] | None = None
+
+    def answer(self, action_id: str) -> None:
+        """Queue an answer (or :data:`RESIGN`) and wake the runner waiting for it."""
+        self.answers.append(action_id)
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def next_answer(self, deadline: float) -> str | None:
+        """The next answer, or ``None`` once ``time.monotonic()`` passes ``deadline``.
+
+        One future and one timer per wait (no task, no ``wait_for``): this is the hot path of
+        every move.
+        """
+        if self.answers:
+            return self.answers.popleft()
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        self.waiter = waiter
+        # The default loop's clock is time.monotonic().
+        timer = loop.call_at(loop.time() + (deadline - time.monotonic()), _expire, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self.waiter = None
+        return self.answers.popleft() if self.answers else None
+
+
+def _expire(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class LiveMatch:
@@ -94,10 +129,24 @@ class LiveMatch:
         self.resigned: set[int] = set()
         self.present: set[int] = set()
         """Seats whose bot joined (the others are no-shows)."""
+        self.held: dict[str, list[int]] = {}
+        """Present seats by bot (kept by :meth:`Hub.bind`)."""
 
     def seats_of(self, bot: str) -> list[int]:
         """The seats ``bot`` holds."""
-        return [s for s, name in enumerate(self.spec.seats) if name == bot and s in self.present]
+        return self.held.get(bot, [])
+
+    def viewers(self) -> list[tuple[Session, list[int]]]:
+        """Each open session bound to this match with the seats it is bound to (seat order)."""
+        out: dict[int, tuple[Session, list[int]]] = {}
+        for seat, session in self.sessions.items():
+            if session is not None and not session.closed:
+                entry = out.get(id(session))
+                if entry is None:
+                    out[id(session)] = (session, [seat])
+                else:
+                    entry[1].append(seat)
+        return list(out.values())
 
     def send(self, seat: int, message: Any) -> bool:
         """Send to the seat's session; ``False`` if the seat has none now."""
@@ -126,10 +175,18 @@ class Hub:
         self.sessions: dict[str, list[Session]] = {}
         self.matches: dict[str, LiveMatch] = {}
         self.changed = asyncio.Event()
+        self.sessions_changed = asyncio.Event()
+        """Set when a session opens or closes (the presence loop republishes soon after)."""
         self.remote_load: dict[str, int] = {}
+        """Seats each bot holds in live matches on other instances (from presence)."""
         self.reserved: dict[str, int] = {}
         """Seats of claimed matches still waiting for their bot (they gate claiming)."""
-        """Seats each bot holds in live matches on other instances (from presence)."""
+        self._load: dict[str, int] = {}
+        """Seats each bot holds in live matches here (kept by :meth:`bind` and :meth:`finish`)."""
+        self.claim_ahead = 8
+        """Seats that claimed matches may wait for bots that are connected here but busy; past
+        it the instance stops claiming (it cannot know whose match it pops next, so without a
+        bound it would pop the whole queue while one bot is busy)."""
 
     # -------------------------------------------------------------- sessions
     def session_count(self, bot: str) -> int:
@@ -141,6 +198,7 @@ class Hub:
         session = Session(bot, hello.games, max(1, hello.max_matches), bad_per_minute=self.bad_per_minute)
         self.sessions.setdefault(bot, []).append(session)
         resumed = [m for m in self.matches.values() if any(m.sessions[s] is None for s in m.seats_of(bot))]
+        self._sessions_changed()
         session.send(
             pb.ServerMessage(
                 welcome=pb.Welcome(
@@ -156,6 +214,7 @@ class Hub:
             for seat in match.seats_of(bot):
                 if match.sessions[seat] is None:
                     match.sessions[seat] = session
+                    session.bound += 1
                     session.send(match.match_start(seat, resumed=True))
                     pending = next((p for p in match.pending.values() if p.seat == seat), None)
                     if pending is not None:
@@ -176,7 +235,9 @@ class Hub:
             for seat, bound in match.sessions.items():
                 if bound is session:
                     match.sessions[seat] = None
+                    session.bound -= 1
                     left.append(match.spec.match_id)
+        self._sessions_changed()
         self._wake()
         return sorted(set(left))
 
@@ -186,7 +247,17 @@ class Hub:
 
     def load(self, bot: str) -> int:
         """Seats the bot holds in live matches here."""
-        return sum(len(m.seats_of(bot)) for m in self.matches.values())
+        return self._load.get(bot, 0)
+
+    def bind(self, match: LiveMatch, seat: int, session: Session) -> None:
+        """Seat ``session``'s bot in ``match`` (a live match of this hub) at ``seat``."""
+        bot = session.bot
+        match.present.add(seat)
+        match.held.setdefault(bot, []).append(seat)
+        match.held[bot].sort()
+        match.sessions[seat] = session
+        session.bound += 1
+        self._load[bot] = self._load.get(bot, 0) + 1
 
     def _busy(self, bot: str) -> bool:
         return self.load(bot) + self.remote_load.get(bot, 0) >= self.capacity(bot)
@@ -194,11 +265,17 @@ class Hub:
     def has_room(self) -> bool:
         """Whether some connected bot could take another match (its live seats on every
         instance and the seats reserved for it by matches still joining count against its
-        capacity)."""
-        return any(
-            self.load(bot) + self.remote_load.get(bot, 0) + self.reserved.get(bot, 0) < self.capacity(bot)
-            for bot in self.sessions
-        )
+        capacity), unless claimed matches already wait for more than :attr:`claim_ahead` seats
+        of busy bots connected here."""
+        room, waiting = False, 0
+        for bot in self.sessions:
+            used = self.load(bot) + self.remote_load.get(bot, 0) + self.reserved.get(bot, 0)
+            over = used - self.capacity(bot)
+            if over < 0:
+                room = True
+            else:
+                waiting += over
+        return room and waiting < self.claim_ahead
 
     def reserve(self, bot: str, seats: int) -> None:
         """Add (or, negative, remove) seats reserved for ``bot`` by a joining match."""
@@ -210,8 +287,19 @@ class Hub:
 
     def finish(self, match_id: str) -> None:
         """Forget a finished match (its seats become free slots)."""
-        if self.matches.pop(match_id, None) is not None:
-            self._wake()
+        match = self.matches.pop(match_id, None)
+        if match is None:
+            return
+        for bot, seats in match.held.items():
+            left = self._load.get(bot, 0) - len(seats)
+            if left > 0:
+                self._load[bot] = left
+            else:
+                self._load.pop(bot, None)
+        for session in match.sessions.values():
+            if session is not None:
+                session.bound -= 1
+        self._wake()
 
     def games_of(self, bot: str) -> tuple[str, ...]:
         """Games the bot's sessions here accept (empty: every game)."""
@@ -234,14 +322,21 @@ class Hub:
         candidates = [s for s in self.sessions.get(bot, []) if s.plays(game) and not s.closed]
         if not candidates:
             return None
-        return min(candidates, key=self._bound)
-
-    def _bound(self, session: Session) -> int:
-        return sum(1 for m in self.matches.values() for s in m.sessions.values() if s is session)
+        return min(candidates, key=lambda s: s.bound)
 
     def _wake(self) -> None:
         self.changed.set()
         self.changed = asyncio.Event()
+
+    def _sessions_changed(self) -> None:
+        self.sessions_changed.set()
+        self.sessions_changed = asyncio.Event()
+
+    async def wait_sessions_changed(self, timeout: float) -> None:
+        """Wait until a session opens or closes (or ``timeout`` seconds pass)."""
+        event = self.sessions_changed
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
 
     async def wait_change(self, timeout: float) -> None:
         """Wait until sessions change (or ``timeout`` seconds pass)."""
@@ -266,7 +361,7 @@ class Hub:
             return _reject(action, pb.REJECT_STALE_SEQ, f"seq {action.seq} is not pending ({hint})")
         if match.spec.seats[pending.seat] != session.bot:
             return _reject(action, pb.REJECT_NOT_YOUR_SEAT, f"seq {action.seq} asks seat {pending.seat}, not yours")
-        pending.answers.put_nowait(action.action_id)
+        pending.answer(action.action_id)
         return None
 
     def resign(self, session: Session, match_id: str) -> bool:
@@ -279,7 +374,7 @@ class Hub:
             match.resigned.add(seat)
             for p in match.pending.values():
                 if p.seat == seat:
-                    p.answers.put_nowait(RESIGN)
+                    p.answer(RESIGN)
         return True
 
 

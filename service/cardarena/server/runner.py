@@ -120,8 +120,7 @@ class MatchRunner:
                         continue
                     session = self.hub.available(bot, spec.game)
                     if session is not None:
-                        self.live.present.add(seat)
-                        self.live.sessions[seat] = session
+                        self.hub.bind(self.live, seat, session)
                         self.hub.reserve(bot, -1)
                     elif self.invite is not None and not self.hub.session_count(bot):
                         # Connected elsewhere (or not at all): invite through presence, every 2 s.
@@ -182,29 +181,28 @@ class MatchRunner:
         pending = Pending(seat=seat, seq=self.seq, request=None, sent_at=now)
         pending.move_deadline = now + tc.move_ms / 1000.0
         pending.deadline = pending.move_deadline + self.bank[seat]
-        pending.request = pb.ActionRequest(
-            match_id=self.spec.match_id,
-            seq=self.seq,
-            seat=seat,
-            view=codec.encode_view(self.game.id, state.view_json(seat)),
-            legal=codec.encode_legal(self.game, legal),
-            move_ms_left=tc.move_ms,
-            bank_ms_left=int(self.bank[seat] * 1000),
-        )
+        message = pb.ServerMessage()
+        request = message.action_request
+        request.match_id = self.spec.match_id
+        request.seq = self.seq
+        request.seat = seat
+        codec.encode_view_into(request.view, self.game.id, state.view_json(seat))
+        request.legal.extend(codec.encode_legal(self.game, legal))
+        request.move_ms_left = tc.move_ms
+        request.bank_ms_left = int(self.bank[seat] * 1000)
+        pending.request = request
         self.live.pending[self.seq] = pending
-        self.live.send(seat, pb.ServerMessage(action_request=pending.request))
+        self.live.send(seat, message)
         legal_set = set(legal)
         rejections = 0
         fault = ""
         try:
             while True:
-                left = pending.deadline - time.monotonic()
-                if left <= 0:
+                if pending.deadline - time.monotonic() <= 0:
                     fault = "timeout" if self.live.sessions.get(seat) is not None else "disconnect"
                     break
-                try:
-                    answer = await asyncio.wait_for(pending.answers.get(), left)
-                except TimeoutError:
+                answer = await pending.next_answer(pending.deadline)
+                if answer is None:
                     continue
                 if answer == RESIGN:
                     self.forfeited.add(seat)
@@ -248,18 +246,21 @@ class MatchRunner:
         return self._default(legal), self._strike(seat, fault)
 
     def _announce(self, seat: int, action: str, note: dict[str, JSON] | None) -> None:
-        for viewer in range(self.spec.players):
-            if self.live.sessions.get(viewer) is None:
-                continue
-            seen = self.state.public_action(viewer, seat, action)
-            event = pb.Event(
-                match_id=self.spec.match_id,
-                seat=seat,
-                action=seen or "",
-                is_default=bool(note),
-                fault=str(note["fault"]) if note else "",
-            )
-            self.live.send(viewer, pb.ServerMessage(event=event))
+        """One ``Event`` per session (not per seat): a session holding several seats of the
+        match gets each distinct form of the action its seats see once (the acting seat's
+        own view first)."""
+        default, fault = bool(note), str(note["fault"]) if note else ""
+        for session, seats in self.live.viewers():
+            if seat in seats:
+                seats = [seat, *(s for s in seats if s != seat)]
+            sent: list[str] = []
+            for viewer in seats:
+                seen = self.state.public_action(viewer, seat, action) or ""
+                if seen in sent:
+                    continue
+                sent.append(seen)
+                event = pb.Event(match_id=self.spec.match_id, seat=seat, action=seen, is_default=default, fault=fault)
+                session.send(pb.ServerMessage(event=event))
 
     async def play(self) -> None:
         """Play from the first chance node to the end."""
@@ -341,7 +342,9 @@ class MatchRunner:
             log.info("match_started", extra={"fields": {"match_id": spec.match_id, "game": spec.game}})
             await self.play()
             result, replay = self.outcome()
-            await asyncio.to_thread(self.store.complete, spec.match_id, self.instance, result, replay)
+            await asyncio.to_thread(
+                self.store.complete, spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""
+            )
             for seat in self.live.present:
                 self._stat(seat, "matches")
             status = "completed"

@@ -22,6 +22,7 @@ import logging
 import os
 import socket
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,7 +80,9 @@ class ArenaServicer:
     def __init__(self, instance: Instance) -> None:
         self.instance = instance
 
-    async def Play(self, request_iterator: Any, context: Any) -> None:
+    async def Play(self, request_iterator: Any, context: Any) -> AsyncIterator[Any]:
+        # A response generator, not context.write: one await per message fewer, and measurably
+        # faster when a move sends two messages (Event, then the next ActionRequest).
         inst = self.instance
         token = bearer(context)
         bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
@@ -111,7 +114,7 @@ class ArenaServicer:
                 message = await session.outbox.get()
                 if message is None:
                     break
-                await context.write(message)
+                yield message
         finally:
             reader.cancel()
             pinger.cancel()
@@ -262,6 +265,9 @@ class Instance:
 
     async def start(self) -> int:
         """Start serving; returns the bound port."""
+        from ..engine import games
+
+        games()  # import every game module now, not on the first Hello
         size = self.limits.max_message_bytes
         self.server = grpc.aio.server(
             options=[
@@ -322,7 +328,7 @@ class Instance:
         loop = asyncio.get_running_loop()
         last = loop.time()
         while not self.stopping:
-            await self.hub.wait_change(max(0.0, self.limits.presence_interval_s - (loop.time() - last)))
+            await self.hub.wait_sessions_changed(max(0.0, self.limits.presence_interval_s - (loop.time() - last)))
             await asyncio.sleep(0.05)  # coalesce bursts of session changes
             last = loop.time()
             try:

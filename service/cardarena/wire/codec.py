@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -49,10 +50,130 @@ def _whole(value: float) -> int | float:
     return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
+class _Slow(Exception):
+    """A view the fast encoder does not handle exactly like ``json_format.ParseDict``."""
+
+
+_FLOAT, _INT, _BOOL, _STR, _MSG, _OTHER = range(6)
+_INT_TYPES = frozenset(
+    (
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_UINT64,
+        FieldDescriptor.TYPE_SINT32,
+        FieldDescriptor.TYPE_SINT64,
+        FieldDescriptor.TYPE_FIXED32,
+        FieldDescriptor.TYPE_FIXED64,
+        FieldDescriptor.TYPE_SFIXED32,
+        FieldDescriptor.TYPE_SFIXED64,
+    )
+)
+_Plan = dict[str, tuple[int, bool, Any]]
+_PLANS: dict[str, _Plan] = {}
+
+
+def _plan(descriptor: Any) -> _Plan:
+    """Per field name: (kind, repeated, plan of the sub-message)."""
+    plan = _PLANS.get(descriptor.full_name)
+    if plan is not None:
+        return plan
+    plan = {}
+    _PLANS[descriptor.full_name] = plan  # before recursing: recursive messages
+    for f in descriptor.fields:
+        sub = None
+        if f.type == FieldDescriptor.TYPE_MESSAGE:
+            special = f.message_type.full_name.startswith("google.protobuf.") or f.message_type.GetOptions().map_entry
+            kind = _OTHER if special else _MSG
+            if kind == _MSG:
+                sub = _plan(f.message_type)
+        elif f.type == FieldDescriptor.TYPE_DOUBLE:
+            kind = _FLOAT
+        elif f.type in _INT_TYPES:
+            kind = _INT
+        elif f.type == FieldDescriptor.TYPE_BOOL:
+            kind = _BOOL
+        elif f.type == FieldDescriptor.TYPE_STRING:
+            kind = _STR
+        else:
+            kind = _OTHER
+        plan[f.name] = (kind, f.is_repeated, sub)
+    return plan
+
+
+def _scalar_ok(kind: int, value: Any) -> bool:
+    t = type(value)
+    if kind == _STR:
+        return t is str
+    if kind == _INT:
+        return t is int
+    if kind == _FLOAT:
+        return t is int or (t is float and math.isfinite(value))
+    if kind == _BOOL:
+        return t is bool
+    return False
+
+
+def _fill(message: Any, data: Mapping[str, Any], plan: _Plan) -> None:
+    """Set ``data`` into ``message`` as ``ParseDict`` would, for the plain cases only (proto
+    field names, exact Python types, no well-known types); anything else raises :class:`_Slow`."""
+    for name, value in data.items():
+        entry = plan.get(name)
+        if entry is None:
+            raise _Slow(name)
+        if value is None:  # ParseDict clears the field: it is unset in a fresh message
+            continue
+        kind, repeated, sub = entry
+        if repeated:
+            if type(value) is not list:
+                raise _Slow(name)
+            target = getattr(message, name)
+            if kind == _MSG:
+                for item in value:
+                    if not isinstance(item, dict):
+                        raise _Slow(name)
+                    _fill(target.add(), item, sub)
+            else:
+                for item in value:
+                    if not _scalar_ok(kind, item):
+                        raise _Slow(name)
+                target.extend(value)
+        elif kind == _MSG:
+            if not isinstance(value, dict):
+                raise _Slow(name)
+            child = getattr(message, name)
+            child.SetInParent()
+            _fill(child, value, sub)
+        elif _scalar_ok(kind, value):
+            setattr(message, name, value)
+        else:
+            raise _Slow(name)
+
+
 def encode_view(game_id: str, view_json: Mapping[str, Any]) -> Any:
     """``view_json`` as a :class:`View` (typed if the game has a view message, else generic)."""
+    view = View()
+    encode_view_into(view, game_id, view_json)
+    return view
+
+
+def encode_view_into(view: Any, game_id: str, view_json: Mapping[str, Any]) -> None:
+    """Like :func:`encode_view`, into an empty :class:`View` (e.g. ``ActionRequest.view``).
+
+    Typed views are set field by field when every value has its field's exact type (the hot
+    path of every request); otherwise ``json_format.ParseDict`` decides, so the outcome is the
+    same either way.
+    """
     field = _TYPED.get(game_id)
     if field is not None and game_id not in _MISFITS:
+        typed = getattr(view, game_id)
+        try:
+            _fill(typed, view_json, _plan(field.message_type))
+        except (_Slow, TypeError, ValueError):
+            view.Clear()
+        else:
+            typed.SetInParent()
+            return
         message = field.message_type._concrete_class()
         try:
             json_format.ParseDict(dict(view_json), message)
@@ -61,12 +182,9 @@ def encode_view(game_id: str, view_json: Mapping[str, Any]) -> Any:
             _MISFITS.add(game_id)
             log.error("view of %s does not fit its message (%s); sending it as generic", game_id, exc)
         else:
-            view = View()
             getattr(view, game_id).CopyFrom(message)
-            return view
-    view = View()
+            return
     view.generic.update(dict(view_json))
-    return view
 
 
 def _struct_value(value: Any) -> Any:
@@ -119,20 +237,39 @@ def decode_view(view: Any) -> dict[str, Any]:
     return _message_dict(getattr(view, which))
 
 
+_LEGAL: dict[str, dict[str, Any]] = {}
+_LEGAL_LIMIT = 100_000
+"""Cached ``LegalAction`` messages per game (``describe`` is a pure function of the id)."""
+
+
 def encode_legal(game: Game, actions: Iterable[str]) -> list[Any]:
-    """Legal action ids with their typed payload (``Game.describe``)."""
+    """Legal action ids with their typed payload (``Game.describe``).
+
+    The messages are cached per game and shared: callers copy them into a repeated field
+    (as the message constructors do) and must not modify them.
+    """
+    cache = _LEGAL.get(game.id)
+    if cache is None or len(cache) > _LEGAL_LIMIT:
+        cache = _LEGAL[game.id] = {}
     out = []
     for action in actions:
-        info = game.describe(action)
-        wire = arena_pb2.LegalAction(id=info.id, kind=info.kind, label=info.label, cards=list(info.cards))
-        if info.amount is not None:
-            wire.amount = info.amount
-        if info.target is not None:
-            wire.target = info.target
-        if info.choice is not None:
-            wire.choice = info.choice
+        wire = cache.get(action)
+        if wire is None:
+            wire = cache[action] = _legal_action(game, action)
         out.append(wire)
     return out
+
+
+def _legal_action(game: Game, action: str) -> Any:
+    info = game.describe(action)
+    wire = arena_pb2.LegalAction(id=info.id, kind=info.kind, label=info.label, cards=list(info.cards))
+    if info.amount is not None:
+        wire.amount = info.amount
+    if info.target is not None:
+        wire.target = info.target
+    if info.choice is not None:
+        wire.choice = info.choice
+    return wire
 
 
 def decode_legal(legal: Iterable[Any]) -> list[ActionInfo]:

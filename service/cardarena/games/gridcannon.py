@@ -60,13 +60,13 @@ Rulings where the seed is silent (also in ``docs/games/gridcannon.md``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..engine.cards import CODES, label
 from ..engine.core import JSON, ActionInfo, Game, IllegalAction
 from ..engine.rng import MatchRng
-from .solitaire import JsonView, SolitaireState, base_json, deck_codes, shuffled, unknown
+from .solitaire import PLAYER, JsonView, SolitaireState, base_json, deck_codes, shuffled, unknown
 
 JOKERS = ("RJ", "BJ")
 """The two jokers: red and black."""
@@ -146,37 +146,76 @@ def card_label(card: str) -> str:
     return {"RJ": "red joker", "BJ": "black joker"}.get(card) or label(card)
 
 
+_SUIT: dict[str, str] = {c: c[1] for c in DECK}
+"""Card to its suit letter (``J`` for the jokers, which never meet a suit test)."""
+_COLOUR: dict[str, str] = {c: colour(c) for c in DECK}
+"""Card to its :func:`colour`."""
+_NUMBER: frozenset[str] = frozenset(c for c in DECK if is_number(c))
+_ROYAL_CARDS: frozenset[str] = frozenset(c for c in DECK if is_royal(c))
+_EDGES: tuple[tuple[int, tuple[str, ...]], ...] = tuple((p, SLOTS_BESIDE[p]) for p in range(9) if SLOTS_BESIDE[p])
+"""The edge grid positions in order, each with the slots beside it."""
+_ROYAL_ACTIONS: dict[str, str] = {s: f"royal:{s}" for s in SLOTS}
+_ARMOUR_ACTIONS: dict[str, str] = {s: f"armour:{s}" for s in SLOTS}
+_KEEP, _REPLACE_KIND, _PLACE_KIND, _ARMOUR_KIND, _EXTRACT_KIND, _REASSIGN_KIND, _ROYAL_KIND, _CONCEDE = range(8)
+_PARSE: dict[str, tuple[int, Any]] = {
+    "keep": (_KEEP, None),
+    "concede": (_CONCEDE, None),
+    **{f"replace:{p}": (_REPLACE_KIND, p) for p in range(9)},
+    **{_PLACE[p]: (_PLACE_KIND, p) for p in range(9)},
+    **{_EXTRACT[p]: (_EXTRACT_KIND, p) for p in range(9)},
+    **{_REASSIGN[a][b]: (_REASSIGN_KIND, (a, b)) for a in range(9) for b in range(9)},
+    **{a: (_ROYAL_KIND, s) for s, a in _ROYAL_ACTIONS.items()},
+    **{a: (_ARMOUR_KIND, s) for s, a in _ARMOUR_ACTIONS.items()},
+}
+"""Every action id to its kind and argument (only legal ids reach :meth:`GridcannonState._do`)."""
+
+
 class GridcannonState(SolitaireState):
-    """A game of Gridcannon."""
+    """A game of Gridcannon.
+
+    The grid is a list of stacks (tuples); the stacks, the royal and armour dicts, the set
+    of dead slots and the card rows are replaced (never mutated) when they change, so that a
+    view keeps references to them instead of copies.
+    """
 
     def __init__(self, game: Game, players: int, options: dict[str, JSON]) -> None:
         super().__init__(game, players, options)
         self._deck: list[str] = []
         self._unknown = 0
-        self._grid: list[list[str]] = [[] for _ in range(9)]
+        self._grid: list[Sequence[str]] = [() for _ in range(9)]
         self._royal: dict[str, str] = {}
         self._dead: set[str] = set()
-        self._armour: dict[str, list[str]] = {s: [] for s in SLOTS}
-        self._ploys: list[str] = []
-        self._spent: list[str] = []
+        self._armour: dict[str, tuple[str, ...]] = dict.fromkeys(SLOTS, ())
+        self._ploys: tuple[str, ...] = ()
+        self._spent: tuple[str, ...] = ()
         self._pending: str | None = None
-        self._queue: list[str] = []
-        self._cycle: list[str] = []
+        self._queue: tuple[str, ...] = ()
+        self._cycle: tuple[str, ...] = ()
         self._setup = True
+        self._sampled_deck: list[str] | None = None
+        """A copy of the deck this state last drew itself (known valid)."""
 
     # ------------------------------------------------------------ chance
     def _sample(self, rng: MatchRng) -> dict[str, JSON]:
-        return {"dealer": 0, "deck": shuffled(rng, DECK)}
+        deck = shuffled(rng, DECK)
+        self._sampled_deck = deck[:]
+        return {"dealer": 0, "deck": deck}
 
     def _apply_outcome(self, outcome: Mapping[str, JSON]) -> None:
-        deck = deck_codes(outcome, "deck", DECK)
+        sampled = self._sampled_deck
+        if sampled is not None and type(outcome) is dict and outcome.get("deck") == sampled:
+            deck = sampled  # what deck_codes would return for the deck this state drew
+            self._sampled_deck = None
+        else:
+            deck = deck_codes(outcome, "deck", DECK)
         self._deck = deck
         self._unknown = len(deck)
         filled = 0
+        grid = self._grid
         while filled < 9:
             card = self._draw()
-            if is_number(card):
-                self._grid[filled].append(card)
+            if card in _NUMBER:
+                grid[filled] = (*grid[filled], card)
                 filled += 1
             else:
                 self._set_aside(card)
@@ -190,10 +229,10 @@ class GridcannonState(SolitaireState):
         return card
 
     def _set_aside(self, card: str) -> None:
-        if is_royal(card):
-            self._queue.append(card)
+        if card in _ROYAL_CARDS:
+            self._queue += (card,)
         else:
-            self._ploys.append(card)
+            self._ploys += (card,)
 
     def _top(self, pos: int) -> str | None:
         stack = self._grid[pos]
@@ -201,28 +240,41 @@ class GridcannonState(SolitaireState):
 
     def _top_value(self, pos: int) -> int:
         stack = self._grid[pos]
-        return value(stack[-1]) if stack else 0
+        return _VALUE[stack[-1]] if stack else 0
 
     def _living(self) -> list[str]:
-        return [s for s in SLOTS if s in self._royal and s not in self._dead]
+        royal, dead = self._royal, self._dead
+        return [s for s in SLOTS if s in royal and s not in dead]
+
+    def _any_living(self) -> bool:
+        return not self._royal.keys() <= self._dead
 
     def health(self, slot: str) -> int:
         """Current health of the royal in ``slot`` (base plus armour)."""
         card = self._royal[slot]
-        return ROYAL_HEALTH[card[0]] + sum(value(c) for c in self._armour[slot])
+        return ROYAL_HEALTH[card[0]] + sum([_VALUE[c] for c in self._armour[slot]])
 
     def royal_spots(self, royal: str) -> list[str]:
         """The free slots where ``royal`` may be placed (most similar edge card)."""
-        free = [s for s in SLOTS if s not in self._royal]
-        best_key: tuple[int, int] | None = None
+        taken = self._royal
+        free = [s for s in SLOTS if s not in taken]
+        grid = self._grid
+        suit, col = _SUIT[royal], _COLOUR[royal]
+        best_key = -1
         best: list[int] = []
-        for pos in sorted({SLOT_NEXT_TO[s] for s in free}):
-            top = self._top(pos)
-            if top is None:
+        for pos, beside in _EDGES:
+            stack = grid[pos]
+            if not stack:
                 continue
-            tier = 2 if top[1] == royal[1] else 1 if colour(top) == colour(royal) else 0
-            key = (tier, value(top))
-            if best_key is None or key > best_key:
+            for s in beside:
+                if s not in taken:
+                    break
+            else:
+                continue
+            top = stack[-1]
+            # (tier, value) as one int: values are below 16.
+            key = (32 if _SUIT[top] == suit else 16 if _COLOUR[top] == col else 0) + _VALUE[top]
+            if key > best_key:
                 best_key, best = key, [pos]
             elif key == best_key:
                 best.append(pos)
@@ -232,45 +284,54 @@ class GridcannonState(SolitaireState):
 
     def armour_targets(self, card: str) -> list[str]:
         """The living royals ``card`` would armour (most similar, lowest)."""
-        best_key: tuple[int, int] | None = None
+        best_key = -100
         best: list[str] = []
+        suit, col = _SUIT[card], _COLOUR[card]
+        royals = self._royal
         for slot in self._living():
-            royal = self._royal[slot]
-            tier = 2 if royal[1] == card[1] else 1 if colour(royal) == colour(card) else 0
-            key = (tier, -value(royal))
-            if best_key is None or key > best_key:
+            royal = royals[slot]
+            # (tier, -value) as one int: values are below 16.
+            key = (32 if _SUIT[royal] == suit else 16 if _COLOUR[royal] == col else 0) - _VALUE[royal]
+            if key > best_key:
                 best_key, best = key, [slot]
             elif key == best_key:
                 best.append(slot)
         return best
 
     def _fits(self, card: str, pos: int) -> bool:
-        return self._top_value(pos) <= value(card)
+        return self._top_value(pos) <= _VALUE[card]
 
     def _place_on(self, card: str, pos: int) -> None:
-        self._grid[pos].append(card)
+        grid = self._grid
+        grid[pos] = (*grid[pos], card)
+        royals, dead = self._royal, self._dead
         for slot, a, b in ATTACKS[pos]:
-            if slot not in self._royal or slot in self._dead:
+            royal = royals.get(slot)
+            if royal is None or slot in dead:
                 continue
-            royal = self._royal[slot]
+            kind = royal[0]
             strength = 0
             for between in (a, b):
-                top = self._top(between)
-                if top is None:
+                stack = grid[between]
+                if not stack:
                     continue
-                if royal[0] == "K" and top[1] != royal[1]:
+                top = stack[-1]
+                if kind == "K":
+                    if _SUIT[top] != _SUIT[royal]:
+                        continue
+                elif kind == "Q" and _COLOUR[top] != _COLOUR[royal]:
                     continue
-                if royal[0] == "Q" and colour(top) != colour(royal):
-                    continue
-                strength += value(top)
+                strength += _VALUE[top]
             if strength >= self.health(slot):
-                self._dead.add(slot)
+                self._dead = dead = dead | {slot}
 
     def _place_royal(self, slot: str) -> None:
-        self._royal[slot] = self._queue.pop(0)
-        if not self._queue and self._cycle:
+        queue = self._queue
+        self._royal = {**self._royal, slot: queue[0]}
+        self._queue = queue = queue[1:]
+        if not queue and self._cycle:
             self._deck.extend(self._cycle)
-            self._cycle = []
+            self._cycle = ()
 
     def _advance(self) -> None:
         """Run the automatic steps (draws, forced royal spots) up to the next decision."""
@@ -278,6 +339,8 @@ class GridcannonState(SolitaireState):
             if self._queue:
                 spots = self.royal_spots(self._queue[0])
                 if len(spots) > 1:
+                    # The legal actions (what :meth:`_legal` would compute from the spots).
+                    self._legal_cache = tuple([_ROYAL_ACTIONS[s] for s in spots])
                     return
                 self._place_royal(spots[0])
                 continue
@@ -287,9 +350,9 @@ class GridcannonState(SolitaireState):
                 self._finish(True, "all twelve royals are dead")
                 return
             if self._pending is not None:
-                if self._living():
+                if self._any_living():
                     return
-                self._cycle.append(self._pending)
+                self._cycle += (self._pending,)
                 self._pending = None
             if not self._deck:
                 if self._ploys:
@@ -297,21 +360,24 @@ class GridcannonState(SolitaireState):
                 self._finish(False, "the draw pile ran out with royals alive and no ploys left")
                 return
             card = self._draw()
-            if not self._living():
-                if is_royal(card):
-                    self._queue.append(card)
+            if not self._any_living():
+                if card in _ROYAL_CARDS:
+                    self._queue += (card,)
                 else:
-                    self._cycle.append(card)
-            elif is_number(card):
+                    self._cycle += (card,)
+            elif card in _NUMBER:
+                # A number card waits for a living royal's table: the next pass would stop.
                 self._pending = card
+                return
             else:
                 self._set_aside(card)
 
     def _use(self, kind: str) -> None:
-        for card in self._ploys:
+        ploys = self._ploys
+        for i, card in enumerate(ploys):
             if (kind == "ace") == (card not in JOKERS):
-                self._ploys.remove(card)
-                self._spent.append(card)
+                self._ploys = ploys[:i] + ploys[i + 1 :]
+                self._spent += (card,)
                 return
 
     def _has(self, kind: str) -> bool:
@@ -356,63 +422,86 @@ class GridcannonState(SolitaireState):
         return out
 
     def _legal(self) -> list[str]:
-        phase = self.phase
-        if phase == "place":
-            card = self._pending
-            assert card is not None
-            v = value(card)
-            tops = [_VALUE[stack[-1]] if stack else 0 for stack in self._grid]
-            places = [_PLACE[p] for p in range(9) if tops[p] <= v]
-            if not places:
-                places = [f"armour:{s}" for s in self.armour_targets(card)]
-            return places + self._ploy_actions(tops) if self._ploys else places
-        if phase == "royal":
-            return [f"royal:{s}" for s in self.royal_spots(self._queue[0])]
-        if phase == "replace":
+        # The phases of :attr:`phase`.
+        if self._over or self._chance_pending:
+            return []
+        if self._queue:
+            return [_ROYAL_ACTIONS[s] for s in self.royal_spots(self._queue[0])]
+        if self._setup:
             return list(_REPLACE)
-        if phase == "out_of_cards":
-            return [*self._ploy_actions(), "concede"]
-        return []
+        card = self._pending
+        if card is not None:
+            v = _VALUE[card]
+            if self._ploys:
+                tops = [_VALUE[stack[-1]] if stack else 0 for stack in self._grid]
+                places = [_PLACE[p] for p in range(9) if tops[p] <= v]
+                if not places:
+                    places = [_ARMOUR_ACTIONS[s] for s in self.armour_targets(card)]
+                return places + self._ploy_actions(tops)
+            grid = self._grid
+            places = [_PLACE[p] for p in range(9) if not grid[p] or _VALUE[grid[p][-1]] <= v]
+            return places or [_ARMOUR_ACTIONS[s] for s in self.armour_targets(card)]
+        return [*self._ploy_actions(), "concede"]
+
+    def apply(self, seat: int, action: str) -> None:
+        # SolitaireState.apply, with its no-op end check left out.
+        if self._over or seat != PLAYER or self._chance_pending:
+            super().apply(seat, action)  # raises the error
+            return
+        legal = self._legal_cache
+        if legal is None:
+            legal = self._legal_cache = tuple(self._legal())
+        if action not in legal:
+            error = self._why_illegal(action)
+            error.seat, error.action = seat, action
+            raise error
+        self._legal_cache = None
+        self._records[-1].actions.append((PLAYER, action))
+        self._do(action)
 
     def _do(self, action: str) -> None:
-        kind, _, rest = action.partition(":")
-        if kind == "royal":
-            self._place_royal(rest)
-        elif kind == "keep":
+        kind, arg = _PARSE[action]
+        if kind == _PLACE_KIND:
+            drawn = self._pending
+            assert drawn is not None
+            self._pending = None
+            self._place_on(drawn, arg)
+        elif kind == _ROYAL_KIND:
+            self._place_royal(arg)
+        elif kind == _KEEP:
             self._setup = False
-        elif kind == "replace":
-            pos = int(rest)
-            self._deck.append(self._grid[pos].pop())
+        elif kind == _REPLACE_KIND:
+            grid = self._grid
+            stack = grid[arg]
+            self._deck.append(stack[-1])
+            grid[arg] = stack[:-1]
             while True:
                 card = self._draw()
-                if is_number(card):
-                    self._grid[pos].append(card)
+                if card in _NUMBER:
+                    grid[arg] = (*grid[arg], card)
                     break
                 self._set_aside(card)
             self._setup = False
-        elif kind == "place":
+        elif kind == _ARMOUR_KIND:
             drawn = self._pending
             assert drawn is not None
             self._pending = None
-            self._place_on(drawn, int(rest))
-        elif kind == "armour":
-            drawn = self._pending
-            assert drawn is not None
-            self._pending = None
-            self._armour[rest].append(drawn)
-            royal = self._royal[rest]
-            if self.health(rest) >= NATURAL_LOSS[royal[0]]:
-                self._finish(False, f"{card_label(royal)} has {self.health(rest)} health and cannot be killed")
-        elif kind == "extract":
+            self._armour = {**self._armour, arg: (*self._armour[arg], drawn)}
+            royal = self._royal[arg]
+            if self.health(arg) >= NATURAL_LOSS[royal[0]]:
+                self._finish(False, f"{card_label(royal)} has {self.health(arg)} health and cannot be killed")
+        elif kind == _EXTRACT_KIND:
             self._use("ace")
-            stack = self._grid[int(rest)]
-            self._deck.extend(stack)
-            self._grid[int(rest)] = []
-        elif kind == "reassign":
-            a, b = (int(x) for x in rest.split(":"))
+            self._deck.extend(self._grid[arg])
+            self._grid[arg] = ()
+        elif kind == _REASSIGN_KIND:
+            a, b = arg
             self._use("joker")
-            self._place_on(self._grid[a].pop(), b)
-        elif kind == "concede":
+            grid = self._grid
+            stack = grid[a]
+            grid[a] = stack[:-1]
+            self._place_on(stack[-1], b)
+        elif kind == _CONCEDE:
             self._finish(False, "conceded with the draw pile empty")
         self._advance()
 
@@ -458,27 +547,30 @@ class GridcannonState(SolitaireState):
 
     # ------------------------------------------------------------ views
     def view(self, seat: int | None) -> JsonView:
-        self._check_seat(seat)
+        if seat is not None and seat != PLAYER:
+            self._check_seat(seat)
+        # References, not copies: everything but the grid list and the deck is replaced,
+        # never mutated, when it changes.
         snap = (
             self.game.id,
             self._over,
             self._chance_pending,
             self._won,
             self._end_reason,
-            tuple(map(tuple, self._grid)),
-            self._royal.copy(),
-            frozenset(self._dead),
-            tuple(map(tuple, self._armour.values())),  # in SLOTS order
+            tuple(self._grid),
+            self._royal,
+            self._dead,
+            self._armour,
             self._pending,
-            tuple(self._queue),
+            self._queue,
             self._setup,
-            tuple(self._ploys),
-            tuple(self._spent),
+            self._ploys,
+            self._spent,
             len(self._deck),
             self._deck[self._unknown :],
-            tuple(self._cycle),
+            self._cycle,
         )
-        return JsonView(seat, build=_view_json, snap=snap)
+        return JsonView(seat, None, _view_json, snap)
 
     def invariants(self) -> list[str]:
         if not self._records:
@@ -549,8 +641,9 @@ def _view_json(seat: int | None, snap: tuple[Any, ...]) -> dict[str, JSON]:
         for p in range(9)
     ]
     royals: list[JSON] = []
-    for i, slot in enumerate(SLOTS):
+    for slot in SLOTS:
         card = royal.get(slot)
+        worn = armour[slot]
         royals.append(
             {
                 "slot": slot,
@@ -558,8 +651,8 @@ def _view_json(seat: int | None, snap: tuple[Any, ...]) -> dict[str, JSON]:
                 "card": card,
                 "alive": card is not None and slot not in dead,
                 "dead": slot in dead,
-                "armour": list(armour[i]),
-                "health": ROYAL_HEALTH[card[0]] + sum(value(c) for c in armour[i]) if card is not None else 0,
+                "armour": list(worn),
+                "health": ROYAL_HEALTH[card[0]] + sum(value(c) for c in worn) if card is not None else 0,
             }
         )
     data.update(

@@ -283,11 +283,15 @@ def settle(ts: TournamentStore, tid: str, *, force: bool = False) -> None:
     t = ts.require(tid)
     complete = t.counted >= t.total_matches
     now = time.monotonic()
+    snap = None
     if complete or force or now - _refreshed.get(tid, float("-inf")) >= STANDINGS_EVERY_S:
-        refresh_standings(ts, tid)  # before finishing, so a finished tournament always has standings
+        snap = refresh_standings(ts, tid)  # before finishing, so a finished tournament always has standings
         _refreshed[tid] = now
     if ts.finish(tid):
-        refresh_standings(ts, tid)
+        if complete and snap is not None:  # computed from every result: only the status changes
+            ts.save_standings(tid, {**snap, "status": "finished"})
+        else:  # the last results were counted elsewhere after our read: compute again
+            refresh_standings(ts, tid)
 
 
 def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 30.0) -> dict[str, int]:

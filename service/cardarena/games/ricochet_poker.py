@@ -309,6 +309,14 @@ _SINGLE_KEY: tuple[int, ...] = tuple(_key(h) for h in _SINGLE)
 _SMALL_HAND = 3
 """Hands of at most this many cards have their keys cached (by card mask)."""
 _FOLDED: tuple[str] = (FOLDED,)
+_DEAL_ORDER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((dealer + i) % n for i in range(1, n + 1)) for dealer in range(n)) for n in range(8)
+)
+"""``_DEAL_ORDER[players][dealer]``: the seats from the dealer's left, the dealer last."""
+_SEATS: tuple[tuple[int, ...], ...] = tuple(tuple(range(n)) for n in range(8))
+_ALL_IN: tuple[tuple[str, ...], ...] = tuple((IN,) * n for n in range(8))
+_ALL_PAID: tuple[tuple[int, ...], ...] = tuple((1,) * n for n in range(8))
+_NO_WINS: tuple[tuple[int, ...], ...] = tuple((0,) * n for n in range(8))
 _OUT: tuple[str] = (OUT,)
 
 
@@ -400,41 +408,39 @@ class PokerState(State):
                 raise InvalidChance("the deck must hold each of the 52 cards exactly once")
             deck = [CODES[c] for c in cards]
         self._sampled = None
-        record = DealRecord(dealer=dealer, chance=dict(outcome))
+        record = DealRecord(dealer, dict(outcome))
         self._records.append(record)
         self._actions = record.actions
         self._dealer = dealer
         self._deck = deck
-        pos = 0
+        # Every seat with chips antes 1 and gets one card, from the dealer's left.
+        chips = self._chips
+        if 0 in chips:
+            dealt: tuple[int, ...] = tuple([s for s in _DEAL_ORDER[n][dealer] if chips[s]])
+            self._status = tuple([IN if c else SITTING for c in chips])
+            self._paid = tuple([1 if c else 0 for c in chips])
+            self._chips = tuple([c - 1 if c else c for c in chips])
+            self._live = tuple([s for s in range(n) if chips[s]])
+        else:
+            dealt = _DEAL_ORDER[n][dealer]
+            self._status = _ALL_IN[n]
+            self._paid = _ALL_PAID[n]
+            self._chips = tuple([c - 1 for c in chips])
+            self._live = _SEATS[n]
+        self._pot += len(dealt)
         hands: list[tuple[int, ...]] = [()] * n
         masks = [0] * n
         keys = [0] * n
-        status = list(self._status)
-        chips = list(self._chips)
-        paid = [0] * n
-        for i in range(1, n + 1):
-            seat = (dealer + i) % n
-            if chips[seat] > 0:
-                status[seat] = IN
-                chips[seat] -= 1
-                paid[seat] = 1
-                self._pot += 1
-                card = INDEX[deck[pos]]
-                hands[seat] = _SINGLE[card]
-                masks[seat] = 1 << card
-                keys[seat] = _SINGLE_KEY[card]
-                pos += 1
-            else:
-                status[seat] = SITTING
-        self._pos = pos
+        for seat, code in zip(dealt, deck, strict=False):  # the deck is longer
+            card = INDEX[code]
+            hands[seat] = _SINGLE[card]
+            masks[seat] = 1 << card
+            keys[seat] = _SINGLE_KEY[card]
+        self._pos = len(dealt)
         self._hands = tuple(hands)
         self._masks = masks
         self._keys = keys
-        self._status = tuple(status)
-        self._live = tuple(s for s in range(n) if status[s] == IN)
-        self._chips = tuple(chips)
-        self._paid = tuple(paid)
-        self._won = (0,) * n
+        self._won = _NO_WINS[n]
         self._last = None
         self._next_turn()
 
@@ -465,7 +471,7 @@ class PokerState(State):
             self._actions.append((seat, action))
             status = self._status
             self._status = status[:seat] + _FOLDED + status[after:]
-            self._live = tuple(s for s in self._live if s != seat)
+            self._live = tuple([s for s in self._live if s != seat])
             self._last = {"seat": seat, "action": action, "received": [], "outcome": FOLDED}
             self._next_turn()
             return
@@ -504,7 +510,7 @@ class PokerState(State):
         if not escaped:
             status = self._status
             self._status = status[:seat] + _OUT + status[after:]
-            self._live = tuple(s for s in live if s != seat)
+            self._live = tuple([s for s in live if s != seat])
         received: list[JSON] = deck[start:pos]
         self._last = {"seat": seat, "action": action, "received": received, "outcome": IN if escaped else OUT}
         self._next_turn()
@@ -529,8 +535,7 @@ class PokerState(State):
         for s in winners:
             won[s] = share
         if odd:
-            dealer = self._dealer
-            for s in [s for s in [(dealer + i) % n for i in range(1, n + 1)] if s in winners][:odd]:
+            for s in [s for s in _DEAL_ORDER[n][self._dealer] if s in winners][:odd]:
                 won[s] += 1
         chips = self._chips
         self._chips = chips = tuple([chips[s] + won[s] for s in range(n)])

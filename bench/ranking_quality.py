@@ -26,7 +26,7 @@ seat 1).
   minimum of deal sets.  Checks after every unit up to 40 matches, then every ~5 %.  Each trial
   uses a deal at most once per arm; trials draw from the shared pool (a deal's games are fixed
   because the bots are deterministic, so replaying it would give the same result).  Reported:
-  the median over ``--trials``; a trial that does not separate within the pool counts as the
+  the median (and quartiles) over ``--trials``; a trial that does not separate within the pool counts as the
   pool size (a lower bound, flagged by ``capped``).
 
 Run: ``python bench/ranking_quality.py [--deals 1000] [--trials 40] [--pairs 0.3:0,0.6:0.3]
@@ -160,7 +160,9 @@ def measure(p_strong: float, p_weak: float, length: str, deals: int, trials: int
     out.update(variance_ratio(pool))
     for arm, dup in (("duplicate", True), ("plain", False)):
         runs = [matches_to_separation(pool, dup, t, min_matches) for t in range(trials)]
-        out[f"{arm}_median"] = statistics.median(n for n, _ in runs)
+        counts = sorted(n for n, _ in runs)
+        out[f"{arm}_median"] = statistics.median(counts)
+        out[f"{arm}_quartiles"] = [counts[len(counts) // 4], counts[(3 * len(counts)) // 4]]
         out[f"{arm}_capped"] = sum(c for _, c in runs)
     out["matches_ratio"] = round(out["plain_median"] / out["duplicate_median"], 2)
     return out

@@ -107,3 +107,25 @@ def test_schedule_claimed_once(store: TournamentStore) -> None:
     assert store.claim_run("nightly", 100, 160) == 100
     assert store.claim_run("nightly", 100, 160) is None
     assert store.next_run("nightly") == 160
+
+
+def test_reconcile_counts_and_rates_completed_matches_once(store: TournamentStore) -> None:
+    from cardarena_tournament import lifecycle
+
+    ms = MatchStore(store.r)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=2, tid="r1")
+    store.create(t)
+    assert lifecycle.start_tournament(store, ms, "r1") == 4
+    for _ in range(3):
+        spec = ms.claim("i", wait_s=0)
+        assert spec is not None
+        ms.complete(spec.match_id, "i", {"scores": [1, 0], "ranks": [1, 2]}, {})
+    report = lifecycle.reconcile(store, ms)
+    assert (report["counted"], report["enqueued"]) == (3, 0)
+    assert store.require("r1").counted == 3 and len(store.rating_history("a", "glaves")) == 3
+    assert lifecycle.reconcile(store, ms)["counted"] == 0  # nothing twice
+    spec = ms.claim("i", wait_s=0)
+    assert spec is not None
+    ms.complete(spec.match_id, "i", {"scores": [0, 1], "ranks": [2, 1]}, {})
+    assert lifecycle.reconcile(store, ms)["counted"] == 1
+    assert store.require("r1").status == "finished" and len(store.rating_history("b", "glaves")) == 4

@@ -312,15 +312,16 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
             report["enqueued"] += start_tournament(ts, ms, t.id)
             report["started"] += 1
     for t in ts.list("running", limit=10_000):
-        for m in expand(t):
-            status = ms.status(m.match_id)
-            if status is None:
-                report["enqueued"] += int(ms.enqueue(spec_for(t, m)))
-            elif status == "done" and not (
-                ts.is_counted(t.id, m.match_id) and (t.players == 1 or ts.is_rated(t.game, m.match_id))
-            ):
-                count_match(ts, ms, m.match_id)
-                report["counted"] += 1
+        matches = expand(t)
+        infos = ms.infos([m.match_id for m in matches])  # one round trip per step, not per match
+        missing = [spec_for(t, m) for m, info in zip(matches, infos, strict=True) if not info.get("status")]
+        report["enqueued"] += sum(ms.enqueue_many(missing))
+        done = [m.match_id for m, info in zip(matches, infos, strict=True) if info.get("status") == "done"]
+        counted = ts.counted_among(t.id, done)
+        rated = ts.rated_among(t.game, done) if t.players > 1 else [True] * len(done)
+        todo = [mid for mid, c, r in zip(done, counted, rated, strict=True) if not (c and r)]
+        count_matches(ts, ms, todo)
+        report["counted"] += len(todo)
         settle(ts, t.id, force=True)
     return report
 

@@ -304,6 +304,12 @@ class TournamentStore:
         """Whether the match's result is counted."""
         return bool(self.r.sismember(key("tournament", tid, "counted"), match_id))
 
+    def counted_among(self, tid: str, match_ids: Sequence[str]) -> builtins.list[bool]:
+        """:meth:`is_counted` for each id, in one round trip."""
+        if not match_ids:
+            return []
+        return [bool(x) for x in self.r.smismember(key("tournament", tid, "counted"), list(match_ids))]
+
     def results(self, tid: str) -> dict[str, dict[str, Any]]:
         """Counted results by match id."""
         raw = self.r.hgetall(key("tournament", tid, "results"))
@@ -434,6 +440,12 @@ class TournamentStore:
     def is_rated(self, game: str, match_id: str) -> bool:
         """Whether the match has been applied to the ratings of ``game``."""
         return bool(self.r.sismember(key("ratings", game, "applied"), match_id))
+
+    def rated_among(self, game: str, match_ids: Sequence[str]) -> builtins.list[bool]:
+        """:meth:`is_rated` for each id, in one round trip."""
+        if not match_ids:
+            return []
+        return [bool(x) for x in self.r.smismember(key("ratings", game, "applied"), list(match_ids))]
 
     def rating_history(self, bot: str, game: str) -> builtins.list[dict[str, Any]]:
         """One point per counted match: ``mu``, ``sigma``, ``ordinal``, ``match_id``, ``t``."""

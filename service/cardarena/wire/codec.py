@@ -200,30 +200,51 @@ def _struct_value(value: Any) -> Any:
     return getattr(value, kind)
 
 
+_Fields = list[tuple[str, bool, int, bool]]
+_DICT_PLANS: dict[str, _Fields] = {}
+_D_SCALAR, _D_DOUBLE, _D_MESSAGE, _D_STRUCT = range(4)
+
+
+def _dict_plan(descriptor: Any) -> _Fields:
+    """Per field: (name, repeated, kind, has presence), computed once per message type."""
+    plan = _DICT_PLANS.get(descriptor.full_name)
+    if plan is None:
+        plan = []
+        for field in descriptor.fields:
+            if field.type == FieldDescriptor.TYPE_MESSAGE:
+                struct = field.message_type.full_name == "google.protobuf.Struct"
+                kind = _D_STRUCT if struct and not field.is_repeated else _D_MESSAGE
+            elif field.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
+                kind = _D_DOUBLE
+            else:
+                kind = _D_SCALAR
+            plan.append((field.name, field.is_repeated, kind, field.has_presence))
+        _DICT_PLANS[descriptor.full_name] = plan
+    return plan
+
+
 def _message_dict(message: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for field in message.DESCRIPTOR.fields:
-        value = getattr(message, field.name)
-        is_message = field.type == FieldDescriptor.TYPE_MESSAGE
-        is_double = field.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT)
-        if field.is_repeated:
-            if is_message:
-                out[field.name] = [_message_dict(v) for v in value]
-            elif is_double:
-                out[field.name] = [_whole(v) for v in value]
+    for name, repeated, kind, presence in _dict_plan(message.DESCRIPTOR):
+        value = getattr(message, name)
+        if repeated:
+            if kind == _D_MESSAGE:
+                out[name] = [_message_dict(v) for v in value]
+            elif kind == _D_DOUBLE:
+                out[name] = [_whole(v) for v in value]
             else:
-                out[field.name] = list(value)
-        elif is_message:
-            if not message.HasField(field.name):
-                out[field.name] = None
-            elif field.message_type.full_name == "google.protobuf.Struct":
-                out[field.name] = {k: _struct_value(v) for k, v in value.fields.items()}
+                out[name] = list(value)
+        elif kind == _D_MESSAGE or kind == _D_STRUCT:
+            if not message.HasField(name):
+                out[name] = None
+            elif kind == _D_STRUCT:
+                out[name] = {k: _struct_value(v) for k, v in value.fields.items()}
             else:
-                out[field.name] = _message_dict(value)
-        elif field.has_presence and not message.HasField(field.name):
-            out[field.name] = None
+                out[name] = _message_dict(value)
+        elif presence and not message.HasField(name):
+            out[name] = None
         else:
-            out[field.name] = _whole(value) if is_double else value
+            out[name] = _whole(value) if kind == _D_DOUBLE else value
     return out
 
 

@@ -3,8 +3,10 @@
 Everything that starts processes (the embedded Redis, ``cardarena up``/``demo``/``match``,
 ``tournament run``) passes :func:`die_with_parent` as ``preexec_fn``: Linux delivers SIGTERM
 to the child when its parent dies, however the parent ends, and the child gets its own
-process group.  :func:`sigterm_as_keyboard_interrupt` lets a supervisor run the same cleanup
-for SIGTERM as for Ctrl-C.
+process group.  :func:`supervise` restarts a child that crashes (``cardarena worker`` runs
+its Celery worker under it: kombu can die on a Redis connection loss, and the worker
+watchdog exits deliberately when consumption stalls).  :func:`sigterm_as_keyboard_interrupt`
+lets a supervisor run the same cleanup for SIGTERM as for Ctrl-C.
 """
 
 from __future__ import annotations
@@ -13,15 +15,74 @@ import contextlib
 import ctypes
 import os
 import signal
-from collections.abc import Iterator
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 
 
-def die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """``preexec_fn``: set the parent-death signal (SIGTERM) and start a new process group."""
+def parent_death_signal() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """``preexec_fn``: the child gets SIGTERM when its parent dies (stays in the parent's group)."""
     with contextlib.suppress(Exception):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """``preexec_fn``: :func:`parent_death_signal` and a new process group of its own."""
+    parent_death_signal()
     os.setpgrp()
+
+
+def supervise(
+    argv: list[str],
+    *,
+    name: str,
+    backoff: tuple[float, float] = (1.0, 30.0),
+    healthy_after: float = 60.0,
+    log: Callable[[str], None] | None = None,
+) -> int:
+    """Run ``argv`` as a child and restart it whenever it exits abnormally.
+
+    The child stays in our process group (a signal to the group reaches both) and dies with
+    us.  SIGTERM or SIGINT to the supervisor is forwarded to the child as SIGTERM and ends
+    supervision; a child that exits 0 ends it too.  Restarts back off exponentially from
+    ``backoff[0]`` to ``backoff[1]`` seconds, reset once a child has run ``healthy_after``
+    seconds.  Returns the last child's exit status (0 after a requested stop).
+    """
+    say = log or (lambda message: print(message, file=sys.stderr, flush=True))
+    stopping = False
+    child: subprocess.Popen[bytes] | None = None
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        if child is not None and child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    delay = backoff[0]
+    try:
+        while True:
+            started = time.monotonic()
+            child = subprocess.Popen(argv, preexec_fn=parent_death_signal)
+            status = child.wait()
+            if stopping:
+                return 0
+            if status == 0:
+                return 0
+            if time.monotonic() - started >= healthy_after:
+                delay = backoff[0]
+            say(f"{name} exited with status {status}; restarting in {delay:.0f} s")
+            deadline = time.monotonic() + delay
+            while not stopping and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if stopping:
+                return 0
+            delay = min(backoff[1], delay * 2)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager

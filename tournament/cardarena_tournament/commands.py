@@ -149,6 +149,18 @@ def _worker(args: argparse.Namespace) -> int:
         redis_url()
     except RuntimeError as exc:
         return _fail(str(exc))
+    if not args.no_supervise:
+        # Run the Celery worker as a supervised child: it is restarted if it crashes (kombu can
+        # die on a Redis connection loss) or if the watchdog ends it (exit status 70).
+        import sys
+
+        from cardarena.processes import supervise
+
+        child = [sys.executable, "-m", "cardarena.cli", "worker", "--no-supervise", "--loglevel", args.loglevel,
+                 "--pool", args.pool, "--concurrency", str(args.concurrency)]
+        if args.hostname:
+            child += ["--hostname", args.hostname]
+        return supervise(child, name="celery worker")
     argv = ["worker", f"--loglevel={args.loglevel}", "--pool", args.pool, "-c", str(args.concurrency)]
     if args.hostname:
         argv += ["-n", args.hostname]
@@ -206,6 +218,9 @@ def register(sub: Any) -> None:
     worker.add_argument("--concurrency", type=int, default=max(2, os.cpu_count() or 2))
     worker.add_argument("--pool", default="prefork", choices=["prefork", "threads", "solo"])
     worker.add_argument("--hostname")
+    worker.add_argument(
+        "--no-supervise", action="store_true", help="run Celery in this process (no restart after a crash)"
+    )
     worker.add_argument("--loglevel", default="INFO")
     worker.set_defaults(func=_worker)
 

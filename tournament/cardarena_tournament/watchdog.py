@@ -11,9 +11,14 @@ health checks, ``broker_connection_retry``, cancelling long tasks on connection 
   ``CARDARENA_HEARTBEAT_S`` seconds;
 * a thread in the worker's main process looks every few seconds: if the stamp is older than
   :data:`STALE_AFTER_S` while messages are waiting in the queue, the worker is not consuming.
-  It logs why and exits with status 70; the supervisor (compose ``restart:``, Kubernetes,
-  ``cardarena tournament run``) starts a fresh one.  Because tasks are ``acks_late`` and
-  idempotent, nothing is lost.
+  It logs why and exits with status 70; the supervisor (``cardarena worker`` runs Celery as a
+  supervised child, see :func:`cardarena.processes.supervise`; compose ``restart:``,
+  Kubernetes) starts a fresh one.  Because tasks are ``acks_late`` and idempotent, nothing
+  is lost.
+* the same thread bounds a shutdown: kombu can raise an "Unrecoverable error" when Redis goes
+  away, and the warm shutdown that follows can wedge on tasks blocked in Redis retries.  A
+  worker that has left its running state and is still alive :data:`SHUTDOWN_BOUND_S` later
+  exits with status 70 (this check needs no Redis).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from .celery_app import HEARTBEAT_S
 
 STALE_AFTER_S = float(os.environ.get("CARDARENA_WATCHDOG_STALE_S", str(max(60.0, 6 * HEARTBEAT_S))))
 """A worker that has not started a task for this long while messages wait is restarted."""
+SHUTDOWN_BOUND_S = float(os.environ.get("CARDARENA_WATCHDOG_SHUTDOWN_S", "30"))
+"""A worker still alive this long after it stopped running (a wedged shutdown) exits."""
 EXIT_STATUS = 70
 """Exit status of a worker the watchdog stopped."""
 
@@ -53,18 +60,38 @@ def install() -> None:
 
     def _start(sender: Any = None, **_: Any) -> None:
         hostname = str(getattr(sender, "hostname", "worker"))
-        threading.Thread(target=_watch, args=(hostname,), name="cardarena-watchdog", daemon=True).start()
+        # worker_ready is sent by the Consumer; the WorkController (state, exitcode) is its controller.
+        controller = getattr(sender, "controller", sender)
+        threading.Thread(target=_watch, args=(hostname, controller), name="cardarena-watchdog", daemon=True).start()
 
     task_prerun.connect(_stamp, weak=False)
     worker_ready.connect(_start, weak=False)
 
 
-def _watch(hostname: str) -> None:
+def running(worker: Any) -> bool:
+    """Whether a Celery worker is running: its blueprint is in the RUN state and no shutdown
+    has begun (``WorkController.stop`` sets ``exitcode`` first, before any step can wedge)."""
+    from celery.bootsteps import RUN
+
+    if getattr(worker, "exitcode", None) is not None:
+        return False
+    blueprint = getattr(worker, "blueprint", None)
+    return blueprint is None or blueprint.state == RUN
+
+
+def _watch(hostname: str, worker: Any = None) -> None:
     from .tasks import stores
 
     started = time.time()
+    stopped_at: float | None = None
     while True:
-        time.sleep(min(5.0, HEARTBEAT_S))
+        time.sleep(min(2.0, HEARTBEAT_S))
+        if worker is not None and not running(worker):
+            stopped_at = stopped_at or time.monotonic()
+            if time.monotonic() - stopped_at > SHUTDOWN_BOUND_S:
+                log.error("watchdog: %s is still shutting down after %.0f s; exiting", hostname, SHUTDOWN_BOUND_S)
+                os._exit(EXIT_STATUS)
+            continue
         try:
             ts = stores()[0]
             now = time.time()

@@ -264,28 +264,36 @@ def _median(runs: list[dict[str, float]]) -> dict[str, float]:
 
 
 def run(levels: list[int], *, seconds: float = 3.0, repeats: int = 3, clients: int = 2) -> dict[str, Any]:
-    """Measure every level (service and echo); returns the figures as a dict."""
+    """Measure every level (service and echo); returns the figures as a dict.
+
+    Service and echo runs alternate (service then echo at each level, repeat after repeat), so
+    both see the same background load; the echo server starts once the first service run has
+    measured the message sizes.  ``levels[*].runs`` keeps every repeat's figures and their
+    per-repeat ratio (the spread behind the medians).
+    """
     from cardarena.server.commands import redis_for_run, stop_process
 
     report: dict[str, Any] = {"seconds": seconds, "repeats": repeats, "clients": clients, "levels": []}
+    service: dict[int, list[dict[str, float]]] = {c: [] for c in levels}
+    echo: dict[int, list[dict[str, float]]] = {c: [] for c in levels}
+    echo_server: subprocess.Popen[bytes] | None = None
     with redis_for_run() as url:
         sizes: dict[str, int] = {}
-        service: dict[int, list[dict[str, float]]] = {c: [] for c in levels}
-        for _ in range(repeats):
-            for c in levels:
-                figures, sizes = service_run(url, c, seconds, clients)
-                service[c].append(figures)
-        report["sizes"] = sizes
-        echo_server = _spawn(["echo-server", str(sizes.get("request", 100))], dict(os.environ))
         try:
-            assert echo_server.stdout is not None
-            port = json.loads(echo_server.stdout.readline())["port"]
-            echo: dict[int, list[dict[str, float]]] = {c: [] for c in levels}
             for _ in range(repeats):
                 for c in levels:
+                    figures, measured = service_run(url, c, seconds, clients)
+                    service[c].append(figures)
+                    sizes = sizes or measured
+                    if echo_server is None:
+                        echo_server = _spawn(["echo-server", str(sizes.get("request", 100))], dict(os.environ))
+                        assert echo_server.stdout is not None
+                        port = json.loads(echo_server.stdout.readline())["port"]
                     echo[c].append(echo_run(f"127.0.0.1:{port}", c, seconds, clients, sizes.get("action", 30)))
         finally:
-            stop_process(echo_server)
+            if echo_server is not None:
+                stop_process(echo_server)
+        report["sizes"] = sizes
     for c in levels:
         s, e = _median(service[c]), _median(echo[c])
         report["levels"].append(
@@ -296,6 +304,14 @@ def run(levels: list[int], *, seconds: float = 3.0, repeats: int = 3, clients: i
                 "rate_vs_echo": s["moves_per_s"] / e["moves_per_s"] if e["moves_per_s"] else 0.0,
                 "added_p50_ms": s["p50_ms"] - e["p50_ms"],
                 "added_p99_ms": s["p99_ms"] - e["p99_ms"],
+                "runs": [
+                    {
+                        "service": sr,
+                        "echo": er,
+                        "rate_vs_echo": sr["moves_per_s"] / er["moves_per_s"] if er["moves_per_s"] else 0.0,
+                    }
+                    for sr, er in zip(service[c], echo[c], strict=True)
+                ],
             }
         )
     return report
@@ -328,10 +344,11 @@ def main(args: argparse.Namespace | None = None) -> int:
     )
     for lv in report["levels"]:
         s, e = lv["service"], lv["echo"]
+        per_repeat = ", ".join(f"{r['rate_vs_echo']:.2f}" for r in lv["runs"])
         print(
             f"{lv['concurrency']:>8} | {s['moves_per_s']:>15.0f} {s['p50_ms']:>7.3f} {s['p99_ms']:>7.3f} | "
             f"{e['moves_per_s']:>9.0f} {e['p50_ms']:>7.3f} {e['p99_ms']:>7.3f} | {lv['rate_vs_echo']:>9.2f} "
-            f"{lv['added_p99_ms']:>7.3f}"
+            f"{lv['added_p99_ms']:>7.3f}  (rate/echo per repeat: {per_repeat})"
         )
     return 0
 

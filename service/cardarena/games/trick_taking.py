@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..engine.cards import BIT, CODES, FULL_DECK, INDEX, SUIT_MASK, SUIT_NAMES, SUITS, codes_of, label
 from ..engine.core import (
@@ -92,54 +92,51 @@ class TrickView:
     are decoded to card codes on access, so building a view is cheap.
     """
 
-    __slots__ = ("_s", "seat")
+    __slots__ = ("_d", "_f", "_p", "seat")
 
     def __init__(self, state: TrickState, seat: int | None) -> None:
         self.seat = seat
-        self._s = (
-            state.game.id,
-            state.players,
-            state._dealer,
-            len(state._records),
+        # The state's public tuple changes at most once per trick, so it is shared, not copied;
+        # only what changes with every action is captured here.
+        self._p = state._pub
+        self._d = (
             state._turn,
             state._hands[seat] if seat is not None and state._hands else 0,
             state._trick,
             state._leader,
-            state._trump,
-            state._trump_card,
-            state._stock,
-            state._stock_pos,
-            state._tricks,
-            state._jacks,
-            state._known,
-            state._totals,
-            state._last_deal_scores,
-            state._target,
-            state._deals,
-            state._phase2,
-            state._last_trick,
-            state._layout.hand_size,
         )
+        self._f: tuple[Any, ...] | None = None
+
+    @property
+    def _s(self) -> tuple[Any, ...]:
+        # (game, players, dealer, deal_number, turn, hand, trick, leader, trump, trump_card,
+        #  stock, stock_pos, tricks, jacks, known, totals, last_deal_scores, target, deals,
+        #  phase_tricks, last_trick, hand_size), assembled on first access.
+        full = self._f
+        if full is None:
+            p = self._p
+            full = self._f = (*p[:4], *self._d, *p[4:])
+        return full
 
     @property
     def game(self) -> str:
         """The game id."""
-        return self._s[0]
+        return cast("str", self._s[0])
 
     @property
     def players(self) -> int:
         """Number of seats."""
-        return self._s[1]
+        return cast("int", self._s[1])
 
     @property
     def dealer(self) -> int:
         """The dealer of the current deal."""
-        return self._s[2]
+        return cast("int", self._s[2])
 
     @property
     def deal_number(self) -> int:
         """How many deals have been dealt (1 during the first deal)."""
-        return self._s[3]
+        return cast("int", self._s[3])
 
     @property
     def to_act(self) -> int | None:
@@ -155,7 +152,7 @@ class TrickView:
     @property
     def leader(self) -> int:
         """The seat that leads (led) the current trick."""
-        return self._s[7]
+        return cast("int", self._s[7])
 
     @property
     def trick(self) -> tuple[tuple[int, str], ...]:
@@ -178,7 +175,8 @@ class TrickView:
     @property
     def stock_size(self) -> int:
         """Cards left in the stock (including the face-up card)."""
-        return len(self._s[10]) - self._s[11]
+        pos: int = self._s[11]
+        return len(self._s[10]) - pos
 
     @property
     def stock_face_up(self) -> str | None:
@@ -194,7 +192,7 @@ class TrickView:
     @property
     def tricks_taken(self) -> tuple[int, ...]:
         """Per seat, tricks taken this deal."""
-        return self._s[12]
+        return cast("tuple[int, ...]", self._s[12])
 
     @property
     def jacks_taken(self) -> tuple[tuple[str, ...], ...]:
@@ -209,27 +207,27 @@ class TrickView:
     @property
     def scores(self) -> tuple[float, ...]:
         """Match totals per seat."""
-        return self._s[15]
+        return cast("tuple[float, ...]", self._s[15])
 
     @property
     def deal_scores(self) -> tuple[float, ...]:
         """The previous deal's score per seat (zeros before the first deal ends)."""
-        return self._s[16]
+        return cast("tuple[float, ...]", self._s[16])
 
     @property
     def target(self) -> int | None:
         """The total that ends the match, if the match is played to a target."""
-        return self._s[17]
+        return cast("int | None", self._s[17])
 
     @property
     def deals(self) -> int:
         """A fixed number of deals for the match (0: play to the target)."""
-        return self._s[18]
+        return cast("int", self._s[18])
 
     @property
     def phase_tricks(self) -> tuple[int, ...]:
         """Per seat, tricks taken after the stock ran out (German Whist's phase 2)."""
-        return self._s[19]
+        return cast("tuple[int, ...]", self._s[19])
 
     @property
     def last_trick(self) -> tuple[tuple[int, str], ...]:
@@ -251,7 +249,8 @@ class TrickView:
     def hand_sizes(self) -> tuple[int, ...]:
         """Cards in each seat's hand."""
         s = self._s
-        n, turn, trick, leader, stock, pos = s[1], s[4], s[6], s[7], s[10], s[11]
+        n: int = s[1]
+        turn, trick, leader, stock, pos = s[4], s[6], s[7], s[10], s[11]
         if s[3] == 0 or (turn < 0 and not trick and sum(s[12]) * n >= n * s[21] + len(stock)):
             return (0,) * n
         done = sum(s[12])
@@ -344,7 +343,7 @@ class TrickState(State):
         self._best_offset = 0
         self._tricks: tuple[int, ...] = zeros
         self._phase2: tuple[int, ...] = zeros
-        self._taken: tuple[int, ...] = zeros
+        self._taken: list[int] = [0] * players
         self._jacks: tuple[int, ...] = zeros
         self._totals: tuple[float, ...] = zeros
         self._last_deal_scores: tuple[float, ...] = zeros
@@ -352,6 +351,32 @@ class TrickState(State):
         self._records: list[DealRecord] = []
         self._actions: list[tuple[int, str]] = []
         self._sampled: tuple[Any, ...] | None = None
+        self._pub: tuple[Any, ...] = ()
+        self._refresh_public()
+
+    def _refresh_public(self) -> None:
+        """Rebuild the public tuple views share (after a deal starts, a trick or deal ends, or
+        public knowledge changes): everything a view shows but the turn, hand and trick."""
+        self._pub = (
+            self.game.id,
+            self.players,
+            self._dealer,
+            len(self._records),
+            self._trump,
+            self._trump_card,
+            self._stock,
+            self._stock_pos,
+            self._tricks,
+            self._jacks,
+            self._known,
+            self._totals,
+            self._last_deal_scores,
+            self._target,
+            self._deals,
+            self._phase2,
+            self._last_trick,
+            self._layout.hand_size,
+        )
 
     # ----------------------------------------------------------------- queries
     def to_act(self) -> tuple[int, ...]:
@@ -399,6 +424,7 @@ class TrickState(State):
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other._hands = list(self._hands)
+        other._taken = list(self._taken)
         other._records = [
             DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
             for r in self._records
@@ -420,27 +446,23 @@ class TrickState(State):
         hands = [sorted(deck[i::n][:hs]) for i in range(n)]
         hands = hands[n - (dealer + 1) % n :] + hands[: n - (dealer + 1) % n]
         rest = deck[n * hs :]
-        outcome: dict[str, JSON] = {"dealer": dealer, "hands": [[CODES[c] for c in h] for h in hands]}
+        code = CODES.__getitem__
+        outcome: dict[str, JSON] = {"dealer": dealer, "hands": [list(map(code, h)) for h in hands]}
         if lay.trump_turned_out:
             outcome["stock"] = []
             outcome["trump_card"] = CODES[rest[0]]
-            outcome["unused"] = [CODES[c] for c in rest[1:]]
+            outcome["unused"] = list(map(code, rest[1:]))
         elif lay.trump_set_aside:
-            outcome["stock"] = [CODES[c] for c in rest[:-1]]
+            outcome["stock"] = list(map(code, rest[:-1]))
             outcome["trump_card"] = CODES[rest[-1]]
         else:
-            outcome["stock"] = [CODES[c] for c in rest]
+            outcome["stock"] = list(map(code, rest))
             outcome["trump_card"] = CODES[rest[0]]
-        masks = [0] * n
-        for seat, hand in enumerate(hands):
-            m = 0
-            for c in hand:
-                m |= BIT[c]
-            masks[seat] = m
+        bit = BIT.__getitem__
+        masks = [sum(map(bit, hand)) for hand in hands]  # distinct bits: the sum is the union
         out_of_play = 0
         if lay.trump_turned_out or lay.trump_set_aside:
-            for c in rest[lay.stock :] if lay.trump_set_aside else rest:
-                out_of_play |= BIT[c]
+            out_of_play = sum(map(bit, rest[lay.stock :] if lay.trump_set_aside else rest))
         stock = rest[1 : 1 + lay.stock] if lay.trump_turned_out else rest[: lay.stock]
         self._sampled = (outcome, dealer, masks, stock, INDEX[outcome["trump_card"]], out_of_play)
         return outcome
@@ -517,7 +539,7 @@ class TrickState(State):
         self._trick = ()
         self._tricks = zeros
         self._phase2 = zeros
-        self._taken = zeros
+        self._taken = [0] * n
         self._jacks = zeros
         self._last_trick = ()
         self._leader = (dealer + 1) % n
@@ -525,6 +547,7 @@ class TrickState(State):
         record = DealRecord(dealer=dealer, chance=dict(outcome))
         self._records.append(record)
         self._actions = record.actions
+        self._refresh_public()
 
     # ------------------------------------------------------------------ action
     def _reject(self, seat: int, action: str) -> IllegalAction:
@@ -569,6 +592,7 @@ class TrickState(State):
         known = self._known
         if known[seat] & bit:
             self._known = known[:seat] + (known[seat] ^ bit,) + known[seat + 1 :]
+            self._refresh_public()
         trick = self._trick = trick + (card,)
         self._actions.append((seat, action))
         n = self.players
@@ -581,12 +605,9 @@ class TrickState(State):
         n = self.players
         trick = self._trick
         winner = (self._leader + self._best_offset) % n
-        won = 0
-        for c in trick:
-            won |= BIT[c]
+        won = sum(map(BIT.__getitem__, trick))  # distinct bits: the sum is the union
         after = winner + 1
-        taken = self._taken
-        self._taken = taken[:winner] + (taken[winner] | won,) + taken[after:]
+        self._taken[winner] |= won
         jacks = won & JACKS
         if jacks:
             js = self._jacks
@@ -607,11 +628,12 @@ class TrickState(State):
         else:
             p2 = self._phase2
             self._phase2 = p2[:winner] + (p2[winner] + 1,) + p2[after:]
-        self._last_trick = (self._leader, tuple(trick), winner)
+        self._last_trick = (self._leader, trick, winner)
         self._trick = ()
         self._leader = winner
         if self._hands[winner]:
             self._turn = winner
+            self._refresh_public()
             return
         self._finish_deal()
 
@@ -622,6 +644,7 @@ class TrickState(State):
         self._last_deal_scores = tuple(scores)
         self._totals = tuple(t + s for t, s in zip(self._totals, scores, strict=True))
         self._turn = -2 if self._match_over() else CHANCE
+        self._refresh_public()
 
     # -------------------------------------------------------------- game hooks
     def _deal_scores(self) -> list[float]:

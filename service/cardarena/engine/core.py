@@ -288,3 +288,38 @@ class State(ABC):
         The conformance suite checks that none of them occurs in ``view_json(seat)``.
         """
         return frozenset()
+
+
+class SnapshotView:
+    """Base of views built cheaply from a snapshot tuple and decoded on first access.
+
+    ``view()`` is called for every decision, so a game's view captures only references to
+    immutable parts of the state (``_s``) and builds its JSON form in :meth:`_decode` the
+    first time it is read; :meth:`to_json` and ``view[key]`` share that one decoding.  A
+    subclass whose decoded data shares mutable objects with the state overrides
+    :meth:`to_json` to return a copy.
+    """
+
+    __slots__ = ("_data", "_s", "seat")
+
+    def __init__(self, snapshot: tuple[Any, ...], seat: int | None) -> None:
+        self._s = snapshot
+        self._data: dict[str, JSON] | None = None
+        self.seat = seat
+
+    def _decode(self) -> dict[str, JSON]:
+        """Build the JSON form from the snapshot."""
+        raise NotImplementedError
+
+    def _json(self) -> dict[str, JSON]:
+        data = self._data
+        if data is None:
+            data = self._data = self._decode()
+        return data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._json()[key]
+
+    def to_json(self) -> dict[str, JSON]:
+        """The view as a JSON object."""
+        return self._json()

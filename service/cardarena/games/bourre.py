@@ -62,6 +62,7 @@ from ..engine.core import (
     InvalidOptions,
     NotYourTurn,
     Result,
+    SnapshotView,
     State,
     UnknownAction,
     ranks_from_scores,
@@ -147,19 +148,12 @@ def _sure_to_win(tricks: int, trump: int, played: int, trick: Any, aside: bool, 
     return tricks + count >= 3
 
 
-class BourreView:
+class BourreView(SnapshotView):
     """What one seat (or a spectator) sees; :meth:`to_json` is the wire form.
 
     Built as a snapshot tuple (copies of the few mutable pieces); the data is decoded on first
     access, so building a view is cheap.
     """
-
-    __slots__ = ("_data", "_s", "seat")
-
-    def __init__(self, snapshot: tuple[Any, ...], seat: int | None) -> None:
-        self._s = snapshot
-        self._data: dict[str, JSON] | None = None
-        self.seat = seat
 
     def _decode(self) -> dict[str, JSON]:
         (
@@ -241,19 +235,6 @@ class BourreView:
             ],
         }
         self._data = data
-        return data
-
-    def __getitem__(self, key: str) -> Any:
-        data = self._data
-        if data is None:
-            data = self._decode()
-        return data[key]
-
-    def to_json(self) -> dict[str, JSON]:
-        """The view as a JSON object."""
-        data = self._data
-        if data is None:
-            data = self._decode()
         return data
 
 

@@ -70,6 +70,7 @@ from ..engine.core import (
     InvalidOptions,
     NotYourTurn,
     Result,
+    SnapshotView,
     State,
     UnknownAction,
     ranks_from_scores,
@@ -160,19 +161,12 @@ def _put(values: tuple[_T, ...], index: int, value: _T) -> tuple[_T, ...]:
     return values[:index] + (value,) + values[index + 1 :]
 
 
-class CoupView:
+class CoupView(SnapshotView):
     """What one seat (``None``: a spectator) sees of a Coup match; ``to_json()`` is the wire form.
 
     Built as a snapshot tuple (copies of the few mutable pieces); the data is decoded on first
     access, so building a view is cheap.
     """
-
-    __slots__ = ("_data", "_s", "seat")
-
-    def __init__(self, snapshot: tuple[Any, ...], seat: int | None) -> None:
-        self._s = snapshot
-        self._data: dict[str, JSON] | None = None
-        self.seat = seat
 
     def _decode(self) -> dict[str, JSON]:
         (
@@ -246,18 +240,10 @@ class CoupView:
         self._data = data
         return data
 
-    def __getitem__(self, key: str) -> JSON:
-        data = self._data
-        if data is None:
-            data = self._decode()
-        return data[key]
-
     def to_json(self) -> dict[str, JSON]:
         """The view as a proto-compatible JSON object."""
-        data = self._data
-        if data is None:
-            data = self._decode()
-        return json.loads(json.dumps(data))  # type: ignore[no-any-return]
+        # the decoded data shares lists with the state: hand out a copy
+        return json.loads(json.dumps(self._json()))  # type: ignore[no-any-return]
 
 
 class CoupGame(Game):

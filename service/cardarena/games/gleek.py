@@ -66,6 +66,7 @@ from ..engine.core import (
     InvalidOptions,
     NotYourTurn,
     Result,
+    SnapshotView,
     State,
     UnknownAction,
     ranks_from_scores,
@@ -151,18 +152,18 @@ def _replace(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]
     return values[:index] + (value,) + values[index + 1 :]
 
 
-class GleekView:
+class GleekView(SnapshotView):
     """What one seat (or a spectator) sees; :meth:`to_json` is the wire form.
 
     Built as one snapshot tuple of the state's (immutable) parts; the JSON form is decoded
     on first access, so building a view is cheap.
     """
 
-    __slots__ = ("_data", "_s", "seat")
+    __slots__ = ()
 
     def __init__(self, state: GleekState, seat: int | None) -> None:
         self.seat = seat
-        self._data: dict[str, JSON] | None = None
+        self._data = None
         self._s = (
             state.game.id,
             state.players,
@@ -205,17 +206,7 @@ class GleekView:
             state._deal_stakes,
         )
 
-    def __getitem__(self, key: str) -> Any:
-        return self.to_json()[key]
-
-    def to_json(self) -> dict[str, JSON]:
-        """The view as a JSON object."""
-        data = self._data
-        if data is None:
-            data = self._data = self._build()
-        return data
-
-    def _build(self) -> dict[str, JSON]:
+    def _decode(self) -> dict[str, JSON]:
         seat = self.seat
         (
             game,

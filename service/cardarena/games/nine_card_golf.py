@@ -57,7 +57,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..engine.cards import CODES, label
 from ..engine.core import (
@@ -71,6 +71,7 @@ from ..engine.core import (
     InvalidOptions,
     NotYourTurn,
     Result,
+    SnapshotView,
     State,
     UnknownAction,
     ranks_from_scores,
@@ -156,19 +157,12 @@ def score_grid(codes: Sequence[str]) -> int:
     return score_ranks([RANK_OF[FACE_INDEX[c]] for c in codes])
 
 
-class GolfView:
+class GolfView(SnapshotView):
     """What one seat (or a spectator) sees; :meth:`to_json` is the wire form.
 
     Built as a snapshot tuple (copies of the few mutable pieces); the data is decoded on first
     access, so building a view is cheap.
     """
-
-    __slots__ = ("_json", "_s", "seat")
-
-    def __init__(self, snapshot: tuple[Any, ...], seat: int | None) -> None:
-        self._s = snapshot
-        self._json: dict[str, JSON] | None = None
-        self.seat = seat
 
     def _decode(self) -> dict[str, JSON]:
         (
@@ -238,21 +232,8 @@ class GolfView:
             "my_opening": opening,
             "seats": seats,
         }
-        self._json = data
+        self._data = data
         return data
-
-    def to_json(self) -> dict[str, JSON]:
-        """The view as a JSON object (proto-compatible)."""
-        data = self._json
-        if data is None:
-            data = self._decode()
-        return data
-
-    def __getitem__(self, key: str) -> JSON:
-        data = self._json
-        if data is None:
-            data = self._decode()
-        return data[key]
 
 
 class NineCardGolf(Game):

@@ -96,10 +96,16 @@ class Result:
     """Each seat's final score (match points, chips, stakes ...)."""
     ranks: tuple[int, ...]
     """Each seat's place: 1 is first; tied seats share a place (1, 1, 3)."""
+    won: tuple[bool, ...] | None = None
+    """Per seat, whether the seat won the game by the game's own standard; set by games that
+    define winning apart from rank, e.g. solitaires (``None``: the game does not say)."""
 
     def to_json(self) -> dict[str, JSON]:
-        """The JSON form used in replays."""
-        return {"scores": list(self.scores), "ranks": list(self.ranks)}
+        """The JSON form used in replays (``won`` only when set)."""
+        out: dict[str, JSON] = {"scores": list(self.scores), "ranks": list(self.ranks)}
+        if self.won is not None:
+            out["won"] = list(self.won)
+        return out
 
 
 def ranks_from_scores(scores: Sequence[float], *, higher_is_better: bool = True) -> tuple[int, ...]:

@@ -128,3 +128,6 @@ def _check_result(state: State, replay: Mapping[str, Any]) -> None:
     got = state.result().to_json()
     if got["scores"] != recorded["scores"] or got["ranks"] != recorded["ranks"]:
         raise ReplayMismatch(f"result {got} != recorded {recorded}")
+    # ``won`` is optional (replays written before it existed lack it): compare when both have it.
+    if "won" in got and recorded.get("won") is not None and got["won"] != recorded["won"]:
+        raise ReplayMismatch(f"result won {got['won']} != recorded {recorded['won']}")

@@ -3,8 +3,8 @@
 A solitaire match is one game from one seed (rulings, "Solitaires"): seat 0 is the only
 player, the opening chance outcome (the shuffled deck) is the match's only
 :class:`~cardarena.engine.core.DealRecord`, and later shuffles are appended to its actions as
-``(CHANCE, json)``.  The match result is the seed's score; whether the game was won or lost
-is shown in the view (``outcome``: ``playing``, ``won`` or ``lost``).
+``(CHANCE, json)``.  The match result is the seed's score plus whether the game was won
+(``Result.won``); the view shows it too (``outcome``: ``playing``, ``won`` or ``lost``).
 
 :class:`SolitaireState` keeps the bookkeeping (who acts, records, result, errors); a game
 supplies its rules through the abstract hooks.  Pure: no IO, no RNG of its own.
@@ -190,7 +190,7 @@ class SolitaireState(State):
         if not self._over:
             raise IllegalAction("the game is not over")
         scores = (float(self.score()),)
-        return Result(scores, ranks_from_scores(scores))
+        return Result(scores, ranks_from_scores(scores), won=(self._won,))
 
     def deal_records(self) -> list[DealRecord]:
         return self._records

@@ -19,7 +19,8 @@ Clocks (measured here): a move may take ``move_ms``; time beyond it comes out of
   seats follow, ordered among themselves by score.  Scores are the engine's.
 
 Every fault is annotated on its action in the replay (``fault``, ``default``, ``forfeit``);
-the replay's ``result`` is the engine's, the recorded result carries the forfeit ranks.
+the replay's ``result`` is the engine's, the recorded result carries the forfeit ranks (and
+the engine's ``won`` per seat when the game sets it, e.g. a solitaire).
 """
 
 from __future__ import annotations
@@ -299,6 +300,8 @@ class MatchRunner:
             "strikes": list(self.strikes),
             "instance": self.instance,
         }
+        if engine.won is not None:
+            result["won"] = list(engine.won)  # the engine's, like the scores (solitaire win rate)
         extra: dict[str, JSON] = {
             "match_id": spec.match_id,
             "tournament": spec.tournament,

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
+from cardarena.engine import games, rerun
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.tournaments import TournamentStore
@@ -134,3 +135,52 @@ def test_scheduled_tournament_starts_on_its_own_across_beat_restart(
     assert len({t.id for t in runs}) == len(runs)
     next_run = ts.next_run(s.id)
     assert next_run is not None and next_run > time.time() - 3.5
+
+
+def test_solitaire_tournament_same_seeds_mean_ci_and_win_rate(
+    stores: tuple[TournamentStore, MatchStore], redis_url: str, key_prefix: str, processes: list[WorkerProcess]
+) -> None:
+    ts, ms = stores
+    game = next(g for g in games().values() if g.solitaire)  # any solitaire, through the registry
+    bots = ["random-1", "heuristic-1", "heuristic-2"]
+    deal_sets = 6
+    t = lifecycle.new_tournament(game=game.id, players=1, entrants=bots, deal_sets=deal_sets, seed="s0", tid="sol")
+    ts.create(t)
+    _spawn(processes, redis_url, key_prefix, *_worker_args("w1"))
+    _spawn(processes, redis_url, key_prefix, "beat", "--loglevel", "WARNING", "--state", f"/tmp/{key_prefix}beat")
+    from cardarena_tournament.celery_app import make_app
+
+    with LocalMatchPlayer(redis_url, key_prefix, threads=2):
+        make_app(redis_url).send_task("cardarena_tournament.tasks.start_tournament", args=[t.id])
+        wait_for(lambda: ts.require(t.id).status == "finished", 120, "the solitaire tournament to finish")
+    wait_for(lambda: (ts.standings(t.id) or {}).get("status") == "finished", 10, "the final standings")
+    matches = ts.matches(t.id)
+    assert len(matches) == ts.require(t.id).counted == len(bots) * deal_sets
+    # every entrant played the same seeds: one per deal set, all bots on each
+    seeds: dict[str, set[int]] = {b: set() for b in bots}
+    by_deal: dict[str, set[int]] = {}
+    for m in matches:
+        assert len(m["seats"]) == 1 and m["counted"]
+        seeds[m["seats"][0]].add(m["seed"])
+        by_deal.setdefault(m["deal_set"], set()).add(m["seed"])
+    assert all(len(s) == 1 for s in by_deal.values()) and len(by_deal) == deal_sets
+    assert seeds["random-1"] == seeds["heuristic-1"] == seeds["heuristic-2"] and len(seeds["random-1"]) == deal_sets
+    # the recorded results carry the engine's ``won``, the same as re-running the stored replay
+    results = ts.results(t.id)
+    for m in matches:
+        stored = ms.result(m["match_id"])
+        assert stored is not None and stored["won"] == results[m["match_id"]]["won"]
+        replay = ms.replay(m["match_id"])
+        assert replay is not None and replay["result"]["won"] == stored["won"]
+        assert rerun(replay).result().won == tuple(stored["won"])
+    snap = ts.standings(t.id)
+    assert snap is not None and snap["metric"] == "score"
+    for row in snap["rows"]:
+        mine = [results[m["match_id"]] for m in matches if m["seats"] == [row["bot"]]]
+        scores = [r["scores"][0] for r in mine]
+        wins = sum(bool(r["won"][0]) for r in mine)
+        assert row["matches"] == len(mine) == deal_sets
+        assert row["mean"] == pytest.approx(sum(scores) / len(scores))  # one match per deal set
+        assert row["ci_low"] <= row["mean"] <= row["ci_high"]
+        assert row["win_rate"] == pytest.approx(wins / len(mine))
+        assert (row["wins"], row["losses"]) == (wins, len(mine) - wins)

@@ -183,3 +183,51 @@ def test_match_list_paginates_and_filters(client: FlaskClient, seeded: Seeded) -
     filtered = client.get("/matches?bot=alpha&limit=100").get_data(as_text=True)
     assert filtered.count("<tr>") - 1 == 8  # alpha plays 4 matches per deal set, 2 deal sets
     assert "no matches" in client.get("/matches?game=skull").get_data(as_text=True)
+
+
+def test_solitaire_standings_show_the_win_rate(
+    client: FlaskClient, seeded: Seeded, redis_url: str, key_prefix: str
+) -> None:
+    from cardarena.engine import games
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_tournament import lifecycle
+    from cardarena_tournament.standings import Outcome, compute
+
+    from .tournament_fixtures import play_spec
+
+    game = next(g for g in games().values() if g.solitaire)
+    bots = ["solo-a", "solo-b"]
+    redis = client_for(redis_url)
+    ts, ms = TournamentStore(redis), MatchStore(redis)
+    t = lifecycle.new_tournament(game=game.id, players=1, entrants=bots, deal_sets=3, seed="s", tid="solo")
+    ts.create(t)
+    assert lifecycle.start_tournament(ts, ms, t.id) == 6
+    # the real path: claim, play with the engine, complete, count, refresh the standings
+    done = []
+    while (spec := ms.claim("test-instance", wait_s=0.2)) is not None:
+        assert ms.complete(spec.match_id, "test-instance", *play_spec(spec))
+        done.append(spec.match_id)
+    lifecycle.count_matches(ts, ms, done)
+    lifecycle.refresh_standings(ts, t.id)
+    results = ts.results(t.id)
+    html = client.get("/tournaments/solo").get_data(as_text=True)
+    assert '<th class="num">win rate</th>' in html
+    api = client.get("/api/v1/tournaments/solo/standings").get_json()["items"]
+    for row in api:
+        mine = [r for r in results.values() if r["seats"] == [row["bot"]]]
+        assert row["win_rate"] == sum(r["won"][0] for r in mine) / len(mine)
+        assert f'<td class="num win-rate">{100 * row["win_rate"]:.1f} %</td>' in html
+    # a snapshot with wins (a solitaire is rarely won by the stand-in bots)
+    outcomes = [
+        Outcome(f"solo:0:{i}:0:{d}", (b,), (float(d),), (1,), str(d), won=(i == 0 and d < 2,))
+        for d in range(3)
+        for i, b in enumerate(bots)
+    ]
+    ts.save_standings(t.id, compute(outcomes, bots, solitaire=True, resamples=50).to_json())
+    part = client.get("/tournaments/solo/standings.part").get_data(as_text=True)
+    assert '<td class="num win-rate">66.7 %</td>' in part and '<td class="num win-rate">0.0 %</td>' in part
+    rows = {r["bot"]: r for r in client.get("/api/v1/tournaments/solo/standings").get_json()["items"]}
+    assert rows["solo-a"]["win_rate"] == pytest.approx(2 / 3) and rows["solo-b"]["win_rate"] == 0.0
+    # a multi-player tournament's page has no win rate column
+    assert "win rate" not in client.get("/tournaments/cup").get_data(as_text=True)
+    redis.close()

@@ -71,3 +71,26 @@ def test_openskill_ratings_move_with_ranks() -> None:
     again = rate_match(new, ["a", "b", "c"], [1, 2, 3])
     assert again["a"]["mu"] > new["a"]["mu"] and again["a"]["matches"] == 2
     assert rate_match({}, ["solo"], [1]) == {}
+
+
+def test_solitaire_win_rate_next_to_mean_and_ci() -> None:
+    # deal d: "ace" wins deals 0-2 of 4, "dud" none; deal 3 of "dud" was recorded without ``won``
+    outcomes = [Outcome(f"t:0:0:0:{d}", ("ace",), (10.0 + d,), (1,), str(d), won=(d < 3,)) for d in range(4)] + [
+        Outcome(f"t:0:1:0:{d}", ("dud",), (float(d),), (1,), str(d), won=None if d == 3 else (False,)) for d in range(4)
+    ]
+    st = compute(outcomes, ["ace", "dud", "idle"], solitaire=True)
+    rows = {r.bot: r for r in st.rows}
+    assert rows["ace"].win_rate == 0.75 and (rows["ace"].wins, rows["ace"].losses) == (3, 1)
+    assert rows["dud"].win_rate == 0.0 and (rows["dud"].wins, rows["dud"].losses) == (0, 3)
+    assert rows["idle"].win_rate is None
+    assert rows["ace"].ci_low <= rows["ace"].mean == 11.5 <= rows["ace"].ci_high
+    assert [r["win_rate"] for r in st.to_json()["rows"]] == [0.75, 0.0, None]
+
+
+def test_multiplayer_win_rate_is_the_share_of_first_places() -> None:
+    outcomes = [
+        Outcome("t:0:0:0:0", ("a", "b", "c"), (3, 3, 1), (1, 1, 3), "0"),
+        Outcome("t:0:0:1:0", ("b", "c", "a"), (5, 1, 0), (1, 2, 3), "0"),
+    ]
+    rows = {r.bot: r for r in compute(outcomes, ["a", "b", "c"]).rows}
+    assert (rows["a"].win_rate, rows["b"].win_rate, rows["c"].win_rate) == (0.5, 1.0, 0.0)

@@ -138,3 +138,16 @@ def test_redis_restart_with_persistence_mid_tournament(tmp_path: Path, key_prefi
         for w in workers:
             w.kill()
         server.stop()
+
+
+def test_standings_table_shows_the_win_rate_for_solitaires(capsys: pytest.CaptureFixture[str]) -> None:
+    from cardarena_tournament.commands import render_standings
+    from cardarena_tournament.standings import Outcome, compute
+
+    outcomes = [Outcome(f"t:0:0:0:{d}", ("solo",), (float(d),), (1,), str(d), won=(d == 0,)) for d in range(4)]
+    snap = compute(outcomes, ["solo"], solitaire=True, resamples=20).to_json()
+    render_standings({**snap, "tournament": "t"})
+    out = capsys.readouterr().out
+    assert "win rate" in out and "25.0% (1/4)" in out
+    render_standings({**compute([], ["a", "b"]).to_json(), "tournament": "m"})
+    assert "win rate" not in capsys.readouterr().out

@@ -107,7 +107,8 @@ def play_spec(spec: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
             continue
         for seat in seats:
             state.apply(seat, choosers[seat](state, seat))
-    result = state.result().to_json()
+    result = state.result().to_json()  # scores, ranks and, where the game sets it, won
+    assert state.result().won is None or result["won"] == list(state.result().won)
     return result, build_replay(state, seed=spec.seed, seats=list(spec.seats))
 
 

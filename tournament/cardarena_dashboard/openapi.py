@@ -162,6 +162,14 @@ SCHEMAS: dict[str, Any] = {
             "separated": {"type": "boolean", "nullable": True, "description": "Separated from the next rank."},
             "rating": {**_NUM, "description": "OpenSkill ordinal."},
             "matches": {"nullable": True},
+            "win_rate": {
+                **_NUM,
+                "minimum": 0,
+                "maximum": 1,
+                "description": "Solitaire tournaments: share of the bot's matches it won by the game's own "
+                "standard (won games / matches with a recorded outcome). Multi-player: share of first places. "
+                "Null when no match says.",
+            },
         },
     },
     "Standings": {

@@ -177,6 +177,7 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
         return float(round(4 + (BAR_WIDTH - 8) * (v - low) / span, 1))
 
     for r in rows:
+        r["win_rate_text"] = "–" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f} %"
         r["points_text"] = _fmt(r["points"], 1)
         r["mean_text"] = _fmt(r["mean"])
         r["rating_text"] = _fmt(r["rating"])
@@ -189,6 +190,7 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
     return {
         "tournament": tournament,
         "standings": rows,
+        "solitaire": tournament.get("players") == 1,  # shows the win rate column
         "bar_width": BAR_WIDTH,
         "zero_x": x(0.0),
         "finished_matches": tournament.get("counted", 0),

@@ -120,6 +120,7 @@ def standing_row(row: Mapping[str, Any], position: int) -> dict[str, Any]:
         "separated": bool(separated) if separated is not None else None,
         "rating": _float(_first(row, "rating", "ordinal")),
         "matches": _first(row, "matches", "played", "deal_sets"),
+        "win_rate": _float(row.get("win_rate")),
     }
 
 

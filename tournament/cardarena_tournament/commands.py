@@ -102,13 +102,21 @@ def render_standings(snapshot: dict[str, Any]) -> None:
     from rich.table import Table
 
     metric = snapshot.get("metric", "points")
+    solitaire = metric == "score"  # solitaires show the win rate where others show places
     table = Table(title=f"{snapshot.get('tournament', '')} standings ({snapshot.get('counted', 0)} matches counted)")
-    for col in ("#", "bot", f"mean {metric}/deal set", "95% CI", "sep.", "matches", "places", "rating"):
+    last = ("win rate",) if solitaire else ("places", "rating")
+    for col in ("#", "bot", f"mean {metric}/deal set", "95% CI", "sep.", "matches", *last):
         table.add_column(col)
     for row in snapshot["rows"]:
         rating = row.get("rating")
         sep = {True: "yes", False: "no", None: ""}[row.get("separated_from_next")]
-        places = " ".join(f"{k}:{v}" for k, v in sorted(row["places"].items(), key=lambda kv: int(kv[0])))
+        tail: tuple[str, ...]
+        if solitaire:
+            rate, wins = row.get("win_rate"), row.get("wins", 0)
+            tail = (f"{rate:.1%} ({wins}/{wins + row.get('losses', 0)})" if rate is not None else "-",)
+        else:
+            places = " ".join(f"{k}:{v}" for k, v in sorted(row["places"].items(), key=lambda kv: int(kv[0])))
+            tail = (places, f"{rating['ordinal']:.1f}" if rating else "")
         table.add_row(
             str(row["rank"]),
             row["bot"],
@@ -116,8 +124,7 @@ def render_standings(snapshot: dict[str, Any]) -> None:
             f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]",
             sep,
             str(row["matches"]),
-            places,
-            f"{rating['ordinal']:.1f}" if rating else "",
+            *tail,
         )
     Console().print(table)
 
@@ -156,8 +163,19 @@ def _worker(args: argparse.Namespace) -> int:
 
         from cardarena.processes import supervise
 
-        child = [sys.executable, "-m", "cardarena.cli", "worker", "--no-supervise", "--loglevel", args.loglevel,
-                 "--pool", args.pool, "--concurrency", str(args.concurrency)]
+        child = [
+            sys.executable,
+            "-m",
+            "cardarena.cli",
+            "worker",
+            "--no-supervise",
+            "--loglevel",
+            args.loglevel,
+            "--pool",
+            args.pool,
+            "--concurrency",
+            str(args.concurrency),
+        ]
         if args.hostname:
             child += ["--hostname", args.hostname]
         return supervise(child, name="celery worker")

@@ -167,6 +167,7 @@ def outcomes_of(ts: TournamentStore, tid: str) -> list[standings.Outcome]:
                 scores=tuple(float(x) for x in res["scores"]),
                 ranks=tuple(int(x) for x in res["ranks"]),
                 deal_set=m["deal_set"],
+                won=tuple(bool(x) for x in res["won"]) if res.get("won") is not None else None,
             )
         )
     return out
@@ -233,6 +234,8 @@ def count_matches(
         if t is None or t.status not in ("running", "finished"):
             continue
         entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(spec.seats)}
+        if result.get("won") is not None:  # set by games that define winning apart from rank (solitaires)
+            entry["won"] = list(result["won"])
         if len(spec.seats) > 1:
             ratings.setdefault(t.game, []).append((match_id, spec.seats, _rater(spec.seats, result["ranks"])))
         counts.setdefault(t.id, []).append((match_id, entry))

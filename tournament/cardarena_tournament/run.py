@@ -159,6 +159,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                             "seed": m["seed"],
                             "scores": (m["result"] or {}).get("scores"),
                             "ranks": (m["result"] or {}).get("ranks"),
+                            "won": (m["result"] or {}).get("won"),
                         }
                         for m in matches
                     ],

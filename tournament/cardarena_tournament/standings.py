@@ -15,6 +15,11 @@ bootstrap of the difference of their means (the same resampled deal sets for bot
 
 **Places.** Bots with equal means share a place (1, 1, 3).
 
+**Win rate.** Solitaires: the share of a bot's matches that it *won* by the game's own standard
+(the engine's ``Result.won``; matches recorded without it are left out of the rate, which is
+``None`` while none has it); ``wins``/``losses`` count won/lost games.  Multi-player games: the
+share of matches the bot finished first (a shared first place counts).
+
 **Ratings.** OpenSkill Plackett–Luce per bot and game, updated once per counted match from the
 engine's ranks; ``ordinal = mu - 3 sigma``.  Solitaire matches do not move ratings.
 """
@@ -43,6 +48,8 @@ class Outcome:
     scores: tuple[float, ...]
     ranks: tuple[int, ...]
     deal_set: str
+    won: tuple[bool, ...] | None = None
+    """Per seat, whether it won by the game's own standard (the engine's ``Result.won``; solitaires)."""
 
 
 @dataclass(slots=True)
@@ -69,6 +76,9 @@ class BotStanding:
     losses: int = 0
     separated_from_next: bool | None = None
     """Whether this bot is separated from the next rank at 95 % (``None`` for the last row)."""
+    win_rate: float | None = None
+    """Solitaires: won games / matches with a known outcome; multi-player: share of first
+    places; ``None`` with no such match (see the module docstring)."""
 
 
 @dataclass(slots=True)
@@ -121,6 +131,8 @@ def compute(
     per_unit: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     rows: dict[str, BotStanding] = {b: BotStanding(b, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0.0) for b in entrants}
     raw_scores: dict[str, list[float]] = defaultdict(list)
+    decided: dict[str, int] = defaultdict(int)  # matches that say whether the bot won
+    firsts: dict[str, int] = defaultdict(int)
     for o in outcomes:
         for seat, bot in enumerate(o.seats):
             if bot not in rows:
@@ -133,6 +145,17 @@ def compute(
             row.points += metric
             place = str(o.ranks[seat])
             row.places[place] = row.places.get(place, 0) + 1
+            if solitaire:
+                if o.won is not None:
+                    decided[bot] += 1
+                    if o.won[seat]:
+                        firsts[bot] += 1
+                        row.wins += 1
+                    else:
+                        row.losses += 1
+            else:
+                decided[bot] += 1
+                firsts[bot] += o.ranks[seat] == 1
             if len(o.seats) == 2:
                 other = o.ranks[1 - seat]
                 if o.ranks[seat] < other:
@@ -152,6 +175,7 @@ def compute(
         row.deal_sets = len(vals)
         row.mean = sum(vals) / len(vals) if vals else float("nan")
         row.mean_score = sum(raw_scores[bot]) / len(raw_scores[bot]) if raw_scores[bot] else float("nan")
+        row.win_rate = firsts[bot] / decided[bot] if decided[bot] else None
     rng = random.Random(seed)
     boot: dict[str, list[float]] = {b: [] for b in rows}
     n = len(units)

@@ -98,8 +98,23 @@ class ScriptedBot:
         self.out.put(message)
 
     def autoplay(self) -> None:
-        """From now on answer every request with its first legal action."""
+        """From now on answer every request with its first legal action, including requests
+        already waiting in the inbox (otherwise a request that arrived just before this call
+        would go unanswered until its clock ran out)."""
         self.auto = True
+        kept = []
+        while True:
+            try:
+                message = self.inbox.get_nowait()
+            except queue.Empty:
+                break
+            if message is not None and message.WhichOneof("kind") == "action_request":
+                req = message.action_request
+                self.act(req.match_id, req.seq, req.legal[0].id)
+            else:
+                kept.append(message)
+        for message in kept:
+            self.inbox.put(message)
 
     def close(self) -> None:
         self.out.put(None)

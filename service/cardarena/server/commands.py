@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -12,11 +13,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from ..processes import parent_death_signal
 
 
 def _redis_url(args: argparse.Namespace) -> str:
@@ -106,17 +110,10 @@ def _bot_run(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- cardarena match
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    import ctypes
-
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)
-
-
 def spawn(argv: list[str], env: dict[str, str], *, log: Any = None) -> subprocess.Popen[bytes]:
     """Start a child that dies with this process (Linux parent-death signal)."""
     return subprocess.Popen(
-        argv, env=env, stdout=subprocess.PIPE, stderr=log or subprocess.DEVNULL, preexec_fn=_die_with_parent
+        argv, env=env, stdout=subprocess.PIPE, stderr=log or subprocess.DEVNULL, preexec_fn=parent_death_signal
     )
 
 
@@ -133,14 +130,30 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
         proc.stdout.close()
 
 
+def _drain(stream: Any, tail: collections.deque[str]) -> None:
+    for raw in iter(stream.readline, b""):
+        tail.append(raw.decode(errors="replace"))
+    stream.close()
+
+
 def start_service(env: dict[str, str], *, extra: list[str] | None = None, log: Any = None) -> tuple[Any, int]:
     """Run ``cardarena service`` as a child; returns ``(process, port)`` once it listens."""
-    proc = spawn([sys.executable, "-m", "cardarena.server", "service", "--port", "0", *(extra or [])], env, log=log)
+    argv = [sys.executable, "-m", "cardarena.server", "service", "--port", "0", *(extra or [])]
+    tail: collections.deque[str] = collections.deque(maxlen=40)
+    if log is None:
+        # Keep the last lines of its log (drained by a thread) so a failed start says why.
+        proc = subprocess.Popen(
+            argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=parent_death_signal
+        )
+        threading.Thread(target=_drain, args=(proc.stderr, tail), daemon=True).start()
+    else:
+        proc = spawn(argv, env, log=log)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if not line:
         stop_process(proc)
-        raise RuntimeError("the service did not start")
+        detail = "".join(tail).strip()
+        raise RuntimeError(f"the service did not start (exit status {proc.returncode}): {detail[-3000:]}")
     return proc, int(json.loads(line)["port"])
 
 

@@ -104,6 +104,7 @@ class TrickView:
             state._hands[seat] if seat is not None and state._hands else 0,
             state._trick,
             state._leader,
+            state._known,
         )
         self._f: tuple[Any, ...] | None = None
 
@@ -115,7 +116,8 @@ class TrickView:
         full = self._f
         if full is None:
             p = self._p
-            full = self._f = (*p[:4], *self._d, *p[4:])
+            d = self._d
+            full = self._f = (*p[:4], *d[:4], *p[4:10], d[4], *p[10:])
         return full
 
     @property
@@ -355,8 +357,8 @@ class TrickState(State):
         self._refresh_public()
 
     def _refresh_public(self) -> None:
-        """Rebuild the public tuple views share (after a deal starts, a trick or deal ends, or
-        public knowledge changes): everything a view shows but the turn, hand and trick."""
+        """Rebuild the public tuple views share (after a deal starts or a trick or deal
+        ends): everything a view shows but the turn, hand, trick and public knowledge."""
         self._pub = (
             self.game.id,
             self.players,
@@ -368,7 +370,6 @@ class TrickState(State):
             self._stock_pos,
             self._tricks,
             self._jacks,
-            self._known,
             self._totals,
             self._last_deal_scores,
             self._target,
@@ -592,7 +593,6 @@ class TrickState(State):
         known = self._known
         if known[seat] & bit:
             self._known = known[:seat] + (known[seat] ^ bit,) + known[seat + 1 :]
-            self._refresh_public()
         trick = self._trick = trick + (card,)
         self._actions.append((seat, action))
         n = self.players

@@ -4,7 +4,9 @@
 API (``to_act``, ``legal_actions``, ``view`` and ``apply`` for every player action; chance
 outcomes sampled and applied) and reports microseconds per player action: dealing counts in
 the time, not in the count.  When ``open_spiel`` is installed (the ``bench`` extra) the same
-run measures pyspiel's ``hearts`` driven from a Python loop as the reference.
+run measures pyspiel's ``hearts`` driven from a Python loop as the reference, twice: without
+any per-player view (``pyspiel:hearts``, less work than our loop does) and with the acting
+player's view (``pyspiel:hearts+view``: ``information_state_string``, like for like).
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ def _run_ours(game_id: str, players: int, seed: int, min_actions: int) -> tuple[
     return clock() - start, actions
 
 
-def _run_pyspiel(seed: int, min_actions: int) -> tuple[float, int]:
+def _run_pyspiel(seed: int, min_actions: int, *, view: bool = False) -> tuple[float, int]:
+    """pyspiel's hearts from the same loop; ``view``: also build the acting player's view
+    (``information_state_string``, the only per-player observation hearts implements)."""
     import pyspiel
 
     game = pyspiel.load_game("hearts")
@@ -86,6 +90,8 @@ def _run_pyspiel(seed: int, min_actions: int) -> tuple[float, int]:
                 state.apply_action(outcomes[int(pick() * len(outcomes))][0])
                 continue
             legal = state.legal_actions()
+            if view:
+                state.information_state_string(state.current_player())
             state.apply_action(legal[int(pick() * len(legal))])
             actions += 1
     return clock() - start, actions
@@ -118,21 +124,19 @@ def engine_benchmark(*, repeats: int = 5, min_actions: int = 20000, only: str | 
     Runs are interleaved (ours, reference, ours, ...) so that machine noise hits both alike;
     each figure is the median over ``repeats``.
     """
-    plan = [
-        (g.id, n)
-        for g in games().values()
-        if only is None or g.id == only
-        for n in g.player_counts
-    ]
+    plan = [(g.id, n) for g in games().values() if only is None or g.id == only for n in g.player_counts]
     reference = pyspiel_available()
     results: dict[tuple[str, int], list[tuple[float, int]]] = {key: [] for key in plan}
     ref_runs: list[tuple[float, int]] = []
+    ref_view_runs: list[tuple[float, int]] = []
     for r in range(repeats):
         for key in plan:
             results[key].append(_run_ours(key[0], key[1], 1000 + r, min_actions))
         if reference:
             ref_runs.append(_run_pyspiel(1000 + r, min_actions))
+            ref_view_runs.append(_run_pyspiel(1000 + r, min_actions, view=True))
     for key in plan:
         yield _figure(key[0], key[1], results[key])
     if reference:
         yield _figure("pyspiel:hearts", 4, ref_runs)
+        yield _figure("pyspiel:hearts+view", 4, ref_view_runs)

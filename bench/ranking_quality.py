@@ -13,11 +13,14 @@ service, no Redis).  Two match lengths: one deal (option ``deals=1``) and full m
 46).  A pool of ``--deals`` deals is played in both seatings (``strong`` in seat 0, then in
 seat 1).
 
-**Measures** (``strong`` minus ``weak`` in the standings metric: points 1/0.5/0 per match):
+**Measures** (``strong`` minus ``weak`` in the standings metric, the score margin: in a
+two-player match each seat's margin is half the score difference; the final scores come from
+the engine's ``Result.scores`` as the service stores them):
 
 * *variance*: the per-deal-set difference of a duplicate pair (one deal, both seatings)
   against two matches on independent deals with random seats (each match of the pool is
-  used once); ``variance_ratio = var(independent) / var(duplicate)``.
+  used once); ``variance_ratio = var(independent) / var(duplicate)``; ``points_variance_ratio``
+  is the same in the former metric (win/draw/loss 1/0/-1), for comparison.
 * *matches to separation*: a trial adds units in a random order (duplicate: a deal in both
   seatings = one deal set; plain: one match on a fresh deal with a random seating = one deal
   set) and stops at the first check where ``strong`` ranks first and is separated from
@@ -44,12 +47,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cardarena.engine import play_match
+from cardarena.engine import get_game, play_match
 from cardarena_sdk.strategies import glaves as heuristic
 from cardarena_tournament.formats import derive_seed
 from cardarena_tournament.standings import Outcome, compute
 
 LENGTHS: dict[str, dict[str, Any]] = {"one": {"deals": 1}, "full": {}}
+HIGHER_IS_BETTER = get_game("glaves").higher_is_better
 """Match lengths: one deal, or the full game to 46."""
 
 Policy = Callable[[Any, Sequence[str], int], str]
@@ -71,33 +75,56 @@ def deterministic_bot(name: str, p: float) -> Policy:
     return choose
 
 
-def strong_points(p_strong: float, p_weak: float, seed: int, strong_seat: int, options: dict[str, Any]) -> float:
-    """``strong``'s points (1 win, 0.5 draw, 0 loss) in one match on deal ``seed``."""
+Match = tuple[tuple[float, float], tuple[int, int]]
+"""One match seen from ``strong``: (strong's score, weak's score), (strong's rank, weak's rank)."""
+
+
+def play_one(p_strong: float, p_weak: float, seed: int, strong_seat: int, options: dict[str, Any]) -> Match:
+    """Final scores and ranks of ``strong`` and ``weak`` in one match on deal ``seed``."""
     bots = [deterministic_bot("strong", p_strong), deterministic_bot("weak", p_weak)]
     policies = bots if strong_seat == 0 else bots[::-1]
-    ranks = play_match("glaves", 2, policies, seed=seed, options=options).result().ranks
-    mine, other = ranks[strong_seat], ranks[1 - strong_seat]
+    res = play_match("glaves", 2, policies, seed=seed, options=options).result()
+    me, other = strong_seat, 1 - strong_seat
+    return (float(res.scores[me]), float(res.scores[other])), (int(res.ranks[me]), int(res.ranks[other]))
+
+
+def strong_points(p_strong: float, p_weak: float, seed: int, strong_seat: int, options: dict[str, Any]) -> float:
+    """``strong``'s points (1 win, 0.5 draw, 0 loss) in one match on deal ``seed``."""
+    _, (mine, other) = play_one(p_strong, p_weak, seed, strong_seat, options)
     return 1.0 if mine < other else 0.5 if mine == other else 0.0
 
 
-def play_pool(p_strong: float, p_weak: float, deals: int, options: dict[str, Any]) -> list[tuple[float, float]]:
-    """``strong``'s points on each deal with ``strong`` in seat 0 and in seat 1."""
+def play_pool(p_strong: float, p_weak: float, deals: int, options: dict[str, Any]) -> list[tuple[Match, Match]]:
+    """Each deal with ``strong`` in seat 0 and in seat 1."""
     pool = []
     for d in range(deals):
         seed = derive_seed("rq-deal", d)
-        pool.append(
-            (strong_points(p_strong, p_weak, seed, 0, options), strong_points(p_strong, p_weak, seed, 1, options))
-        )
+        pool.append((play_one(p_strong, p_weak, seed, 0, options), play_one(p_strong, p_weak, seed, 1, options)))
     return pool
 
 
-def variance_ratio(pool: Sequence[tuple[float, float]], seed: int = 0) -> dict[str, float]:
-    """Variance of the per-deal-set difference: duplicate pairs vs independent deals."""
-    # strong - weak in a 2-player match is 2 * points - 1; a unit's difference is the mean of two.
-    dup = [(a + b) - 1.0 for a, b in pool]
+def _outcome(m: Match, match_id: str, deal_set: str, strong_seat: int) -> Outcome:
+    (s_strong, s_weak), (r_strong, r_weak) = m
+    if strong_seat == 0:
+        return Outcome(match_id, ("strong", "weak"), (s_strong, s_weak), (r_strong, r_weak), deal_set)
+    return Outcome(match_id, ("weak", "strong"), (s_weak, s_strong), (r_weak, r_strong), deal_set)
+
+
+def diff(m: Match, metric: str) -> float:
+    """``strong`` minus ``weak`` in one match: in the standings metric (``margin``: the score
+    difference, both margins being half of it) or in points (``points``: 2 * points - 1)."""
+    (s_strong, s_weak), (r_strong, r_weak) = m
+    if metric == "margin":
+        return (s_strong - s_weak) * (1.0 if HIGHER_IS_BETTER else -1.0)
+    return 1.0 if r_strong < r_weak else 0.0 if r_strong == r_weak else -1.0
+
+
+def variance_ratio(pool: Sequence[tuple[Match, Match]], seed: int = 0, metric: str = "margin") -> dict[str, float]:
+    """Variance of the per-deal-set difference ``strong - weak``: duplicate pairs vs independent deals."""
+    dup = [(diff(a, metric) + diff(b, metric)) / 2 for a, b in pool]
     rng = random.Random(seed)
-    singles = [pair[rng.randrange(2)] for pair in pool]  # one random seating per deal
-    indep = [(singles[i] + singles[i + 1]) - 1.0 for i in range(0, len(singles) - 1, 2)]
+    singles = [diff(pair[rng.randrange(2)], metric) for pair in pool]  # one random seating per deal
+    indep = [(singles[i] + singles[i + 1]) / 2 for i in range(0, len(singles) - 1, 2)]
     v_dup, v_ind = statistics.pvariance(dup), statistics.pvariance(indep)
     return {
         "mean_diff_duplicate": round(statistics.fmean(dup), 4),
@@ -109,7 +136,7 @@ def variance_ratio(pool: Sequence[tuple[float, float]], seed: int = 0) -> dict[s
 
 
 def _separated(outcomes: list[Outcome], seed: int) -> bool:
-    st = compute(outcomes, ["strong", "weak"], resamples=400, seed=seed)
+    st = compute(outcomes, ["strong", "weak"], higher_is_better=HIGHER_IS_BETTER, resamples=400, seed=seed)
     return st.rows[0].bot == "strong" and bool(st.rows[0].separated_from_next)
 
 
@@ -124,7 +151,7 @@ def _checkpoints(limit: int) -> list[int]:
 
 
 def matches_to_separation(
-    pool: Sequence[tuple[float, float]], duplicate: bool, trial: int, min_matches: int
+    pool: Sequence[tuple[Match, Match]], duplicate: bool, trial: int, min_matches: int
 ) -> tuple[int, bool]:
     """Matches until ``strong`` is first and separated (and whether the pool ran out first)."""
     rng = random.Random(derive_seed("rq-trial", trial, duplicate))
@@ -132,12 +159,9 @@ def matches_to_separation(
     outcomes: list[Outcome] = []
 
     def match(d: int, strong_seat: int) -> Outcome:
-        pts = pool[d][strong_seat]
-        ranks = (1, 1) if pts == 0.5 else ((1, 2) if pts == 1.0 else (2, 1))
-        seats = ("strong", "weak")
-        if strong_seat == 1:
-            seats, ranks = ("weak", "strong"), (ranks[1], ranks[0])
-        return Outcome(f"{d}:{strong_seat}", seats, (0.0, 0.0), ranks, f"{d}" if duplicate else f"{d}:{strong_seat}")
+        return _outcome(
+            pool[d][strong_seat], f"{d}:{strong_seat}", f"{d}" if duplicate else f"{d}:{strong_seat}", strong_seat
+        )
 
     limit = 2 * len(pool) if duplicate else len(pool)
     it = iter(order)
@@ -158,6 +182,7 @@ def measure(p_strong: float, p_weak: float, length: str, deals: int, trials: int
     pool = play_pool(p_strong, p_weak, deals, LENGTHS[length])
     out: dict[str, Any] = {"p_strong": p_strong, "p_weak": p_weak, "length": length, "deals": deals}
     out.update(variance_ratio(pool))
+    out["points_variance_ratio"] = variance_ratio(pool, metric="points")["variance_ratio"]
     for arm, dup in (("duplicate", True), ("plain", False)):
         runs = [matches_to_separation(pool, dup, t, min_matches) for t in range(trials)]
         counts = sorted(n for n, _ in runs)

@@ -44,4 +44,8 @@ def test_measure_reports_every_figure() -> None:
     for name in ("variance_ratio", "var_duplicate", "var_independent", "duplicate_median", "plain_median"):
         assert out[name] >= 0
     assert 4 <= out["duplicate_median"] <= 24 and 4 <= out["plain_median"] <= 12
-    assert rq.variance_ratio([(1.0, 0.0)] * 6)["var_duplicate"] == 0.0  # the deal decides: no noise left
+    won = ((10.0, 4.0), (1, 2))  # strong's and weak's scores, then ranks
+    assert rq.variance_ratio([(won, won)] * 6)["var_duplicate"] == 0.0  # the deal decides: no noise left
+    assert rq.variance_ratio([(won, won)] * 6)["mean_diff_duplicate"] == 6.0  # in the score margin
+    for name in ("points_variance_ratio", "matches_ratio"):
+        assert name in out

@@ -1,11 +1,11 @@
-"""Standings (pure): points, places, shared ranks, bootstrap intervals, separation, ratings."""
+"""Standings (pure): score margins, points, places, shared ranks, bootstrap intervals, separation, ratings."""
 
 from __future__ import annotations
 
 import random
 
 from cardarena_tournament.formats import schedule
-from cardarena_tournament.standings import Outcome, compute, match_points, rate_match
+from cardarena_tournament.standings import Outcome, compute, match_margin, match_points, rate_match
 
 
 def test_match_points_from_ranks() -> None:
@@ -13,6 +13,62 @@ def test_match_points_from_ranks() -> None:
     assert match_points([1, 1], 0) == 0.5
     assert match_points([1, 1, 3], 0) == 0.75 and match_points([1, 1, 3], 2) == 0.0
     assert match_points([1], 0) == 1.0
+
+
+def test_match_margin_is_score_minus_table_mean() -> None:
+    assert match_margin([30, 10], 0) == 10.0 and match_margin([30, 10], 1) == -10.0
+    assert match_margin([6, 3, 0], 0) == 3.0 and match_margin([6, 3, 0], 1) == 0.0
+    assert match_margin([6, 3, 0], 2, higher_is_better=False) == 3.0  # lowest score is best
+    assert match_margin([5, 5], 0) == 0.0
+
+
+def test_margin_per_deal_set_with_points_as_win_share() -> None:
+    # deal set "0": a beats b 30-10 then b beats a 25-20; deal set "1": a beats b 40-0 twice
+    outcomes = [
+        Outcome("t:0:0:0:0", ("a", "b"), (30, 10), (1, 2), "0"),
+        Outcome("t:0:0:1:0", ("b", "a"), (25, 20), (1, 2), "0"),
+        Outcome("t:0:0:0:1", ("a", "b"), (40, 0), (1, 2), "1"),
+        Outcome("t:0:0:1:1", ("b", "a"), (0, 40), (2, 1), "1"),
+    ]
+    st = compute(outcomes, ["a", "b"])
+    a, b = st.rows
+    assert st.metric == "margin" and (a.bot, b.bot) == ("a", "b")
+    # a: deal set 0 mean of (+10, -2.5) = 3.75; deal set 1: +20; mean over deal sets 11.875
+    assert a.mean == 11.875 and b.mean == -11.875
+    assert a.ci_low == 3.75 and a.ci_high == 20.0  # the bootstrap over the two deal sets
+    assert (a.points, a.win_share, b.points, b.win_share) == (3.0, 0.75, 1.0, 0.25)
+    assert (a.wins, a.losses) == (3, 1) and a.mean_score == 32.5
+    assert st.to_json()["rows"][0]["win_share"] == 0.75
+    assert a.separated_from_next is False  # fewer than 5 deal sets
+
+
+def test_margin_lower_is_better_three_players() -> None:
+    # lower scores win: a 0, b 3, c 6 (mean 3) -> +3, 0, -3; then c 2, a 2, b 8 (mean 4) -> +2, +2, -4
+    outcomes = [
+        Outcome("t:0:0:0:0", ("a", "b", "c"), (0, 3, 6), (1, 2, 3), "0"),
+        Outcome("t:0:0:1:0", ("c", "a", "b"), (2, 2, 8), (1, 1, 3), "0"),
+    ]
+    st = compute(outcomes, ["a", "b", "c"], higher_is_better=False)
+    rows = {r.bot: r for r in st.rows}
+    assert [r.bot for r in st.rows] == ["a", "c", "b"]
+    assert (rows["a"].mean, rows["b"].mean, rows["c"].mean) == (2.5, -2.0, -0.5)  # table means 3, 4
+    assert (rows["a"].rank, rows["c"].rank, rows["b"].rank) == (1, 2, 3)
+    assert (rows["a"].points, rows["a"].win_share) == (1.75, 0.875)  # 1 + 0.75
+    assert (rows["b"].points, rows["c"].points) == (0.5, 0.75)
+    assert all(r.ci_low == r.ci_high == r.mean for r in st.rows)  # one deal set
+
+
+def test_equal_margins_share_a_place() -> None:
+    # a and b both win by 4 once and lose by 4 once: equal means 0 share first place
+    outcomes = [
+        Outcome("t:0:0:0:0", ("a", "c"), (6, 2), (1, 2), "0"),
+        Outcome("t:0:0:1:0", ("c", "a"), (6, 2), (1, 2), "0"),
+        Outcome("t:0:1:0:0", ("b", "c"), (2, 6), (2, 1), "0"),
+        Outcome("t:0:1:1:0", ("c", "b"), (2, 6), (2, 1), "0"),
+    ]
+    st = compute(outcomes, ["a", "b", "c"])
+    assert [(r.bot, r.rank, r.mean) for r in st.rows] == [("a", 1, 0.0), ("b", 1, 0.0), ("c", 1, 0.0)]
+    assert [r.win_share for r in st.rows] == [0.5, 0.5, 0.5]
 
 
 def _play(strength: dict[str, float], players: int, deal_sets: int, seed: int = 1) -> list[Outcome]:
@@ -45,6 +101,7 @@ def test_ties_share_a_place_and_two_player_wdl() -> None:
     st = compute(outcomes, ["a", "b", "c"])
     assert [(r.bot, r.rank) for r in st.rows] == [("a", 1), ("b", 1), ("c", 3)]
     assert st.rows[0].draws == 2 and st.rows[0].wins == 0
+    assert (st.rows[0].mean, st.rows[0].win_share, st.rows[2].win_share) == (0.0, 0.5, None)
     assert st.rows[2].matches == 0
 
 
@@ -56,6 +113,7 @@ def test_solitaire_lower_is_better() -> None:
     ]
     st = compute(outcomes, ["low", "high"], solitaire=True, higher_is_better=False)
     assert [r.bot for r in st.rows] == ["low", "high"] and st.metric == "score"
+    assert st.rows[0].win_share is None and st.rows[0].points == 15.0
     assert st.rows[0].mean == 3.0 and st.rows[0].ci_low <= 3.0 <= st.rows[0].ci_high
     assert st.rows[0].separated_from_next is True
 

@@ -155,8 +155,16 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "rank": {"type": "integer"},
             "bot": {"type": "string"},
-            "points": _NUM,
-            "mean": {**_NUM, "description": "Mean score per deal set."},
+            "points": {
+                **_NUM,
+                "description": "Multi-player: total points, the share of opponents beaten per match (a tie "
+                "counts half). Solitaires: total score.",
+            },
+            "mean": {
+                **_NUM,
+                "description": "Primary metric, mean per deal set. Multi-player: score margin (final score minus "
+                "the table's mean score, negated where lower scores are better). Solitaires: the game score.",
+            },
             "ci_low": {**_NUM, "description": "95 % bootstrap confidence interval, low end."},
             "ci_high": _NUM,
             "separated": {"type": "boolean", "nullable": True, "description": "Separated from the next rank."},
@@ -169,6 +177,13 @@ SCHEMAS: dict[str, Any] = {
                 "description": "Solitaire tournaments: share of the bot's matches it won by the game's own "
                 "standard (won games / matches with a recorded outcome). Multi-player: share of first places. "
                 "Null when no match says.",
+            },
+            "win_share": {
+                **_NUM,
+                "minimum": 0,
+                "maximum": 1,
+                "description": "Multi-player: mean share of opponents beaten per match (points / matches). "
+                "Null for solitaires.",
             },
         },
     },

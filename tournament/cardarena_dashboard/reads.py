@@ -121,6 +121,7 @@ def standing_row(row: Mapping[str, Any], position: int) -> dict[str, Any]:
         "rating": _float(_first(row, "rating", "ordinal")),
         "matches": _first(row, "matches", "played", "deal_sets"),
         "win_rate": _float(row.get("win_rate")),
+        "win_share": _float(row.get("win_share")),
     }
 
 

@@ -104,7 +104,7 @@ def render_standings(snapshot: dict[str, Any]) -> None:
     metric = snapshot.get("metric", "points")
     solitaire = metric == "score"  # solitaires show the win rate where others show places
     table = Table(title=f"{snapshot.get('tournament', '')} standings ({snapshot.get('counted', 0)} matches counted)")
-    last = ("win rate",) if solitaire else ("places", "rating")
+    last = ("win rate",) if solitaire else ("win share", "places", "rating")
     for col in ("#", "bot", f"mean {metric}/deal set", "95% CI", "sep.", "matches", *last):
         table.add_column(col)
     for row in snapshot["rows"]:
@@ -116,7 +116,8 @@ def render_standings(snapshot: dict[str, Any]) -> None:
             tail = (f"{rate:.1%} ({wins}/{wins + row.get('losses', 0)})" if rate is not None else "-",)
         else:
             places = " ".join(f"{k}:{v}" for k, v in sorted(row["places"].items(), key=lambda kv: int(kv[0])))
-            tail = (places, f"{rating['ordinal']:.1f}" if rating else "")
+            share = row.get("win_share")
+            tail = (f"{share:.1%}" if share is not None else "-", places, f"{rating['ordinal']:.1f}" if rating else "")
         table.add_row(
             str(row["rank"]),
             row["bot"],

@@ -1,10 +1,16 @@
 """Standings and ratings from counted match results (pure: no IO, no clock).
 
-**Metric.** Multi-player games: each match gives a bot *points*, the share of its opponents it
-beat (a tie with one counts half): 1/0.5/0 for a two-player win/draw/loss, whatever the
-game's scoring.  Placings come from the engine's ranks, so games where a lower score is better
-(``higher_is_better = False``) need nothing special.  Solitaires: the game score itself,
-better being lower where the game says so.
+**Metric.** Multi-player games: each match gives a seat its *score margin*, its final score
+minus the mean final score of the table (from the stored per-seat ``scores``), negated for
+games where a lower score is better (``higher_is_better = False``), so a higher margin is
+always better; a table's margins sum to zero.  Two players: half the score difference.  This
+keeps the size of a win, which is what duplicate deals compare.  Solitaires: the game score
+itself, better being lower where the game says so.
+
+**Win share** (secondary).  Multi-player games: *points*, the share of its opponents a bot beat
+in a match by the engine's ranks (a tie with one counts half; 1/0.5/0 for a two-player
+win/draw/loss); ``points`` is their total and ``win_share`` their mean per match.  Solitaires:
+``points`` is the total score and ``win_share`` is ``None``.
 
 **Deal sets.** A deal set is one deal in all its seatings (see :mod:`.formats`).  A bot's value
 for a deal set is its mean metric over its matches in it, and its standing is the mean over
@@ -60,13 +66,13 @@ class BotStanding:
     rank: int
     """Place (1 is first; equal means share a place)."""
     mean: float
-    """Mean metric per deal set (points share, or the game score for solitaires)."""
+    """Mean metric per deal set (score margin, or the game score for solitaires)."""
     ci_low: float
     ci_high: float
     matches: int
     deal_sets: int
     points: float
-    """Total points (multi-player) or total score (solitaires)."""
+    """Total points, the shares of opponents beaten (multi-player), or total score (solitaires)."""
     mean_score: float
     """Mean raw game score per match."""
     places: dict[str, int] = field(default_factory=dict)
@@ -79,6 +85,9 @@ class BotStanding:
     win_rate: float | None = None
     """Solitaires: won games / matches with a known outcome; multi-player: share of first
     places; ``None`` with no such match (see the module docstring)."""
+    win_share: float | None = None
+    """Multi-player: mean share of opponents beaten per match (``points / matches``); ``None``
+    for solitaires and before the first match."""
 
 
 @dataclass(slots=True)
@@ -87,7 +96,7 @@ class Standings:
 
     rows: list[BotStanding]
     metric: str
-    """``points`` or ``score``."""
+    """``margin`` (multi-player) or ``score`` (solitaires)."""
     counted: int
     resamples: int
 
@@ -108,6 +117,12 @@ def match_points(ranks: Sequence[int], seat: int) -> float:
         return 1.0
     mine = ranks[seat]
     return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
+
+
+def match_margin(scores: Sequence[float], seat: int, higher_is_better: bool = True) -> float:
+    """``seat``'s final score minus the table's mean score, negated when lower is better."""
+    margin = float(scores[seat]) - sum(float(x) for x in scores) / len(scores)
+    return margin if higher_is_better else -margin
 
 
 def _percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -138,11 +153,11 @@ def compute(
             if bot not in rows:
                 continue
             row = rows[bot]
-            metric = float(o.scores[seat]) if solitaire else match_points(o.ranks, seat)
+            metric = float(o.scores[seat]) if solitaire else match_margin(o.scores, seat, higher_is_better)
             per_unit[o.deal_set][bot].append(metric)
             raw_scores[bot].append(float(o.scores[seat]))
             row.matches += 1
-            row.points += metric
+            row.points += metric if solitaire else match_points(o.ranks, seat)
             place = str(o.ranks[seat])
             row.places[place] = row.places.get(place, 0) + 1
             if solitaire:
@@ -176,6 +191,7 @@ def compute(
         row.mean = sum(vals) / len(vals) if vals else float("nan")
         row.mean_score = sum(raw_scores[bot]) / len(raw_scores[bot]) if raw_scores[bot] else float("nan")
         row.win_rate = firsts[bot] / decided[bot] if decided[bot] else None
+        row.win_share = row.points / row.matches if row.matches and not solitaire else None
     rng = random.Random(seed)
     boot: dict[str, list[float]] = {b: [] for b in rows}
     n = len(units)
@@ -204,7 +220,7 @@ def compute(
             row.mean, row.ci_low, row.ci_high = -row.mean, -row.ci_high, -row.ci_low
     return Standings(
         rows=[rows[b] for b in order],
-        metric="score" if solitaire else "points",
+        metric="score" if solitaire else "margin",
         counted=len(outcomes),
         resamples=resamples,
     )

@@ -166,15 +166,20 @@ class MatchRunner:
         self.faults.append({"seat": seat, "action_index": self.actions, **note})
         return note
 
+    def _resign(self, seat: int) -> dict[str, JSON]:
+        """Forfeit a seat that resigned; the annotation of its first default action."""
+        self.forfeited.add(seat)
+        self.faults.append({"seat": seat, "fault": "resign", "forfeit": True})
+        self._stat(seat, "forfeits")
+        return {"fault": "resign", "default": True, "forfeit": True}
+
     async def decide(self, seat: int) -> tuple[str, dict[str, JSON] | None]:
         """The seat's action now, and the replay annotation when the server chose it."""
         state = self.state
         legal = state.legal_actions(seat)
-        if seat in self.forfeited or seat in self.live.resigned:
-            if seat not in self.forfeited:
-                self.forfeited.add(seat)
-                self.faults.append({"seat": seat, "fault": "resign", "forfeit": True})
-                self._stat(seat, "forfeits")
+        if seat in self.live.resigned and seat not in self.forfeited:  # resigned out of turn
+            return self._default(legal), self._resign(seat)
+        if seat in self.forfeited:
             return self._default(legal), {"fault": "forfeited", "default": True}
         tc, policy = self.spec.time_control, self.spec.fault_policy
         self.seq += 1
@@ -206,10 +211,7 @@ class MatchRunner:
                 if answer is None:
                     continue
                 if answer == RESIGN:
-                    self.forfeited.add(seat)
-                    self.faults.append({"seat": seat, "fault": "resign", "forfeit": True})
-                    self._stat(seat, "forfeits")
-                    return self._default(legal), {"fault": "resign", "default": True, "forfeit": True}
+                    return self._default(legal), self._resign(seat)
                 if answer in legal_set:
                     done = time.monotonic()
                     over = done - pending.move_deadline
@@ -270,6 +272,9 @@ class MatchRunner:
         while True:
             seats = state.to_act()
             if not seats:
+                # A seat that resigned after its last action forfeits all the same.
+                for seat in sorted(self.live.resigned - self.forfeited):
+                    self._resign(seat)
                 return
             if state.is_chance():
                 state.apply_chance(state.sample_chance(rng))

@@ -30,7 +30,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from ..store.bots import BotError, BotStore
+from ..store.bots import BotError, BotExists, BotStore
 from ..store.connection import client_for
 from ..store.matches import MatchStore
 from ..store.presence import BotPresence, Invite, PresenceStore
@@ -212,6 +212,8 @@ class AdminServicer:
         await self._check(context)
         try:
             token = await asyncio.to_thread(self.instance.bots.register, request.name)
+        except BotExists as exc:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
         except BotError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         return pb.RegisterBotResponse(name=request.name, token=token)

@@ -1,0 +1,156 @@
+"""The ``Admin`` gRPC service over real gRPC on loopback with real Redis: authorisation by
+``CARDARENA_ADMIN_TOKEN``, registration and listing, and every documented bad-input outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+from cardarena.store.bots import BotStore
+from cardarena.store.connection import client_for
+from cardarena.wire import codec
+
+from .server_harness import ScriptedBot, ServiceProcess, pb
+
+ADMIN = "admin-secret-for-tests"
+
+
+class AdminClient:
+    """A raw ``Admin`` stub with a chosen ``authorization`` header (or none)."""
+
+    def __init__(self, service: ServiceProcess) -> None:
+        self.service = service
+        self.channel = grpc.insecure_channel(service.address)
+        self.stub = codec.arena_pb2_grpc.AdminStub(self.channel)
+
+    @staticmethod
+    def _metadata(auth: str | None) -> tuple[tuple[str, str], ...]:
+        return () if auth is None else (("authorization", auth),)
+
+    def register(self, name: str, auth: str | None = f"Bearer {ADMIN}") -> Any:
+        return self.stub.RegisterBot(pb.RegisterBotRequest(name=name), metadata=self._metadata(auth), timeout=10)
+
+    def list(self, auth: str | None = f"Bearer {ADMIN}") -> Any:
+        return self.stub.ListBots(pb.ListBotsRequest(), metadata=self._metadata(auth), timeout=10)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+def status_of(call: Any) -> tuple[grpc.StatusCode, str]:
+    """Run ``call`` expecting an RPC error; its status code and details."""
+    with pytest.raises(grpc.RpcError) as info:
+        call()
+    error: Any = info.value
+    return error.code(), error.details() or ""
+
+
+@pytest.fixture
+def admin(redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[AdminClient]:
+    monkeypatch.setenv("CARDARENA_ADMIN_TOKEN", ADMIN)
+    svc = ServiceProcess(redis_url)
+    client = AdminClient(svc)
+    yield client
+    client.close()
+    svc.stop()
+
+
+@pytest.fixture
+def bots(redis_url: str, key_prefix: str) -> BotStore:
+    return BotStore(client_for(redis_url))
+
+
+def test_admin_is_disabled_without_an_admin_token(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, bots: BotStore
+) -> None:
+    monkeypatch.delenv("CARDARENA_ADMIN_TOKEN", raising=False)
+    svc = ServiceProcess(redis_url)
+    client = AdminClient(svc)
+    try:
+        for auth in (None, "Bearer ", f"Bearer {ADMIN}"):
+            code, detail = status_of(lambda auth=auth: client.register("nobody", auth))
+            assert code == grpc.StatusCode.PERMISSION_DENIED and "disabled" in detail
+            assert status_of(lambda auth=auth: client.list(auth))[0] == grpc.StatusCode.PERMISSION_DENIED
+        assert bots.names() == []
+    finally:
+        client.close()
+        svc.stop()
+
+
+def test_wrong_or_missing_admin_credentials_are_unauthenticated(admin: AdminClient, bots: BotStore) -> None:
+    wrong = [
+        None,
+        "",
+        "Bearer ",
+        f"Bearer {ADMIN}x",
+        f"Bearer {ADMIN[:-1]}",
+        f"Basic {ADMIN}",
+        ADMIN,
+    ]
+    for auth in wrong:
+        code, detail = status_of(lambda auth=auth: admin.register("intruder", auth))
+        assert code == grpc.StatusCode.UNAUTHENTICATED, auth
+        assert "admin token" in detail
+        assert status_of(lambda auth=auth: admin.list(auth))[0] == grpc.StatusCode.UNAUTHENTICATED
+    assert bots.names() == []  # nothing was registered on the way
+    # A bot's own token is no admin token either.
+    token = bots.register("somebot")
+    assert status_of(lambda: admin.list(f"Bearer {token}"))[0] == grpc.StatusCode.UNAUTHENTICATED
+    # The scheme is case-insensitive, as for bot streams.
+    assert [b.name for b in admin.list(f"bearer {ADMIN}").bots] == ["somebot"]
+
+
+def test_register_returns_a_working_token_and_list_shows_stats(admin: AdminClient, bots: BotStore) -> None:
+    reply = admin.register("alpha")
+    assert reply.name == "alpha" and reply.token
+    assert bots.authenticate(reply.token) == "alpha"
+    # The token opens a bot stream on the same service.
+    bot = ScriptedBot(admin.service.address, reply.token, "alpha")
+    try:
+        welcome = bot.expect("welcome")
+        assert welcome.bot == "alpha"
+    finally:
+        bot.close()
+    html = "<script>alert('x')</script> & co"
+    assert admin.register(html).name == html  # HTML is text; consumers escape it
+    longest = "n" * 64
+    assert admin.register(longest).name == longest
+    bots.count("alpha", "timeouts", 2)
+    bots.count("alpha", "matches", 5)
+    listed = {b.name: b for b in admin.list().bots}
+    assert sorted(listed) == sorted(["alpha", html, longest])
+    assert [b.name for b in admin.list().bots] == bots.names()
+    alpha = listed["alpha"]
+    assert (alpha.matches, alpha.timeouts, alpha.illegal_actions, alpha.disconnects, alpha.forfeits) == (5, 2, 0, 0, 0)
+    assert alpha.created_at > 1.6e9
+    # A registered token is returned once: listing never shows it.
+    assert reply.token.encode() not in admin.list().SerializeToString()
+
+
+INVALID_NAMES = [
+    ("", "empty"),
+    ("x" * 65, "at most 64"),
+    (" padded", "space"),
+    ("padded ", "space"),
+    ("new\nline", "printable"),
+    ("nul\0byte", "printable"),
+]
+
+
+def test_invalid_names_are_refused_with_a_reason(admin: AdminClient, bots: BotStore) -> None:
+    for name, why in INVALID_NAMES:
+        code, detail = status_of(lambda name=name: admin.register(name))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, name
+        assert why in detail, (name, detail)
+    assert bots.names() == [] and list(admin.list().bots) == []
+
+
+def test_duplicate_name_is_already_exists_and_keeps_the_first_token(admin: AdminClient, bots: BotStore) -> None:
+    first = admin.register("twin").token
+    code, detail = status_of(lambda: admin.register("twin"))
+    assert code == grpc.StatusCode.ALREADY_EXISTS
+    assert "already registered" in detail
+    assert bots.authenticate(first) == "twin"  # nothing lost
+    assert [b.name for b in admin.list().bots] == ["twin"]

@@ -30,8 +30,9 @@ def _descendants_and_strays(home: Path) -> list[str]:
 
 
 def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CARDARENA_PREFIX", "XDG_DATA_HOME")}
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CARDARENA_PREFIX")}
     env["HOME"] = str(home)
+    env["XDG_DATA_HOME"] = str(home / ".local" / "share")
     return env
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -83,8 +84,17 @@ def test_readme_match_command_runs(tmp_path: Path) -> None:
     argv[argv.index("--bots") + 1] = argv[argv.index("--bots") + 1].replace(
         "clients/python/examples", str(ROOT / "clients/python/examples")
     )
+    # without REDIS_URL the command uses the embedded default under the user's data directory:
+    # a private HOME keeps the real user's data out of it
+    home = tmp_path / "home"
+    env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")}
     proc = subprocess.run(
-        [sys.executable, "-m", "cardarena.cli", *argv[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "cardarena.cli", *argv[1:]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     replays = sorted((tmp_path / "out").glob("*.json"))
@@ -96,8 +106,6 @@ def test_readme_match_command_runs(tmp_path: Path) -> None:
 
 
 def test_readme_bot_register_prints_a_working_token(redis_url: str, key_prefix: str) -> None:
-    import os
-
     from cardarena.store.bots import BotStore
     from cardarena.store.connection import client_for
 

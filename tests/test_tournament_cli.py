@@ -68,10 +68,11 @@ def test_create_bad_input(redis_url: str, key_prefix: str, args: list[str], mess
     client.close()
 
 
-def test_status_of_unknown_and_missing_redis_url(redis_url: str, key_prefix: str) -> None:
+def test_status_of_unknown_and_missing_redis_url(redis_url: str, key_prefix: str, tmp_path: Path) -> None:
     done = _cli("tournament", "status", "nope", env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix})
     assert done.returncode == 2 and "unknown tournament" in done.stderr
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "share"))  # never the real user's data
     done = subprocess.run(
         [sys.executable, "-m", "cardarena.cli", "tournament", "status", "x"], env=env, capture_output=True, text=True
     )

@@ -1,12 +1,13 @@
 """``cardarena dashboard [--host H --port P]``: serve the dashboard and REST API.
 
-Redis: ``--redis-url``, else ``REDIS_URL``, else a private embedded server whose data lives
-under the user's data directory (stopped when the dashboard stops).
+Redis: ``--redis-url``, else ``REDIS_URL``, else the user's shared embedded default (its data
+under the user's data directory; the one ``cardarena tournament run`` and ``match`` use).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -14,7 +15,7 @@ from typing import Any
 
 
 def _dashboard(args: argparse.Namespace) -> int:
-    from cardarena.store.connection import EmbeddedRedis
+    from cardarena.store.connection import default_redis
     from werkzeug.serving import make_server
 
     from .app import create_app
@@ -23,13 +24,11 @@ def _dashboard(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)
-    embedded: EmbeddedRedis | None = None
-    url = args.redis_url or os.environ.get("REDIS_URL")
-    if not url:
-        embedded = EmbeddedRedis().start()
-        url = embedded.url
-        print(f"cardarena dashboard: embedded Redis at {url}", file=sys.stderr)
-    try:
+    with contextlib.ExitStack() as stack:
+        url = args.redis_url or os.environ.get("REDIS_URL")
+        if not url:
+            url = stack.enter_context(default_redis())
+            print(f"cardarena dashboard: embedded Redis at {url}", file=sys.stderr)
         app = create_app({"REDIS_URL": url})
         server = make_server(args.host, args.port, app, threaded=True)
         print(f"cardarena dashboard: http://{args.host}:{server.server_port}/", file=sys.stderr, flush=True)
@@ -39,9 +38,6 @@ def _dashboard(args: argparse.Namespace) -> int:
             pass
         finally:
             server.server_close()
-    finally:
-        if embedded is not None:
-            embedded.stop()
     return 0
 
 
@@ -50,5 +46,5 @@ def register(sub: Any) -> None:
     dash = sub.add_parser("dashboard", help="serve the web dashboard and REST API")
     dash.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     dash.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
-    dash.add_argument("--redis-url", help="Redis to read (default: $REDIS_URL or an embedded server)")
+    dash.add_argument("--redis-url", help="Redis to read (default: $REDIS_URL or the embedded default)")
     dash.set_defaults(func=_dashboard)

@@ -1,9 +1,10 @@
 """``cardarena up`` and ``cardarena demo``: the whole platform on one machine.
 
-``up`` starts a private real Redis (the embedded default, its data under the user's data
-directory; ``REDIS_URL`` switches to an external one), the gRPC service, one Celery worker,
-beat and the dashboard, all on loopback, prints the addresses and runs until Ctrl-C or
-SIGTERM, when it stops every part (children also die with it if it is killed).
+``up`` starts (or joins) the user's embedded default Redis (its data under the user's data
+directory, shared with the other commands running at the same time; ``REDIS_URL`` switches to
+an external one), the gRPC service, one Celery worker, beat and the dashboard, all on
+loopback, prints the addresses and runs until Ctrl-C or SIGTERM, when it stops every part
+(children also die with it if it is killed).
 
 ``demo`` is ``up`` plus example bots registered and connected and a 3-player Glaves round
 robin with duplicate deals, with a progress bar and the dashboard URL; ``demo --once`` runs
@@ -52,14 +53,10 @@ class Platform:
 
 @contextlib.contextmanager
 def _redis(data_dir: Path | None) -> Iterator[str]:
-    url = os.environ.get("REDIS_URL")
-    if url:
-        yield url
-        return
-    from cardarena.store.connection import DEFAULT_DATA_DIR, EmbeddedRedis
+    from cardarena.store.connection import DEFAULT_DATA_DIR, default_redis
 
-    with EmbeddedRedis((data_dir or DEFAULT_DATA_DIR) / "redis", persist=True) as server:
-        yield server.url
+    with default_redis((data_dir or DEFAULT_DATA_DIR) / "redis") as url:
+        yield url
 
 
 @contextlib.contextmanager
@@ -137,7 +134,7 @@ def _up(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from cardarena.processes import sigterm_as_keyboard_interrupt
-    from cardarena.server.commands import spawn
+    from cardarena.server.commands import issue_token, spawn
     from cardarena.store.bots import BotStore
     from cardarena.store.connection import client_for
     from cardarena.store.tournaments import TournamentStore
@@ -157,7 +154,7 @@ def _demo(args: argparse.Namespace) -> int:
                 try:
                     registry, ts = BotStore(client), TournamentStore(client)
                     for kind, name in bots:
-                        token = registry.register(name) if registry.get(name) is None else registry.rotate(name)
+                        token = issue_token(registry, name)
                         argv = [
                             sys.executable,
                             "-m",

@@ -1,6 +1,7 @@
 """``cardarena tournament run``: one complete tournament locally, end to end.
 
-Everything is real: Redis (embedded unless ``REDIS_URL``; with an external Redis the run gets
+Everything is real: Redis (the user's shared embedded default unless ``REDIS_URL``, so
+``cardarena dashboard`` shows the tournament afterwards; with an external Redis the run gets
 its own key prefix), the gRPC match service (``cardarena service``), each bot as its own
 process (``cardarena bot run KIND``), one Celery worker and beat.  The tournament is created
 and started through the worker exactly as ``tournament create`` does; this command only
@@ -60,7 +61,7 @@ def bot_names(specs: str) -> list[tuple[str, str]]:
 
 def register_run(tsub: Any) -> None:
     """Add ``tournament run``."""
-    run = tsub.add_parser("run", help="run one tournament locally end to end (embedded Redis unless REDIS_URL)")
+    run = tsub.add_parser("run", help="run one tournament locally end to end (embedded default Redis unless REDIS_URL)")
     run.add_argument("--game", required=True)
     run.add_argument("--players", type=int, required=True)
     run.add_argument("--bots", required=True, help="bot specs: random,heuristic,... (repeats get -1, -2 ...)")
@@ -82,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_checked(args: argparse.Namespace) -> int:
-    from cardarena.server.commands import redis_for_run, spawn, start_service, stop_process
+    from cardarena.server.commands import issue_token, redis_for_run, spawn, start_service, stop_process
     from cardarena.store.bots import BotStore
     from cardarena.store.connection import client_for
     from cardarena.store.tournaments import TournamentStore
@@ -114,7 +115,7 @@ def _run_checked(args: argparse.Namespace) -> int:
             procs.append(service)
             registry = BotStore(client)
             for kind, name in bots:
-                token = registry.register(name)
+                token = issue_token(registry, name)
                 argv = [sys.executable, "-m", "cardarena.server", "bot", "run", kind, "--server", f"127.0.0.1:{port}"]
                 argv += ["--name", name, "--seed", f"{run_id}/{name}", "--max-matches", "8"]
                 procs.append(spawn(argv, {**env, "CARDARENA_TOKEN": token}, log=log))

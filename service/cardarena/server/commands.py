@@ -12,15 +12,17 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..processes import parent_death_signal
+
+if TYPE_CHECKING:
+    from ..store.bots import BotStore
 
 
 def _redis_url(args: argparse.Namespace) -> str:
@@ -159,15 +161,25 @@ def start_service(env: dict[str, str], *, extra: list[str] | None = None, log: A
 
 @contextlib.contextmanager
 def redis_for_run() -> Iterator[str]:
-    """``REDIS_URL`` if set, else a private embedded Redis for the duration."""
-    url = os.environ.get("REDIS_URL")
-    if url:
-        yield url
-        return
-    from ..store.connection import EmbeddedRedis
+    """``REDIS_URL`` if set, else the user's shared embedded default (see ``store.connection.default_redis``)."""
+    from ..store.connection import default_redis
 
-    with tempfile.TemporaryDirectory(prefix="cardarena-match-") as tmp, EmbeddedRedis(Path(tmp), persist=False) as r:
-        yield r.url
+    with default_redis() as url:
+        yield url
+
+
+def issue_token(bots: BotStore, name: str) -> str:
+    """A token for bot ``name`` in ``bots`` (a ``BotStore``): registered if new, else rotated.
+
+    Re-running a command with the same bot names on a persistent store must work; the old
+    token of an existing bot stops working.
+    """
+    from ..store.bots import BotExists
+
+    try:
+        return bots.register(name)
+    except BotExists:
+        return bots.rotate(name)
 
 
 def _match(args: argparse.Namespace) -> int:
@@ -199,7 +211,7 @@ def _match(args: argparse.Namespace) -> int:
             service, port = start_service(env, log=sys.stderr if args.verbose else None)
             procs.append(service)
             for name, kind in zip(seats, kinds, strict=True):
-                token = bots.register(name)
+                token = issue_token(bots, name)
                 argv = [sys.executable, "-m", "cardarena.server", "bot", "run", kind, "--server", f"127.0.0.1:{port}"]
                 argv += ["--name", name, "--seed", f"{args.seed}/{name}", "--max-matches", str(args.concurrency)]
                 procs.append(spawn(argv, {**env, "CARDARENA_TOKEN": token}))

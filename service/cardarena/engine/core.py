@@ -127,6 +127,13 @@ class DealRecord:
     scores: list[float] | None = None
     """That deal's score per seat, once it is over."""
 
+    def copy(self) -> DealRecord:
+        """An independent copy (for :meth:`State.clone`); the chance outcome is shared, as it
+        is never changed once applied."""
+        return DealRecord(
+            self.dealer, self.chance, list(self.actions), None if self.scores is None else list(self.scores)
+        )
+
 
 class Game(ABC):
     """Static facts about a game and the factory of its states."""

@@ -440,10 +440,7 @@ class BourreState(State):
         for name in ("_tricks", "_bourre", "_last_trick", "_start_balances", "_last_deal_scores"):
             setattr(other, name, list(getattr(self, name)))
         other._pile_owner = dict(self._pile_owner)
-        other._records = [
-            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
-            for r in self._records
-        ]
+        other._records = [r.copy() for r in self._records]
         other._actions = other._records[-1].actions if other._records else []
         return other
 

@@ -511,10 +511,7 @@ class CoupState(State):
         other._window = {k: (list(v) if isinstance(v, list) else v) for k, v in self._window.items()}
         other._steps = list(self._steps)
         other._log = list(self._log)
-        other._records = [
-            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
-            for r in self._records
-        ]
+        other._records = [r.copy() for r in self._records]
         return other
 
     # -------------------------------------------------------------- chance

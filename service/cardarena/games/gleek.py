@@ -445,10 +445,7 @@ class GleekState(State):
         other.__dict__.update(self.__dict__)
         other._stock = list(self._stock)
         other._ruff_answered = set(self._ruff_answered)
-        other._records = [
-            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
-            for r in self._records
-        ]
+        other._records = [r.copy() for r in self._records]
         other._actions = other._records[-1].actions if other._records else []
         return other
 

@@ -653,10 +653,7 @@ class GolfState(State):
         other._totals = list(self._totals)
         other._history = [list(h) for h in self._history]
         other._last_scores = None if self._last_scores is None else list(self._last_scores)
-        other._records = [
-            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
-            for r in self._records
-        ]
+        other._records = [r.copy() for r in self._records]
         return other
 
     # -------------------------------------------------------------- invariants

@@ -594,10 +594,7 @@ class PokerState(State):
         other.__dict__.update(self.__dict__)
         other._keys = list(self._keys)
         other._masks = list(self._masks)
-        other._records = [
-            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
-            for r in self._records
-        ]
+        other._records = [r.copy() for r in self._records]
         other._actions = other._records[-1].actions if other._records else []
         return other
 

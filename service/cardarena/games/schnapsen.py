@@ -588,10 +588,7 @@ class SchnapsenState(State):
             setattr(other, name, list(getattr(self, name)))
         other._totals = list(self._totals)
         other._last_scores = list(self._last_scores)
-        other._records = [
-            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
-            for r in self._records
-        ]
+        other._records = [r.copy() for r in self._records]
         other._actions = other._records[-1].actions if other._records else []
         return other
 

@@ -413,10 +413,7 @@ class SkullState(State):
         other.__dict__.update(self.__dict__)
         other._lost = [list(x) for x in self._lost]
         other._last = self._last  # replaced, never changed in place
-        other._records = [
-            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
-            for r in self._records
-        ]
+        other._records = [r.copy() for r in self._records]
         return other
 
     # -------------------------------------------------------------- chance

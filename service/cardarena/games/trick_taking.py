@@ -426,10 +426,7 @@ class TrickState(State):
         other.__dict__.update(self.__dict__)
         other._hands = list(self._hands)
         other._taken = list(self._taken)
-        other._records = [
-            DealRecord(r.dealer, r.chance, list(r.actions), None if r.scores is None else list(r.scores))
-            for r in self._records
-        ]
+        other._records = [r.copy() for r in self._records]
         other._actions = other._records[-1].actions if other._records else []
         return other
 

@@ -129,3 +129,42 @@ def test_reconcile_counts_and_rates_completed_matches_once(store: TournamentStor
     ms.complete(spec.match_id, "i", {"scores": [0, 1], "ranks": [2, 1]}, {})
     assert lifecycle.reconcile(store, ms)["counted"] == 1
     assert store.require("r1").status == "finished" and len(store.rating_history("b", "glaves")) == 4
+
+
+def test_regression_concurrent_settle_left_running_standings_on_a_finished_tournament(store: TournamentStore) -> None:
+    """Two workers settle at once: B computed its standings before A finished the tournament
+    and saved them after A's final save. The finished tournament kept "running" standings."""
+    from typing import Any
+
+    from cardarena_tournament import lifecycle
+
+    ms = MatchStore(store.r)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=1, tid="race")
+    store.create(t)
+    total = lifecycle.start_tournament(store, ms, "race")
+    for _ in range(total):
+        spec = ms.claim("i", wait_s=0)
+        assert spec is not None
+        result = {"scores": [3, 1], "ranks": [1, 2]}
+        ms.complete(spec.match_id, "i", result, {})
+        assert store.record("race", spec.match_id, result)
+
+    class LateSaver:
+        """Worker B's view of the store: its first standings save lands after A has settled."""
+
+        def __init__(self, real: TournamentStore) -> None:
+            self.real, self.first = real, True
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.real, name)
+
+        def save_standings(self, tid: str, snapshot: dict[str, Any]) -> None:
+            if self.first:
+                self.first = False
+                lifecycle.settle(self.real, tid)  # worker A finishes and saves the final standings
+            self.real.save_standings(tid, snapshot)  # then B's stale snapshot lands
+
+    lifecycle.settle(LateSaver(store), "race")  # type: ignore[arg-type]
+    assert store.require("race").status == "finished"
+    snapshot = store.standings("race")
+    assert snapshot is not None and snapshot["status"] == "finished"

@@ -295,6 +295,10 @@ def settle(ts: TournamentStore, tid: str, *, force: bool = False) -> None:
             ts.save_standings(tid, {**snap, "status": "finished"})
         else:  # the last results were counted elsewhere after our read: compute again
             refresh_standings(ts, tid)
+    elif snap is not None and snap.get("status") != "finished" and ts.require(tid).status == "finished":
+        # Another worker finished the tournament while we computed; our snapshot (saved as
+        # "running") may have landed after its final one. Recompute: every result is counted.
+        refresh_standings(ts, tid)
 
 
 def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 30.0) -> dict[str, int]:

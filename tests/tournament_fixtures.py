@@ -158,6 +158,7 @@ class WorkerProcess:
             "CARDARENA_PREFIX": prefix,
             "CARDARENA_TICK_S": "0.3",
             "CARDARENA_RECONCILE_S": "2",
+            "CARDARENA_WATCHDOG_SHUTDOWN_S": "10",  # a worker wedged in shutdown is restarted sooner
             **(extra_env or {}),
         }
         self.argv: Sequence[str] = [sys.executable, "-m", "cardarena.cli", *args]

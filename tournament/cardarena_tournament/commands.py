@@ -199,6 +199,23 @@ def _beat(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     state = Path(args.state) if args.state else DEFAULT_DATA_DIR / f"celerybeat-{prefix().strip(':') or 'ca'}"
     state.parent.mkdir(parents=True, exist_ok=True)
+    if not args.no_supervise:
+        # Like the worker, beat runs as a supervised child: restarted if it dies (for example on
+        # a Redis connection loss); schedules live in Redis, so a restarted beat resumes them.
+        from cardarena.processes import supervise
+
+        child = [
+            sys.executable,
+            "-m",
+            "cardarena.cli",
+            "beat",
+            "--no-supervise",
+            "--loglevel",
+            args.loglevel,
+            "--state",
+            str(state),
+        ]
+        return supervise(child, name="celery beat")
     app.start(["beat", f"--loglevel={args.loglevel}", "-s", str(state)])
     return 0
 
@@ -247,4 +264,5 @@ def register(sub: Any) -> None:
     beat = sub.add_parser("beat", help="run the Celery beat scheduler (one per deployment; needs REDIS_URL)")
     beat.add_argument("--state", help="beat's own state file (schedules themselves live in Redis)")
     beat.add_argument("--loglevel", default="INFO")
+    beat.add_argument("--no-supervise", action="store_true", help="run beat in this process (no restart after a crash)")
     beat.set_defaults(func=_beat)

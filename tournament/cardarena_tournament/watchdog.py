@@ -11,8 +11,8 @@ health checks, ``broker_connection_retry``, cancelling long tasks on connection 
   ``CARDARENA_HEARTBEAT_S`` seconds;
 * a thread in the worker's main process looks every few seconds: if the stamp is older than
   :data:`STALE_AFTER_S` while messages are waiting in the queue, the worker is not consuming.
-  It logs why and exits with status 70; the supervisor (``cardarena worker`` runs Celery as a
-  supervised child, see :func:`cardarena.processes.supervise`; compose ``restart:``,
+  It logs why and exits with status 70; the supervisor (``cardarena worker`` and ``cardarena
+  beat`` run Celery as a supervised child, see :func:`cardarena.processes.supervise`; compose ``restart:``,
   Kubernetes) starts a fresh one.  Because tasks are ``acks_late`` and idempotent, nothing
   is lost.
 * the same thread bounds a shutdown: kombu can raise an "Unrecoverable error" when Redis goes

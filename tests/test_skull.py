@@ -5,8 +5,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -414,38 +412,6 @@ def test_describe_gives_typed_payloads() -> None:
 def random_match(players: int, seed: int) -> State:
     bots = [random_policy(MatchRng(f"{seed}/{s}")) for s in range(players)]
     return play_match("skull", players, bots, seed=seed)
-
-
-def test_views_parse_as_the_proto_message(tmp_path: Path) -> None:
-    pytest.importorskip("grpc_tools")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "grpc_tools.protoc",
-            f"-I{ROOT / 'proto'}",
-            f"--python_out={tmp_path}",
-            str(ROOT / "proto/cardarena/v1/view_skull.proto"),
-        ],
-        check=True,
-    )
-    spec = importlib.util.spec_from_file_location("view_skull_pb2", tmp_path / "cardarena/v1/view_skull_pb2.py")
-    assert spec and spec.loader
-    view_skull_pb2 = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(view_skull_pb2)
-    from google.protobuf.json_format import ParseDict
-
-    state = get_game("skull").new_state(5)
-    rng, picker = MatchRng(3), MatchRng(4)
-    while not state.is_terminal():
-        for seat in [None, *range(5)]:
-            ParseDict(state.view_json(seat), view_skull_pb2.SkullView())
-        if state.is_chance():
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        for seat in state.to_act():
-            state.apply(seat, picker.choice(state.legal_actions(seat)))
-    ParseDict(state.view_json(None), view_skull_pb2.SkullView())
 
 
 @settings(max_examples=60, deadline=None)

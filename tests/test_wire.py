@@ -33,10 +33,11 @@ def test_generated_code_is_not_stale(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("game_id", "players"), list(game_seatings()))
 def test_views_round_trip(game_id: str, players: int) -> None:
     game = games()[game_id]
-    state = game.new_state(players)
+    one_deal = {"deals": 1} if "deals" in game.option_defaults(players) else None
+    state = game.new_state(players, one_deal)
     rng, pick = MatchRng(7), random.Random(7)
     steps = 0
-    while not state.is_terminal() and steps < 300:
+    while not state.is_terminal() and steps < 5000:  # a whole match: every phase's views
         if state.is_chance():
             state.apply_chance(state.sample_chance(rng))
             continue
@@ -48,6 +49,9 @@ def test_views_round_trip(game_id: str, players: int) -> None:
             assert codec.decode_view(type(wire).FromString(wire.SerializeToString())) == view_json
             state.apply(seat, pick.choice(state.legal_actions(seat)))
         steps += 1
+    assert state.is_terminal()
+    for seat in [None, *range(players)]:  # and the final views
+        assert codec.decode_view(codec.encode_view(game_id, state.view_json(seat))) == state.view_json(seat)
 
 
 def test_generic_view_round_trips_json() -> None:

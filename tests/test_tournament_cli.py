@@ -38,11 +38,13 @@ def test_bot_names_from_specs() -> None:
 def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) -> None:
     done = _cli(
         "tournament", "run", "--game", "glaves", "--players", "2", "--bots", "random,heuristic",
-        "--deal-sets", "2", "--options", '{"deals": 1}', "--json",
+        "--deal-sets", "2", "--json",
         env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout)
+    # Whole matches (to 46): the heuristic wins ~98 % of them against random (one-deal matches
+    # made this a coin toss often enough to fail now and then).
     assert [r["bot"] for r in out["standings"]] == ["heuristic-1", "random-1"]
     assert len(out["matches"]) == 4
     seats = Counter((b, s) for m in out["matches"] for s, b in enumerate(m["seats"]))

@@ -303,6 +303,29 @@ class State(ABC):
         return frozenset()
 
 
+class FieldsView:
+    """Base of views whose public fields are properties: equality, hash and repr come from the
+    values of the names in ``_FIELDS`` (declared once per view class)."""
+
+    __slots__ = ()
+    _FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"{k}={v!r}" for k, v in zip(self._FIELDS, self._fields(), strict=True))
+        return f"{type(self).__name__}({pairs})"
+
+
 class SnapshotView:
     """Base of views built cheaply from a snapshot tuple and decoded on first access.
 

@@ -44,13 +44,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..engine.core import (
     CHANCE,
     JSON,
     ActionInfo,
     DealRecord,
+    FieldsView,
     Game,
     IllegalAction,
     InvalidChance,
@@ -148,7 +149,7 @@ class TrickRecord:
         }
 
 
-class LeTrucView:
+class LeTrucView(FieldsView):
     """What one seat (or a spectator, ``seat is None``) sees.
 
     Built as one snapshot tuple of immutable state values (the state replaces its tuples rather
@@ -156,6 +157,33 @@ class LeTrucView:
     """
 
     __slots__ = ("_s", "seat")
+    _FIELDS = (
+        "game",
+        "seat",
+        "players",
+        "to_act",
+        "phase",
+        "dealer",
+        "deal_number",
+        "hand",
+        "leader",
+        "trick_number",
+        "trick",
+        "tricks",
+        "value",
+        "offered_by",
+        "offered_value",
+        "double_holder",
+        "redeal_proposed",
+        "redealt",
+        "talk",
+        "hand_sizes",
+        "team_tricks",
+        "team_scores",
+        "team_deal_scores",
+        "target",
+        "deals",
+    )
 
     def __init__(self, state: LeTrucState, seat: int | None) -> None:
         self.seat = seat
@@ -310,73 +338,6 @@ class LeTrucView:
     def deals(self) -> int:
         """A fixed number of rounds (0: play to the target)."""
         return int(self._s[0]._deals)
-
-    def _fields(self) -> tuple[Any, ...]:
-        return (
-            self.game,
-            self.seat,
-            self.players,
-            self.to_act,
-            self.phase,
-            self.dealer,
-            self.deal_number,
-            self.hand,
-            self.leader,
-            self.trick_number,
-            self.trick,
-            self.tricks,
-            self.value,
-            self.offered_by,
-            self.offered_value,
-            self.double_holder,
-            self.redeal_proposed,
-            self.redealt,
-            self.talk,
-            self.hand_sizes,
-            self.team_tricks,
-            self.team_scores,
-            self.team_deal_scores,
-            self.target,
-            self.deals,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeTrucView):
-            return NotImplemented
-        return self._fields() == other._fields()
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def __repr__(self) -> str:
-        names = (
-            "game",
-            "seat",
-            "players",
-            "to_act",
-            "phase",
-            "dealer",
-            "deal_number",
-            "hand",
-            "leader",
-            "trick_number",
-            "trick",
-            "tricks",
-            "value",
-            "offered_by",
-            "offered_value",
-            "double_holder",
-            "redeal_proposed",
-            "redealt",
-            "talk",
-            "hand_sizes",
-            "team_tricks",
-            "team_scores",
-            "team_deal_scores",
-            "target",
-            "deals",
-        )
-        return "LeTrucView(" + ", ".join(f"{k}={v!r}" for k, v in zip(names, self._fields(), strict=True)) + ")"
 
     def to_json(self) -> dict[str, JSON]:
         """Proto-compatible JSON (field names as in ``view_le_truc.proto``)."""

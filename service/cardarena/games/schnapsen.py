@@ -44,13 +44,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..engine.core import (
     CHANCE,
     JSON,
     ActionInfo,
     DealRecord,
+    FieldsView,
     Game,
     IllegalAction,
     InvalidChance,
@@ -146,7 +147,7 @@ class SeatView:
         }
 
 
-class SchnapsenView:
+class SchnapsenView(FieldsView):
     """What one seat (or a spectator, ``seat is None``) sees.
 
     Built as one snapshot tuple (the two-seat counters copied as tuples); fields are decoded on
@@ -154,6 +155,32 @@ class SchnapsenView:
     """
 
     __slots__ = ("_s", "seat")
+    _FIELDS = (
+        "game",
+        "seat",
+        "players",
+        "to_act",
+        "dealer",
+        "deal_number",
+        "leader",
+        "hand",
+        "trick",
+        "last_trick",
+        "last_winner",
+        "played",
+        "trump_suit",
+        "trump_card",
+        "stock_size",
+        "stock_bottom",
+        "closed",
+        "closed_by",
+        "closed_opponent_points",
+        "strict",
+        "marriage_pending",
+        "target",
+        "deals",
+        "seats",
+    )
 
     def __init__(self, state: SchnapsenState, seat: int | None) -> None:
         self.seat = seat
@@ -327,71 +354,6 @@ class SchnapsenView:
             )
             for s in range(2)
         )
-
-    def _fields(self) -> tuple[Any, ...]:
-        return (
-            self.game,
-            self.seat,
-            self.players,
-            self.to_act,
-            self.dealer,
-            self.deal_number,
-            self.leader,
-            self.hand,
-            self.trick,
-            self.last_trick,
-            self.last_winner,
-            self.played,
-            self.trump_suit,
-            self.trump_card,
-            self.stock_size,
-            self.stock_bottom,
-            self.closed,
-            self.closed_by,
-            self.closed_opponent_points,
-            self.strict,
-            self.marriage_pending,
-            self.target,
-            self.deals,
-            self.seats,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SchnapsenView):
-            return NotImplemented
-        return self._fields() == other._fields()
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def __repr__(self) -> str:
-        names = (
-            "game",
-            "seat",
-            "players",
-            "to_act",
-            "dealer",
-            "deal_number",
-            "leader",
-            "hand",
-            "trick",
-            "last_trick",
-            "last_winner",
-            "played",
-            "trump_suit",
-            "trump_card",
-            "stock_size",
-            "stock_bottom",
-            "closed",
-            "closed_by",
-            "closed_opponent_points",
-            "strict",
-            "marriage_pending",
-            "target",
-            "deals",
-            "seats",
-        )
-        return "SchnapsenView(" + ", ".join(f"{k}={v!r}" for k, v in zip(names, self._fields(), strict=True)) + ")"
 
     def to_json(self) -> dict[str, JSON]:
         """Proto-compatible JSON (field names as in ``view_schnapsen.proto``)."""

@@ -148,6 +148,16 @@ class Game(ABC):
     """A short rules summary for people (the dashboard's games page)."""
     higher_is_better: ClassVar[bool] = True
     """Whether a higher final score is better (Golf: lower)."""
+    deals_fixed_by_seed: ClassVar[bool] = False
+    """Whether the ``k``-th deal of a match (its cards and its dealer) is a function of the match
+    seed and ``k`` alone, whatever is played: the match RNG is drawn from only when a deal
+    opens, the same draws for every deal, and never during a deal.  Then every seating of a
+    duplicate deal set is dealt the same ``k``-th deal, the hands following the seats.  It also
+    promises that the final scores are the sums of the deals' scores (:meth:`State.scores_by_deal`),
+    so a deal's score is its share of the result.  Tournaments compare such matches deal by deal
+    (``cardarena_tournament.standings``).
+    ``False`` (the default) for games that draw during a deal (a reshuffle, a random discard)
+    or whose draws depend on play; set only where a test checks it (``tests/test_duplicate_deals.py``)."""
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -264,6 +274,15 @@ class State(ABC):
     @abstractmethod
     def deal_records(self) -> list[DealRecord]:
         """The match so far, deal by deal (the replay's source)."""
+
+    def scores_by_deal(self) -> list[list[float]] | None:
+        """Each deal's score per seat, in the order dealt (from :meth:`deal_records`); ``None``
+        unless every deal so far has its scores (a game that does not score deals, or a deal
+        still in play)."""
+        records = self.deal_records()
+        if not records or any(r.scores is None for r in records):
+            return None
+        return [[float(x) for x in r.scores or ()] for r in records]
 
     def public_action(self, viewer: int | None, seat: int, action: str) -> str | None:
         """What ``viewer`` learns when ``seat`` takes ``action``.

@@ -392,6 +392,9 @@ class Schnapsen(Game):
     name: ClassVar[str] = "Schnapsen"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
+    deals_fixed_by_seed: ClassVar[bool] = True
+    """Each deal opens with one shuffle (and, for the first, the dealer's draw); no chance
+    during a deal; the game points are the sums of the deals'."""
     summary: ClassVar[str] = (
         "Two-player trick-taking with 20 cards (2,3,4,10,A; points 2/3/4/10/11): exchange the "
         "trump 2, meld marriages (20/40), close the stock and reach 66 for 3/2/1 game points, "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from ..engine.cards import BIT, CODES, FULL_DECK, INDEX, SUIT_MASK, SUIT_NAMES, SUITS, codes_of, label
 from ..engine.core import (
@@ -303,6 +303,9 @@ class TrickGame(Game):
     """A whist-family game: subclasses give the layout and the state class."""
 
     state_class: type[TrickState]
+    deals_fixed_by_seed: ClassVar[bool] = True
+    """Each deal opens with one shuffle (and, for the first, the dealer's draw); no chance
+    during a deal; the totals are the sums of the deals' scores."""
 
     def layout(self, players: int) -> TrickLayout:
         """The deal layout for ``players``."""

@@ -307,6 +307,9 @@ class MatchRunner:
         }
         if engine.won is not None:
             result["won"] = list(engine.won)  # the engine's, like the scores (solitaire win rate)
+        by_deal = state.scores_by_deal()
+        if by_deal is not None:
+            result["deal_scores"] = by_deal  # per deal and seat: tournaments compare deal by deal
         extra: dict[str, JSON] = {
             "match_id": spec.match_id,
             "tournament": spec.tournament,

@@ -82,6 +82,9 @@ def test_whole_tournament_heuristic_beats_random(
     assert rows[1]["separated_from_next"] is True
     assert all(r["rating"] is not None for r in rows)
     assert len(ts.rating_history("random-1", "glaves")) == 36
+    # results carry per-deal scores through to the standings, which compare deal by deal
+    assert snap["metric"] == "deal_margin"
+    assert all(m["result"]["deal_scores"] == [m["result"]["scores"]] for m in matches)  # one-deal matches
 
 
 def test_worker_killed_mid_tournament_loses_nothing(

@@ -1,11 +1,13 @@
-"""Standings (pure): score margins, points, places, shared ranks, bootstrap intervals, separation, ratings."""
+"""Standings (pure): score margins (deal by deal over a deal set's common prefix, or final), points,
+places, shared ranks, bootstrap intervals, separation, ratings."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
 from cardarena_tournament.formats import schedule
-from cardarena_tournament.standings import Outcome, compute, match_margin, match_points, rate_match
+from cardarena_tournament.standings import Outcome, compute, match_margin, match_points, rate_match, seat_metrics
 
 
 def test_match_points_from_ranks() -> None:
@@ -152,3 +154,88 @@ def test_multiplayer_win_rate_is_the_share_of_first_places() -> None:
     ]
     rows = {r.bot: r for r in compute(outcomes, ["a", "b", "c"]).rows}
     assert (rows["a"].win_rate, rows["b"].win_rate, rows["c"].win_rate) == (0.5, 1.0, 0.0)
+
+
+# --------------------------------------------------------------------------- deal by deal
+def _dup_set(unit: str, a_first: list[tuple[float, float]], b_first: list[tuple[float, float]]) -> list[Outcome]:
+    """One duplicate deal set of two seatings: ``a`` in seat 0, then ``b`` in seat 0; the deal
+    scores are per seat; final scores are their sums and ranks follow them."""
+    out = []
+    for s, (seats, deals) in enumerate(((("a", "b"), a_first), (("b", "a"), b_first))):
+        final = (sum(d[0] for d in deals), sum(d[1] for d in deals))
+        ranks = (1, 2) if final[0] > final[1] else (2, 1) if final[0] < final[1] else (1, 1)
+        out.append(Outcome(f"t:0:0:{s}:{unit}", seats, final, ranks, unit, deal_scores=tuple(deals)))
+    return out
+
+
+def test_deal_margin_over_the_common_prefix_of_a_deal_set() -> None:
+    # seating 0 (a, b) played 3 deals, seating 1 (b, a) 2: only deals 0 and 1 count.
+    # a's per-deal margins: seating 0: +2, 0 (the third deal, +4, is not compared); seating 1: -1, +3.
+    outcomes = _dup_set("0", [(10, 6), (8, 8), (12, 4)], [(9, 7), (5, 11)])
+    st = compute(outcomes, ["a", "b"], deals_fixed_by_seed=True)
+    a, b = st.rows
+    assert st.metric == "deal_margin" and st.to_json()["metric"] == "deal_margin"
+    assert (a.bot, a.mean, b.mean) == ("a", 1.0, -1.0)
+    # the matches themselves are described as before: final scores 30-18 (a wins), 14-18 (a wins)
+    assert (a.wins, a.losses, a.points, a.places) == (2, 0, 2.0, {"1": 2})
+    assert a.mean_score == 24.0
+    # the final-score margin would count a's third deal, which b never faced in seating 1
+    assert compute(outcomes, ["a", "b"]).rows[0].mean == 4.0
+
+
+def test_plain_deal_sets_use_every_deal_and_one_deal_matches_equal_the_margin() -> None:
+    plain = [
+        Outcome("p:0", ("a", "b"), (30.0, 18.0), (1, 2), "p0", deal_scores=((10, 6), (8, 8), (12, 4))),
+        Outcome("p:1", ("b", "a"), (9.0, 7.0), (1, 2), "p1", deal_scores=((9, 7),)),
+    ]
+    rows = {r.bot: r for r in compute(plain, ["a", "b"], deals_fixed_by_seed=True).rows}
+    assert rows["a"].mean == (2.0 + -1.0) / 2  # p0: (2 + 0 + 4) / 3 deals; p1: -1
+    one_deal = _dup_set("0", [(10, 6)], [(9, 7)]) + _dup_set("1", [(4, 12)], [(8, 8)])
+    by_deal = compute(one_deal, ["a", "b"], deals_fixed_by_seed=True)
+    by_match = compute(one_deal, ["a", "b"])
+    assert by_deal.metric == "deal_margin" and by_match.metric == "margin"
+    assert by_deal.to_json()["rows"] == by_match.to_json()["rows"]
+
+
+def test_three_players_lower_is_better_deal_by_deal() -> None:
+    # two seatings of one deal set; lower scores are better: margin = table mean - own score
+    outcomes = [
+        Outcome("t:0:0:0:0", ("a", "b", "c"), (3, 6, 9), (1, 2, 3), "0", deal_scores=((0, 3, 6), (3, 3, 3))),
+        Outcome("t:0:0:1:0", ("c", "a", "b"), (9, 0, 0), (3, 1, 1), "0", deal_scores=((9, 0, 0),)),
+    ]
+    st = compute(outcomes, ["a", "b", "c"], higher_is_better=False, deals_fixed_by_seed=True)
+    rows = {r.bot: r for r in st.rows}
+    # common prefix 1 deal: seating 0 deal 0 (mean 3): a +3, b 0, c -3; seating 1 (mean 3): c -6, a +3, b +3
+    assert (rows["a"].mean, rows["b"].mean, rows["c"].mean) == (3.0, 1.5, -4.5)
+    assert abs(sum(r.mean for r in st.rows)) < 1e-12
+
+
+def test_falls_back_to_the_final_margin_without_deal_scores() -> None:
+    new = _dup_set("0", [(10, 6), (8, 8), (12, 4)], [(9, 7), (5, 11)])
+    old = [
+        Outcome("t:0:0:0:1", ("a", "b"), (20.0, 10.0), (1, 2), "1"),
+        Outcome("t:0:0:1:1", ("b", "a"), (10.0, 20.0), (2, 1), "1"),
+    ]
+    mixed = compute(new + old, ["a", "b"], deals_fixed_by_seed=True)
+    assert mixed.metric == "margin"  # one record without deal scores: the whole table falls back
+    assert mixed.rows[0].mean == (4.0 + 5.0) / 2
+    # a game whose deals depend on play is never compared deal by deal
+    assert compute(new, ["a", "b"], deals_fixed_by_seed=False).metric == "margin"
+    # a malformed record (a deal without a score per seat) counts as one without deal scores
+    bad = [Outcome("x", ("a", "b"), (1.0, 0.0), (1, 2), "2", deal_scores=((1.0,),))]
+    assert compute(new + bad, ["a", "b"], deals_fixed_by_seed=True).metric == "margin"
+
+
+def test_solitaires_keep_the_score_with_deal_scores() -> None:
+    outcomes = [
+        Outcome(f"t:0:{i}:0:{d}", (b,), (s + d,), (1,), str(d), deal_scores=((1.0,), (s + d - 1.0,)))
+        for d in range(5)
+        for i, (b, s) in enumerate([("low", 1.0), ("high", 9.0)])
+    ]
+    st = compute(outcomes, ["low", "high"], solitaire=True, higher_is_better=False, deals_fixed_by_seed=True)
+    assert st.metric == "score" and [r.bot for r in st.rows] == ["low", "high"] and st.rows[0].mean == 3.0
+
+
+def test_seat_metrics_rejects_an_unknown_metric() -> None:
+    with pytest.raises(ValueError, match="unknown metric"):
+        seat_metrics([], metric="points")

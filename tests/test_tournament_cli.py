@@ -10,6 +10,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cardarena.store.connection import EmbeddedRedis, client_for
@@ -49,6 +50,22 @@ def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) 
     assert len(out["matches"]) == 4
     seats = Counter((b, s) for m in out["matches"] for s, b in enumerate(m["seats"]))
     assert set(seats.values()) == {2}
+    # The service stores each deal's scores; the standings compare the deals that both seatings
+    # of a deal set played (the common prefix), as a mean per-deal margin.
+    assert out["metric"] == "deal_margin"
+    by_set: dict[str, list[dict[str, Any]]] = {}
+    for m in out["matches"]:
+        assert [sum(d[s] for d in m["deal_scores"]) for s in range(2)] == m["scores"]
+        by_set.setdefault(m["deal_set"], []).append(m)
+    expected: dict[str, list[float]] = {}
+    for group in by_set.values():
+        common = min(len(m["deal_scores"]) for m in group)
+        for m in group:
+            for s, bot in enumerate(m["seats"]):
+                margins = [(d[s] - d[1 - s]) / 2 for d in m["deal_scores"][:common]]
+                expected.setdefault(bot, []).append(sum(margins) / common)
+    for row in out["standings"]:
+        assert row["mean"] == pytest.approx(sum(expected[row["bot"]]) / len(expected[row["bot"]]))
 
 
 @pytest.mark.parametrize(

@@ -109,6 +109,9 @@ def play_spec(spec: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
             state.apply(seat, choosers[seat](state, seat))
     result = state.result().to_json()  # scores, ranks and, where the game sets it, won
     assert state.result().won is None or result["won"] == list(state.result().won)
+    by_deal = state.scores_by_deal()
+    if by_deal is not None:  # as the service's runner stores it
+        result["deal_scores"] = by_deal
     return result, build_replay(state, seed=spec.seed, seats=list(spec.seats))
 
 

@@ -105,7 +105,7 @@ def render_standings(snapshot: dict[str, Any]) -> None:
     solitaire = metric == "score"  # solitaires show the win rate where others show places
     table = Table(title=f"{snapshot.get('tournament', '')} standings ({snapshot.get('counted', 0)} matches counted)")
     last = ("win rate",) if solitaire else ("win share", "places", "rating")
-    for col in ("#", "bot", f"mean {metric}/deal set", "95% CI", "sep.", "matches", *last):
+    for col in ("#", "bot", f"mean {metric.replace('_', ' ')}/deal set", "95% CI", "sep.", "matches", *last):
         table.add_column(col)
     for row in snapshot["rows"]:
         rating = row.get("rating")

@@ -168,9 +168,17 @@ def outcomes_of(ts: TournamentStore, tid: str) -> list[standings.Outcome]:
                 ranks=tuple(int(x) for x in res["ranks"]),
                 deal_set=m["deal_set"],
                 won=tuple(bool(x) for x in res["won"]) if res.get("won") is not None else None,
+                deal_scores=_deal_scores(res.get("deal_scores")),
             )
         )
     return out
+
+
+def _deal_scores(raw: Any) -> tuple[tuple[float, ...], ...] | None:
+    """Per-deal scores of a stored result (``None`` when it was recorded without them)."""
+    if not isinstance(raw, list):
+        return None
+    return tuple(tuple(float(x) for x in deal) for deal in raw)
 
 
 def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
@@ -182,6 +190,7 @@ def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
         t.entrants,
         solitaire=t.players == 1,
         higher_is_better=game.higher_is_better,
+        deals_fixed_by_seed=game.deals_fixed_by_seed,
         seed=formats.derive_seed(t.seed, "bootstrap"),
     )
     snap = table.to_json()
@@ -236,6 +245,8 @@ def count_matches(
         entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(spec.seats)}
         if result.get("won") is not None:  # set by games that define winning apart from rank (solitaires)
             entry["won"] = list(result["won"])
+        if result.get("deal_scores") is not None:  # per deal and seat: the standings compare deal by deal
+            entry["deal_scores"] = list(result["deal_scores"])
         if len(spec.seats) > 1:
             ratings.setdefault(t.game, []).append((match_id, spec.seats, _rater(spec.seats, result["ranks"])))
         counts.setdefault(t.id, []).append((match_id, entry))

@@ -151,6 +151,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                     "game": t.game,
                     "players": t.players,
                     "deal_sets": t.deal_sets,
+                    "metric": snap["metric"],
                     "standings": snap["rows"],
                     "matches": [
                         {
@@ -161,6 +162,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                             "scores": (m["result"] or {}).get("scores"),
                             "ranks": (m["result"] or {}).get("ranks"),
                             "won": (m["result"] or {}).get("won"),
+                            "deal_scores": (m["result"] or {}).get("deal_scores"),
                         }
                         for m in matches
                     ],

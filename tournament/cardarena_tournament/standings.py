@@ -1,11 +1,29 @@
 """Standings and ratings from counted match results (pure: no IO, no clock).
 
-**Metric.** Multi-player games: each match gives a seat its *score margin*, its final score
-minus the mean final score of the table (from the stored per-seat ``scores``), negated for
-games where a lower score is better (``higher_is_better = False``), so a higher margin is
-always better; a table's margins sum to zero.  Two players: half the score difference.  This
-keeps the size of a win, which is what duplicate deals compare.  Solitaires: the game score
-itself, better being lower where the game says so.
+**Metric.** Multi-player games compare *score margins*: a seat's score minus the mean score of
+its table, negated for games where a lower score is better (``higher_is_better = False``), so a
+higher margin is always better and a table's margins sum to zero (two players: half the score
+difference).  A margin keeps the size of a win, which is what duplicate deals compare.
+
+* ``deal_margin`` (deal by deal, as duplicate bridge scores board by board): for games whose
+  deals are fixed by the match seed (``Game.deals_fixed_by_seed``: the ``k``-th deal's cards
+  and dealer do not depend on play, and the final scores are the sums of the deals' scores),
+  when every counted result carries its per-deal scores (``Outcome.deal_scores``).  Within a
+  deal set, ``L`` is the fewest deals any of its matches played (the *common prefix*: a match
+  to a target score lasts longer in one seating than in another); a seat's value for a match
+  is its mean margin over that match's deals ``0 .. L-1``, each deal's margin taken from that
+  deal's scores.  So every deal compared was played with the same cards in every seating, and
+  the part of a long match that its mirror never played does not count.  A deal set of a
+  single match (a plain deal, not replayed, as in the plain arm of
+  ``bench/ranking_quality.py``) uses all its deals.  With one-deal matches this equals
+  ``margin``.
+* ``margin`` (the fallback): the match's final scores.  Used for games without fixed deals
+  and whenever some counted result has no per-deal scores (recorded before they were stored),
+  so that one table never mixes the two scales.
+
+Solitaires: the game score itself (``score``), better being lower where the game says so.
+Only the primary metric is deal by deal: points, W/D/L, places and ratings describe the
+matches (their final ranks), and ``mean_score`` is the mean final score.
 
 **Win share** (secondary).  Multi-player games: *points*, the share of its opponents a bot beat
 in a match by the engine's ranks (a tie with one counts half; 1/0.5/0 for a two-player
@@ -13,7 +31,8 @@ win/draw/loss); ``points`` is their total and ``win_share`` their mean per match
 ``points`` is the total score and ``win_share`` is ``None``.
 
 **Deal sets.** A deal set is one deal in all its seatings (see :mod:`.formats`).  A bot's value
-for a deal set is its mean metric over its matches in it, and its standing is the mean over
+for a deal set is its mean metric over its matches in it (while a tournament runs, over the
+matches counted so far, so the common prefix may still shrink), and its standing is the mean over
 its deal sets, with a 95 % percentile bootstrap confidence interval that resamples *deal sets*
 (seeded, so a snapshot is reproducible).  Neighbouring ranks are *separated* when the paired
 bootstrap of the difference of their means (the same resampled deal sets for both) has its
@@ -56,6 +75,9 @@ class Outcome:
     deal_set: str
     won: tuple[bool, ...] | None = None
     """Per seat, whether it won by the game's own standard (the engine's ``Result.won``; solitaires)."""
+    deal_scores: tuple[tuple[float, ...], ...] | None = None
+    """Each deal's score per seat, in the order dealt (the engine's ``State.scores_by_deal``);
+    ``None`` for results recorded without them."""
 
 
 @dataclass(slots=True)
@@ -96,7 +118,7 @@ class Standings:
 
     rows: list[BotStanding]
     metric: str
-    """``margin`` (multi-player) or ``score`` (solitaires)."""
+    """``deal_margin`` or ``margin`` (multi-player) or ``score`` (solitaires); see the module docstring."""
     counted: int
     resamples: int
 
@@ -125,6 +147,51 @@ def match_margin(scores: Sequence[float], seat: int, higher_is_better: bool = Tr
     return margin if higher_is_better else -margin
 
 
+def has_deal_scores(o: Outcome) -> bool:
+    """Whether ``o`` carries usable per-deal scores (at least one deal, one score per seat)."""
+    return bool(o.deal_scores) and all(len(deal) == len(o.seats) for deal in o.deal_scores or ())
+
+
+def common_prefix(group: Sequence[Outcome]) -> int:
+    """The number of deals every match of ``group`` (one deal set) played."""
+    return min(len(o.deal_scores or ()) for o in group) if group else 0
+
+
+def seat_metrics(
+    group: Sequence[Outcome], *, metric: str = "deal_margin", higher_is_better: bool = True
+) -> list[tuple[float, ...]]:
+    """Each match's per-seat metric within its deal set ``group`` (see the module docstring).
+
+    ``deal_margin``: the mean per-deal margin over the deals all matches of ``group`` played
+    (every outcome must carry deal scores, see :func:`has_deal_scores`); ``margin``: the final
+    score margin; ``score``: the final score.
+    """
+    if metric == "score":
+        return [tuple(float(x) for x in o.scores) for o in group]
+    if metric == "margin":
+        return [tuple(match_margin(o.scores, s, higher_is_better) for s in range(len(o.seats))) for o in group]
+    if metric != "deal_margin":
+        raise ValueError(f"unknown metric {metric!r}")
+    deals = common_prefix(group)
+    out = []
+    for o in group:
+        played = (o.deal_scores or ())[:deals]
+        out.append(
+            tuple(sum(match_margin(d, s, higher_is_better) for d in played) / deals for s in range(len(o.seats)))
+        )
+    return out
+
+
+def choose_metric(outcomes: Sequence[Outcome], *, solitaire: bool = False, deals_fixed_by_seed: bool = False) -> str:
+    """The primary metric for these outcomes: ``score`` for solitaires; ``deal_margin`` when the
+    game's deals are fixed by the seed and every outcome has deal scores; else ``margin``."""
+    if solitaire:
+        return "score"
+    if deals_fixed_by_seed and all(has_deal_scores(o) for o in outcomes):
+        return "deal_margin"
+    return "margin"
+
+
 def _percentile(sorted_values: Sequence[float], q: float) -> float:
     if not sorted_values:
         return float("nan")
@@ -138,11 +205,24 @@ def compute(
     *,
     solitaire: bool = False,
     higher_is_better: bool = True,
+    deals_fixed_by_seed: bool = False,
     resamples: int = 1000,
     seed: int = 0,
 ) -> Standings:
-    """Standings of ``entrants`` from counted ``outcomes`` (see the module docstring)."""
+    """Standings of ``entrants`` from counted ``outcomes`` (see the module docstring).
+
+    ``deals_fixed_by_seed`` is the game's ``Game.deals_fixed_by_seed``: whether its matches may
+    be compared deal by deal.
+    """
     sign = 1.0 if (higher_is_better or not solitaire) else -1.0
+    metric_name = choose_metric(outcomes, solitaire=solitaire, deals_fixed_by_seed=deals_fixed_by_seed)
+    groups: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        groups[o.deal_set].append(o)
+    metrics: dict[int, tuple[float, ...]] = {}  # id(outcome) -> per-seat metric
+    for group in groups.values():
+        values = seat_metrics(group, metric=metric_name, higher_is_better=higher_is_better)
+        metrics.update((id(o), v) for o, v in zip(group, values, strict=True))
     per_unit: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     rows: dict[str, BotStanding] = {b: BotStanding(b, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0.0) for b in entrants}
     raw_scores: dict[str, list[float]] = defaultdict(list)
@@ -153,7 +233,7 @@ def compute(
             if bot not in rows:
                 continue
             row = rows[bot]
-            metric = float(o.scores[seat]) if solitaire else match_margin(o.scores, seat, higher_is_better)
+            metric = metrics[id(o)][seat]
             per_unit[o.deal_set][bot].append(metric)
             raw_scores[bot].append(float(o.scores[seat]))
             row.matches += 1
@@ -220,7 +300,7 @@ def compute(
             row.mean, row.ci_low, row.ci_high = -row.mean, -row.ci_high, -row.ci_low
     return Standings(
         rows=[rows[b] for b in order],
-        metric="score" if solitaire else "margin",
+        metric=metric_name,
         counted=len(outcomes),
         resamples=resamples,
     )

@@ -1,5 +1,6 @@
 """Ranking quality: how much duplicate deals (each deal in both seatings) help to tell two
-bots of known strength apart, against plain random deals.
+bots of known strength apart, against plain random deals, measured with the standings' own
+metric.
 
 **Bots.** A bot of strength ``p`` plays the SDK's Glaves heuristic
 (:func:`cardarena_sdk.strategies.glaves.choose`) with probability ``p`` and a random legal
@@ -11,16 +12,33 @@ same opponent therefore gives the same game; nothing but the deal (and the seati
 **Play.** Glaves, 2 players, the engine's :func:`cardarena.engine.play_match` directly (no
 service, no Redis).  Two match lengths: one deal (option ``deals=1``) and full matches (to
 46).  A pool of ``--deals`` deals is played in both seatings (``strong`` in seat 0, then in
-seat 1).
+seat 1); each match keeps its final scores, ranks and per-deal scores
+(``State.scores_by_deal``, as the service stores them).
 
-**Measures** (``strong`` minus ``weak`` in the standings metric, the score margin: in a
-two-player match each seat's margin is half the score difference; the final scores come from
-the engine's ``Result.scores`` as the service stores them):
+**Metric** (``--metric``): ``deal_margin``, the standings' primary metric for Glaves (see
+:mod:`cardarena_tournament.standings`: the mean per-deal score margin over the deals that every
+match of a deal set played), computed by the standings' own code
+(:func:`~cardarena_tournament.standings.seat_metrics`, :func:`~cardarena_tournament.standings.compute`).
+A duplicate deal set (one deal, both seatings) compares the common prefix of its two matches; a
+plain deal set (one match) uses all of that match's deals, so both arms use the same metric
+family and the ratio measures duplicate deals, not a change of metric.  ``margin`` is the
+former metric (final-score margin), for comparison.  ``strong - weak`` in a two-player match
+is twice ``strong``'s margin (score points per deal for ``deal_margin``).
 
-* *variance*: the per-deal-set difference of a duplicate pair (one deal, both seatings)
-  against two matches on independent deals with random seats (each match of the pool is
-  used once); ``variance_ratio = var(independent) / var(duplicate)``; ``points_variance_ratio``
-  is the same in the former metric (win/draw/loss 1/0/-1), for comparison.
+**Measures.**
+
+* *variance*: the per-deal-set difference ``strong - weak`` of a duplicate pair (one deal, both
+  seatings) against the mean of two matches on independent deals with random seats (the
+  expectation over the pool: half the variance of one match drawn from all of the pool's
+  matches); ``variance_ratio = var(independent) / var(duplicate)`` (same number of matches in
+  both), and ``efficiency_ratio``, the same ratio of ``var / mean**2`` (the arms' means differ
+  slightly with ``deal_margin``, as a duplicate set counts only its common prefix): the ratio of
+  matches a fixed-size test needs, free of the stopping rule.  ``final_margin_variance_ratio``
+  is ``variance_ratio`` in the former metric.
+* *play noise* (``--noise``): each deal replayed in seating 0 by the same bots with fresh
+  randomness; ``noise_share`` is the share of a match's variance that changes with the bots'
+  own randomness alone, and ``variance_ratio_bound = 1 / noise_share`` bounds what any
+  duplicate scheme can reach (see :func:`play_noise`).
 * *matches to separation*: a trial adds units in a random order (duplicate: a deal in both
   seatings = one deal set; plain: one match on a fresh deal with a random seating = one deal
   set) and stops at the first check where ``strong`` ranks first and is separated from
@@ -29,11 +47,13 @@ the engine's ``Result.scores`` as the service stores them):
   minimum of deal sets.  Checks after every unit up to 40 matches, then every ~5 %.  Each trial
   uses a deal at most once per arm; trials draw from the shared pool (a deal's games are fixed
   because the bots are deterministic, so replaying it would give the same result).  Reported:
-  the median (and quartiles) over ``--trials``; a trial that does not separate within the pool counts as the
-  pool size (a lower bound, flagged by ``capped``).
+  the median and quartiles over ``--trials``, ``matches_ratio`` (plain median / duplicate
+  median) with a 95 % bootstrap interval over trials, and ``capped``, the trials that did not
+  separate within the pool (counted as the pool size: a lower bound).
 
 Run: ``python bench/ranking_quality.py [--deals 1000] [--trials 40] [--pairs 0.3:0,0.6:0.3]
-[--lengths one,full]``; prints one JSON line per (pair, length) and a summary line.
+[--lengths one,full] [--metric deal_margin|margin] [--noise]``; prints one JSON line per (pair,
+length).
 """
 
 from __future__ import annotations
@@ -45,16 +65,18 @@ import random
 import statistics
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from cardarena.engine import get_game, play_match
 from cardarena_sdk.strategies import glaves as heuristic
 from cardarena_tournament.formats import derive_seed
-from cardarena_tournament.standings import Outcome, compute
+from cardarena_tournament.standings import Outcome, compute, seat_metrics
 
 LENGTHS: dict[str, dict[str, Any]] = {"one": {"deals": 1}, "full": {}}
-HIGHER_IS_BETTER = get_game("glaves").higher_is_better
 """Match lengths: one deal, or the full game to 46."""
+GAME = get_game("glaves")
+HIGHER_IS_BETTER = GAME.higher_is_better
+METRICS = ("deal_margin", "margin")
 
 Policy = Callable[[Any, Sequence[str], int], str]
 
@@ -75,22 +97,36 @@ def deterministic_bot(name: str, p: float) -> Policy:
     return choose
 
 
-Match = tuple[tuple[float, float], tuple[int, int]]
-"""One match seen from ``strong``: (strong's score, weak's score), (strong's rank, weak's rank)."""
+class Match(NamedTuple):
+    """One match seen from ``strong``: every pair is (strong's, weak's)."""
+
+    scores: tuple[float, float]
+    ranks: tuple[int, int]
+    deals: tuple[tuple[float, float], ...]
+    """Each deal's scores."""
 
 
-def play_one(p_strong: float, p_weak: float, seed: int, strong_seat: int, options: dict[str, Any]) -> Match:
-    """Final scores and ranks of ``strong`` and ``weak`` in one match on deal ``seed``."""
-    bots = [deterministic_bot("strong", p_strong), deterministic_bot("weak", p_weak)]
+def play_one(
+    p_strong: float, p_weak: float, seed: int, strong_seat: int, options: dict[str, Any], salt: str = ""
+) -> Match:
+    """Scores, ranks and per-deal scores of ``strong`` and ``weak`` in one match on deal ``seed``
+    (``salt`` renames both bots: the same strengths with fresh randomness)."""
+    bots = [deterministic_bot("strong" + salt, p_strong), deterministic_bot("weak" + salt, p_weak)]
     policies = bots if strong_seat == 0 else bots[::-1]
-    res = play_match("glaves", 2, policies, seed=seed, options=options).result()
+    state = play_match("glaves", 2, policies, seed=seed, options=options)
+    res, by_deal = state.result(), state.scores_by_deal()
+    assert by_deal is not None
     me, other = strong_seat, 1 - strong_seat
-    return (float(res.scores[me]), float(res.scores[other])), (int(res.ranks[me]), int(res.ranks[other]))
+    return Match(
+        (float(res.scores[me]), float(res.scores[other])),
+        (int(res.ranks[me]), int(res.ranks[other])),
+        tuple((d[me], d[other]) for d in by_deal),
+    )
 
 
 def strong_points(p_strong: float, p_weak: float, seed: int, strong_seat: int, options: dict[str, Any]) -> float:
     """``strong``'s points (1 win, 0.5 draw, 0 loss) in one match on deal ``seed``."""
-    _, (mine, other) = play_one(p_strong, p_weak, seed, strong_seat, options)
+    mine, other = play_one(p_strong, p_weak, seed, strong_seat, options).ranks
     return 1.0 if mine < other else 0.5 if mine == other else 0.0
 
 
@@ -103,40 +139,71 @@ def play_pool(p_strong: float, p_weak: float, deals: int, options: dict[str, Any
     return pool
 
 
-def _outcome(m: Match, match_id: str, deal_set: str, strong_seat: int) -> Outcome:
-    (s_strong, s_weak), (r_strong, r_weak) = m
-    if strong_seat == 0:
-        return Outcome(match_id, ("strong", "weak"), (s_strong, s_weak), (r_strong, r_weak), deal_set)
-    return Outcome(match_id, ("weak", "strong"), (s_weak, s_strong), (r_weak, r_strong), deal_set)
+def outcome(m: Match, match_id: str, deal_set: str, strong_seat: int) -> Outcome:
+    """The match as the standings see it (seats in table order, per-deal scores included)."""
+
+    def order(pair: tuple[Any, Any]) -> tuple[Any, Any]:
+        return pair if strong_seat == 0 else (pair[1], pair[0])
+
+    seats = order(("strong", "weak"))
+    return Outcome(match_id, seats, order(m.scores), order(m.ranks), deal_set, deal_scores=tuple(map(order, m.deals)))
 
 
-def diff(m: Match, metric: str) -> float:
-    """``strong`` minus ``weak`` in one match: in the standings metric (``margin``: the score
-    difference, both margins being half of it) or in points (``points``: 2 * points - 1)."""
-    (s_strong, s_weak), (r_strong, r_weak) = m
-    if metric == "margin":
-        return (s_strong - s_weak) * (1.0 if HIGHER_IS_BETTER else -1.0)
-    return 1.0 if r_strong < r_weak else 0.0 if r_strong == r_weak else -1.0
+def diff(group: Sequence[Outcome], metric: str) -> float:
+    """``strong - weak`` in one deal set (``group``: its matches) by the standings' metric."""
+    values = seat_metrics(group, metric=metric, higher_is_better=HIGHER_IS_BETTER)
+    strong = [v[o.seats.index("strong")] for o, v in zip(group, values, strict=True)]
+    weak = [v[o.seats.index("weak")] for o, v in zip(group, values, strict=True)]
+    return statistics.fmean(strong) - statistics.fmean(weak)
 
 
-def variance_ratio(pool: Sequence[tuple[Match, Match]], seed: int = 0, metric: str = "margin") -> dict[str, float]:
+def variance_ratio(pool: Sequence[tuple[Match, Match]], seed: int = 0, metric: str = "deal_margin") -> dict[str, float]:
     """Variance of the per-deal-set difference ``strong - weak``: duplicate pairs vs independent deals."""
-    dup = [(diff(a, metric) + diff(b, metric)) / 2 for a, b in pool]
-    rng = random.Random(seed)
-    singles = [diff(pair[rng.randrange(2)], metric) for pair in pool]  # one random seating per deal
-    indep = [(singles[i] + singles[i + 1]) / 2 for i in range(0, len(singles) - 1, 2)]
-    v_dup, v_ind = statistics.pvariance(dup), statistics.pvariance(indep)
+    dup = [diff([outcome(a, "a", "d", 0), outcome(b, "b", "d", 1)], metric) for a, b in pool]
+    # A plain deal set is one match on a random deal in a random seating: every match of the pool
+    # is equally likely, and two independent ones average to half its variance.
+    singles = [diff([outcome(m, "m", "p", s)], metric) for pair in pool for s, m in enumerate(pair)]
+    m_dup, m_ind = statistics.fmean(dup), statistics.fmean(singles)
+    v_dup, v_ind = statistics.pvariance(dup), statistics.pvariance(singles) / 2
+    eff = (v_ind / m_ind**2) / (v_dup / m_dup**2) if v_dup > 0 and m_ind != 0 else float("inf")
     return {
-        "mean_diff_duplicate": round(statistics.fmean(dup), 4),
-        "mean_diff_independent": round(statistics.fmean(indep), 4),
+        "mean_diff_duplicate": round(m_dup, 4),
+        "mean_diff_independent": round(m_ind, 4),
         "var_duplicate": round(v_dup, 4),
         "var_independent": round(v_ind, 4),
         "variance_ratio": round(v_ind / v_dup, 2) if v_dup > 0 else float("inf"),
+        "efficiency_ratio": round(eff, 2),
     }
 
 
-def _separated(outcomes: list[Outcome], seed: int) -> bool:
-    st = compute(outcomes, ["strong", "weak"], higher_is_better=HIGHER_IS_BETTER, resamples=400, seed=seed)
+def play_noise(
+    pool: Sequence[tuple[Match, Match]], p_strong: float, p_weak: float, options: dict[str, Any], metric: str
+) -> dict[str, float]:
+    """The share of a match's variance that is the bots' own play (not the deal): each deal is
+    replayed in seating 0 by the same bots with fresh randomness; ``var(x - x') / 2`` over
+    ``var(x)``.  A seating swap cannot cancel that part (every view differs, so the bots'
+    choices are as independent as on another deal), so ``1 / noise_share`` bounds the
+    variance ratio that any duplicate scheme can reach with these bots."""
+    firsts, replays = [], []
+    for d, (first, _) in enumerate(pool):
+        again = play_one(p_strong, p_weak, derive_seed("rq-deal", d), 0, options, salt="'")
+        firsts.append(diff([outcome(first, "x", "p", 0)], metric))
+        replays.append(diff([outcome(again, "y", "p", 0)], metric))
+    noise = statistics.pvariance([a - b for a, b in zip(firsts, replays, strict=True)]) / 2
+    share = noise / statistics.pvariance(firsts)
+    return {"noise_share": round(share, 2), "variance_ratio_bound": round(1 / share, 2) if share else float("inf")}
+
+
+def _separated(outcomes: list[Outcome], seed: int, metric: str) -> bool:
+    st = compute(
+        outcomes,
+        ["strong", "weak"],
+        higher_is_better=HIGHER_IS_BETTER,
+        deals_fixed_by_seed=GAME.deals_fixed_by_seed and metric == "deal_margin",
+        resamples=400,
+        seed=seed,
+    )
+    assert st.metric == metric, (st.metric, metric)  # the standings really use the metric measured
     return st.rows[0].bot == "strong" and bool(st.rows[0].separated_from_next)
 
 
@@ -151,7 +218,7 @@ def _checkpoints(limit: int) -> list[int]:
 
 
 def matches_to_separation(
-    pool: Sequence[tuple[Match, Match]], duplicate: bool, trial: int, min_matches: int
+    pool: Sequence[tuple[Match, Match]], duplicate: bool, trial: int, min_matches: int, metric: str = "deal_margin"
 ) -> tuple[int, bool]:
     """Matches until ``strong`` is first and separated (and whether the pool ran out first)."""
     rng = random.Random(derive_seed("rq-trial", trial, duplicate))
@@ -159,9 +226,8 @@ def matches_to_separation(
     outcomes: list[Outcome] = []
 
     def match(d: int, strong_seat: int) -> Outcome:
-        return _outcome(
-            pool[d][strong_seat], f"{d}:{strong_seat}", f"{d}" if duplicate else f"{d}:{strong_seat}", strong_seat
-        )
+        unit = f"{d}" if duplicate else f"{d}:{strong_seat}"
+        return outcome(pool[d][strong_seat], f"{d}:{strong_seat}", unit, strong_seat)
 
     limit = 2 * len(pool) if duplicate else len(pool)
     it = iter(order)
@@ -172,24 +238,51 @@ def matches_to_separation(
                 outcomes += [match(d, 0), match(d, 1)]
             else:
                 outcomes.append(match(d, rng.randrange(2)))
-        if n >= min_matches and _separated(outcomes, trial):
+        if n >= min_matches and _separated(outcomes, trial, metric):
             return n, False
     return limit, True
 
 
-def measure(p_strong: float, p_weak: float, length: str, deals: int, trials: int, min_matches: int) -> dict[str, Any]:
+def ratio_interval(plain: Sequence[int], dup: Sequence[int], resamples: int = 2000) -> list[float]:
+    """95 % percentile bootstrap interval (over trials) of median(plain) / median(dup)."""
+    rng = random.Random(0)
+    ratios = sorted(
+        statistics.median(rng.choices(plain, k=len(plain))) / statistics.median(rng.choices(dup, k=len(dup)))
+        for _ in range(resamples)
+    )
+    return [round(ratios[int(0.025 * resamples)], 2), round(ratios[int(0.975 * resamples) - 1], 2)]
+
+
+def measure(
+    p_strong: float,
+    p_weak: float,
+    length: str,
+    deals: int,
+    trials: int,
+    min_matches: int,
+    metric: str = "deal_margin",
+    noise: bool = False,
+) -> dict[str, Any]:
     """All figures for one pair of strengths and one match length."""
     pool = play_pool(p_strong, p_weak, deals, LENGTHS[length])
-    out: dict[str, Any] = {"p_strong": p_strong, "p_weak": p_weak, "length": length, "deals": deals}
-    out.update(variance_ratio(pool))
-    out["points_variance_ratio"] = variance_ratio(pool, metric="points")["variance_ratio"]
+    out: dict[str, Any] = {"p_strong": p_strong, "p_weak": p_weak, "length": length, "deals": deals, "metric": metric}
+    out["deals_per_match"] = round(statistics.fmean(len(m.deals) for pair in pool for m in pair), 2)
+    out["common_prefix"] = round(statistics.fmean(min(len(a.deals), len(b.deals)) for a, b in pool), 2)
+    out.update(variance_ratio(pool, metric=metric))
+    out["final_margin_variance_ratio"] = variance_ratio(pool, metric="margin")["variance_ratio"]
+    if noise:
+        out.update(play_noise(pool, p_strong, p_weak, LENGTHS[length], metric))
+    if not trials:
+        return out
+    counts: dict[str, list[int]] = {}
     for arm, dup in (("duplicate", True), ("plain", False)):
-        runs = [matches_to_separation(pool, dup, t, min_matches) for t in range(trials)]
-        counts = sorted(n for n, _ in runs)
-        out[f"{arm}_median"] = statistics.median(counts)
-        out[f"{arm}_quartiles"] = [counts[len(counts) // 4], counts[(3 * len(counts)) // 4]]
+        runs = [matches_to_separation(pool, dup, t, min_matches, metric) for t in range(trials)]
+        counts[arm] = sorted(n for n, _ in runs)
+        out[f"{arm}_median"] = statistics.median(counts[arm])
+        out[f"{arm}_quartiles"] = [counts[arm][len(runs) // 4], counts[arm][(3 * len(runs)) // 4]]
         out[f"{arm}_capped"] = sum(c for _, c in runs)
     out["matches_ratio"] = round(out["plain_median"] / out["duplicate_median"], 2)
+    out["matches_ratio_ci"] = ratio_interval(counts["plain"], counts["duplicate"])
     return out
 
 
@@ -199,13 +292,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--pairs", default="0.3:0,0.6:0.3", help="strong:weak strengths, comma-separated")
     ap.add_argument("--lengths", default="one,full", help="one (one deal) and/or full (to 46)")
     ap.add_argument("--deals", type=int, default=1000, help="deals in the pool (each played in both seatings)")
-    ap.add_argument("--trials", type=int, default=40)
+    ap.add_argument("--trials", type=int, default=40, help="separation trials per arm (0: variance only)")
     ap.add_argument("--min-matches", type=int, default=20, help="no separation call below this many matches")
+    ap.add_argument("--metric", choices=METRICS, default="deal_margin", help="the standings metric to separate by")
+    ap.add_argument(
+        "--noise", action="store_true", help="also measure the bots' own play noise (one more match per deal)"
+    )
     a = ap.parse_args(argv)
     for pair in a.pairs.split(","):
         hi, lo = (float(x) for x in pair.split(":"))
         for length in a.lengths.split(","):
-            print(json.dumps(measure(hi, lo, length, a.deals, a.trials, a.min_matches)), flush=True)
+            figures = measure(hi, lo, length, a.deals, a.trials, a.min_matches, a.metric, a.noise)
+            print(json.dumps(figures), flush=True)
 
 
 if __name__ == "__main__":

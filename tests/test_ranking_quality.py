@@ -39,13 +39,30 @@ def test_bots_are_deterministic_functions_of_what_they_see() -> None:
 
 def test_measure_reports_every_figure() -> None:
     rq = _bench()
-    out = rq.measure(1.0, 0.0, "one", deals=12, trials=2, min_matches=4)
-    assert out["length"] == "one" and out["deals"] == 12
+    out = rq.measure(1.0, 0.0, "one", deals=12, trials=2, min_matches=4, noise=True)
+    assert out["length"] == "one" and out["deals"] == 12 and out["metric"] == "deal_margin"
     for name in ("variance_ratio", "var_duplicate", "var_independent", "duplicate_median", "plain_median"):
         assert out[name] >= 0
     assert 4 <= out["duplicate_median"] <= 24 and 4 <= out["plain_median"] <= 12
-    won = ((10.0, 4.0), (1, 2))  # strong's and weak's scores, then ranks
-    assert rq.variance_ratio([(won, won)] * 6)["var_duplicate"] == 0.0  # the deal decides: no noise left
-    assert rq.variance_ratio([(won, won)] * 6)["mean_diff_duplicate"] == 6.0  # in the score margin
-    for name in ("points_variance_ratio", "matches_ratio"):
+    assert out["deals_per_match"] == out["common_prefix"] == 1.0
+    for name in ("final_margin_variance_ratio", "efficiency_ratio", "matches_ratio"):
         assert name in out
+    assert out["noise_share"] >= 0 and out["variance_ratio_bound"] > 0
+    low, high = out["matches_ratio_ci"]
+    assert low <= high
+
+
+def test_the_metric_is_the_standings_deal_margin_over_the_common_prefix() -> None:
+    rq = _bench()
+    # strong wins the first deal 10-6 in both seatings; the seat-0 match also has a second deal
+    long = rq.Match((14.0, 18.0), (2, 1), ((10.0, 6.0), (4.0, 12.0)))
+    short = rq.Match((10.0, 6.0), (1, 2), ((10.0, 6.0),))
+    assert rq.diff([rq.outcome(long, "a", "d", 0), rq.outcome(short, "b", "d", 1)], "deal_margin") == 4.0
+    assert rq.diff([rq.outcome(long, "a", "p", 0)], "deal_margin") == (4.0 - 8.0) / 2  # plain: every deal
+    assert rq.diff([rq.outcome(long, "a", "p", 1)], "margin") == -4.0  # the final scores
+    figures = rq.variance_ratio([(short, short)] * 6)
+    assert figures["var_duplicate"] == 0.0 and figures["mean_diff_duplicate"] == 4.0  # the deal decides
+    # the separation check runs the standings with the metric measured (it asserts so)
+    pool = [(short, short)] * 12
+    for metric in rq.METRICS:
+        assert rq.matches_to_separation(pool, True, 0, 4, metric) == (10, False)

@@ -99,6 +99,11 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "scores": {"type": "array", "items": {"type": "number"}},
             "ranks": {"type": "array", "items": {"type": "integer"}},
+            "deal_scores": {
+                "type": "array",
+                "items": {"type": "array", "items": {"type": "number"}},
+                "description": "Match results: each deal's scores per seat (when every deal was scored).",
+            },
         },
     },
     "Match": {
@@ -162,8 +167,10 @@ SCHEMAS: dict[str, Any] = {
             },
             "mean": {
                 **_NUM,
-                "description": "Primary metric, mean per deal set. Multi-player: score margin (final score minus "
-                "the table's mean score, negated where lower scores are better). Solitaires: the game score.",
+                "description": "Primary metric, mean per deal set. Multi-player: score margin (score minus "
+                "the table's mean score, negated where lower scores are better), deal by deal (mean per-deal "
+                "margin over the deals every seating of the deal set played) where the game's deals are fixed "
+                "by the seed and results carry deal scores, else from the final scores. Solitaires: the game score.",
             },
             "ci_low": {**_NUM, "description": "95 % bootstrap confidence interval, low end."},
             "ci_high": _NUM,

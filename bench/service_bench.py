@@ -41,7 +41,9 @@ ECHO_METHOD = "/bench.Echo/Pingpong"
 
 
 # ------------------------------------------------------------------ client processes
-async def _bot(address: str, token: str, max_matches: int, warmup: float, seconds: float) -> dict[str, Any]:
+async def _bot(
+    address: str, token: str, max_matches: int, warmup: float, seconds: float, batching: bool = True
+) -> dict[str, Any]:
     import grpc
     from cardarena.wire import codec
 
@@ -49,43 +51,70 @@ async def _bot(address: str, token: str, max_matches: int, warmup: float, second
     lat: list[float] = []
     sizes = {"request": 0, "action": 0}
     sent: dict[str, float] = {}
+    reads = 0
+    gaps: list[float] = []
+    last = [0.0]
     start = time.perf_counter()
     t0, t1 = start + warmup, start + warmup + seconds
     async with grpc.aio.insecure_channel(address) as channel:
         stub = codec.arena_pb2_grpc.ArenaStub(channel)
         out: asyncio.Queue[Any] = asyncio.Queue()
-        out.put_nowait(pb.BotMessage(hello=pb.Hello(max_matches=max_matches, client="bench")))
+        out.put_nowait(pb.BotMessage(hello=pb.Hello(max_matches=max_matches, client="bench", batching=batching)))
 
         async def requests() -> Any:
+            # As the SDK does: answers queued together leave as one BotBatch.
             while True:
                 m = await out.get()
                 if m is None:
                     return
-                yield m
+                if not batching or out.empty():
+                    yield m
+                    continue
+                batch = pb.BotMessage()
+                batch.batch.messages.append(m)
+                while not out.empty():
+                    more = out.get_nowait()
+                    if more is None:
+                        yield batch
+                        return
+                    batch.batch.messages.append(more)
+                yield batch
+
+        def handle(message: Any, now: float) -> None:
+            kind = message.WhichOneof("kind")
+            if kind == "batch":
+                for item in message.batch.messages:
+                    handle(item, now)
+                return
+            if kind != "action_request":
+                if kind == "ping":
+                    out.put_nowait(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
+                return
+            req = message.action_request
+            before = sent.pop(req.match_id, None)
+            if before is not None and now >= t0:
+                lat.append(now - before)
+            elif before is None and now >= t0 and max_matches <= 2 and last[0]:
+                gaps.append(now - last[0])  # one match at a time: the previous one's last answer
+            if not sizes["request"]:
+                sizes["request"] = req.ByteSize()
+            action = pb.BotMessage(action=pb.Action(match_id=req.match_id, seq=req.seq, action_id=req.legal[0].id))
+            if not sizes["action"]:
+                sizes["action"] = action.ByteSize()
+            sent[req.match_id] = last[0] = time.perf_counter()
+            out.put_nowait(action)
 
         call = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
         async for message in call:
             now = time.perf_counter()
             if now >= t1:
                 break
-            if message.WhichOneof("kind") != "action_request":
-                if message.WhichOneof("kind") == "ping":
-                    out.put_nowait(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
-                continue
-            req = message.action_request
-            before = sent.pop(req.match_id, None)
-            if before is not None and now >= t0:
-                lat.append(now - before)
-            if not sizes["request"]:
-                sizes["request"] = req.ByteSize()
-            action = pb.BotMessage(action=pb.Action(match_id=req.match_id, seq=req.seq, action_id=req.legal[0].id))
-            if not sizes["action"]:
-                sizes["action"] = action.ByteSize()
-            sent[req.match_id] = time.perf_counter()
-            out.put_nowait(action)
+            if now >= t0:
+                reads += 1
+            handle(message, now)
         call.cancel()
         out.put_nowait(None)
-    return {"latencies": lat, "sizes": sizes}
+    return {"latencies": lat, "sizes": sizes, "reads": reads, "gaps": gaps}
 
 
 async def _echo_client(address: str, loops: int, size_in: int, warmup: float, seconds: float) -> dict[str, Any]:
@@ -241,7 +270,15 @@ def service_run(url: str, concurrency: int, seconds: float, clients: int) -> tup
         outs = _collect(bot_procs, timeout=seconds + 60)
         lat = [x for o in outs for x in o["latencies"]]
         sizes = outs[0]["sizes"]
-        return _figures(lat, seconds), sizes
+        figures = _figures(lat, seconds)
+        # Stream messages the bots read per move: 2 without batching (the move's Event, then
+        # the next ActionRequest), 1 when they arrive together, below 1 when several matches'
+        # requests share a ServerBatch.
+        figures["reads_per_move"] = sum(o["reads"] for o in outs) / len(lat) if lat else 0.0
+        gaps = sorted(x for o in outs for x in o["gaps"])
+        if gaps:  # one match at a time: from a match's last answer to the next match's first request
+            figures["between_matches_ms"] = 1000 * gaps[len(gaps) // 2]
+        return figures, sizes
     finally:
         for proc in reversed(procs):
             stop_process(proc)

@@ -27,6 +27,8 @@ pb = codec.arena_pb2
 
 FATAL = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
 """Status codes after which reconnecting cannot help."""
+MAX_BATCH = 64
+"""Most answers sent as one ``BotBatch``."""
 
 
 class SessionEnded(Exception):
@@ -44,17 +46,38 @@ async def _session(
         outbox.put_nowait(
             pb.BotMessage(
                 hello=pb.Hello(
-                    bot=bot.name, games=list(bot.games), max_matches=bot.max_matches, client="cardarena_sdk/0.1"
+                    bot=bot.name,
+                    games=list(bot.games),
+                    max_matches=bot.max_matches,
+                    client="cardarena_sdk/0.1",
+                    batching=True,
                 )
             )
         )
 
         async def requests() -> Any:
+            # Answers queued together (several matches' requests arrived in one batch) leave
+            # as one BotBatch: one stream message instead of one each.
             while True:
                 message = await outbox.get()
                 if message is None:
                     return
-                yield message
+                if outbox.empty():
+                    yield message
+                    continue
+                batch = pb.BotMessage()
+                items = batch.batch.messages
+                items.append(message)
+                ended = False
+                while not outbox.empty() and len(items) < MAX_BATCH:
+                    more = outbox.get_nowait()
+                    if more is None:
+                        ended = True
+                        break
+                    items.append(more)
+                yield batch
+                if ended:
+                    return
 
         call = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
         pending: set[asyncio.Task[None]] = set()
@@ -72,39 +95,45 @@ async def _session(
             await stop.wait()
             call.cancel()
 
+        def handle(message: Any) -> None:
+            kind = message.WhichOneof("kind")
+            if kind == "action_request":
+                request = message.action_request
+                view = codec.decode_view(request.view)
+                legal = codec.decode_legal(request.legal)
+                if chooser.fast:  # a bot that answers in well under a millisecond: no thread
+                    try:
+                        reply(request, chooser.timed(view, legal))
+                    except Exception:  # as in a worker thread: the request runs out of time
+                        log.exception("choose failed in %s (seq %s)", request.match_id, request.seq)
+                    return
+                task = asyncio.create_task(answer(request, view, legal))
+                pending.add(task)
+                task.add_done_callback(pending.discard)
+            elif kind == "batch":
+                for item in message.batch.messages:
+                    handle(item)
+            elif kind == "ping":
+                outbox.put_nowait(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
+            elif kind == "event":
+                e = message.event
+                bot.on_event(e.match_id, e.seat, e.action)
+            elif kind == "match_end":
+                e = message.match_end
+                bot.on_match_end(e.match_id, e.status, list(e.scores), list(e.ranks))
+            elif kind == "match_invite":
+                inv = message.match_invite
+                log.info("invited to %s on %s (%s)", inv.match_id, inv.address, inv.instance)
+                if on_invite is not None and inv.address:
+                    on_invite(inv.address)
+            elif kind == "action_rejected":
+                r = message.action_rejected
+                log.warning("action rejected in %s (seq %s): %s", r.match_id, r.seq, r.reason)
+
         watcher = asyncio.create_task(stopper())
         try:
             async for message in call:
-                kind = message.WhichOneof("kind")
-                if kind == "action_request":
-                    request = message.action_request
-                    view = codec.decode_view(request.view)
-                    legal = codec.decode_legal(request.legal)
-                    if chooser.fast:  # a bot that answers in well under a millisecond: no thread
-                        try:
-                            reply(request, chooser.timed(view, legal))
-                        except Exception:  # as in a worker thread: the request runs out of time
-                            log.exception("choose failed in %s (seq %s)", request.match_id, request.seq)
-                        continue
-                    task = asyncio.create_task(answer(request, view, legal))
-                    pending.add(task)
-                    task.add_done_callback(pending.discard)
-                elif kind == "ping":
-                    outbox.put_nowait(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
-                elif kind == "event":
-                    e = message.event
-                    bot.on_event(e.match_id, e.seat, e.action)
-                elif kind == "match_end":
-                    e = message.match_end
-                    bot.on_match_end(e.match_id, e.status, list(e.scores), list(e.ranks))
-                elif kind == "match_invite":
-                    inv = message.match_invite
-                    log.info("invited to %s on %s (%s)", inv.match_id, inv.address, inv.instance)
-                    if on_invite is not None and inv.address:
-                        on_invite(inv.address)
-                elif kind == "action_rejected":
-                    r = message.action_rejected
-                    log.warning("action rejected in %s (seq %s): %s", r.match_id, r.seq, r.reason)
+                handle(message)
         except asyncio.CancelledError:
             me = asyncio.current_task()
             if not stop.is_set() or (me is not None and me.cancelling()):

@@ -33,9 +33,13 @@ class Session:
 
     _ids = itertools.count(1)
 
-    def __init__(self, bot: str, games: Iterable[str], max_matches: int, *, bad_per_minute: int) -> None:
+    def __init__(
+        self, bot: str, games: Iterable[str], max_matches: int, *, bad_per_minute: int, batching: bool = False
+    ) -> None:
         self.id = f"{next(self._ids)}-{uuid.uuid4().hex[:8]}"
         self.bot = bot
+        self.batching = batching
+        """The bot accepts ``ServerBatch`` (``Hello.batching``)."""
         self.games = frozenset(games)
         self.max_matches = max_matches
         self.outbox: asyncio.Queue[Any] = asyncio.Queue()
@@ -131,6 +135,8 @@ class LiveMatch:
         """Seats whose bot joined (the others are no-shows)."""
         self.held: dict[str, list[int]] = {}
         """Present seats by bot (kept by :meth:`Hub.bind`)."""
+        self.released = False
+        """Play is over and the seats are free again (:meth:`Hub.release`)."""
 
     def seats_of(self, bot: str) -> list[int]:
         """The seats ``bot`` holds."""
@@ -195,9 +201,13 @@ class Hub:
 
     def open(self, bot: str, hello: Any) -> Session:
         """Register a new session after Hello; binds and resumes the bot's live seats."""
-        session = Session(bot, hello.games, max(1, hello.max_matches), bad_per_minute=self.bad_per_minute)
+        session = Session(
+            bot, hello.games, max(1, hello.max_matches), bad_per_minute=self.bad_per_minute, batching=hello.batching
+        )
         self.sessions.setdefault(bot, []).append(session)
-        resumed = [m for m in self.matches.values() if any(m.sessions[s] is None for s in m.seats_of(bot))]
+        resumed = [
+            m for m in self.matches.values() if not m.released and any(m.sessions[s] is None for s in m.seats_of(bot))
+        ]
         self._sessions_changed()
         session.send(
             pb.ServerMessage(
@@ -207,6 +217,7 @@ class Hub:
                     instance=self.instance,
                     max_matches=self.capacity(bot),
                     resumed=[m.spec.match_id for m in resumed],
+                    batching=session.batching,
                 )
             )
         )
@@ -232,6 +243,8 @@ class Hub:
             self.sessions.pop(session.bot, None)
         left = []
         for match in self.matches.values():
+            if match.released:
+                continue
             for seat, bound in match.sessions.items():
                 if bound is session:
                     match.sessions[seat] = None
@@ -285,11 +298,14 @@ class Hub:
         else:
             self.reserved.pop(bot, None)
 
-    def finish(self, match_id: str) -> None:
-        """Forget a finished match (its seats become free slots)."""
-        match = self.matches.pop(match_id, None)
-        if match is None:
+    def release(self, match_id: str) -> None:
+        """A match's play is over: its seats become free slots at once, while the result is
+        still being recorded (the match stays known until :meth:`finish` so its ``MatchEnd``
+        reaches the bound sessions; a session that closes meanwhile is not resumed for it)."""
+        match = self.matches.get(match_id)
+        if match is None or match.released:
             return
+        match.released = True
         for bot, seats in match.held.items():
             left = self._load.get(bot, 0) - len(seats)
             if left > 0:
@@ -300,6 +316,11 @@ class Hub:
             if session is not None:
                 session.bound -= 1
         self._wake()
+
+    def finish(self, match_id: str) -> None:
+        """Forget a finished match (releasing its seats if :meth:`release` did not)."""
+        self.release(match_id)
+        self.matches.pop(match_id, None)
 
     def games_of(self, bot: str) -> tuple[str, ...]:
         """Games the bot's sessions here accept (empty: every game)."""

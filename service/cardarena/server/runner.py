@@ -352,6 +352,7 @@ class MatchRunner:
             await self.join()
             log.info("match_started", extra={"fields": {"match_id": spec.match_id, "game": spec.game}})
             await self.play()
+            self.hub.release(spec.match_id)  # the bots may start their next matches meanwhile
             result, replay = self.outcome()
             await asyncio.to_thread(
                 self.store.complete, spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""

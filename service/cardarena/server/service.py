@@ -109,11 +109,18 @@ class ArenaServicer:
         log.info("session_opened", extra={"fields": {"bot": bot, "session": session.id}})
         reader = asyncio.create_task(self._read(session, messages))
         pinger = asyncio.create_task(self._ping(session))
+        outbox = session.outbox
         try:
             while True:
-                message = await session.outbox.get()
+                message = await outbox.get()
                 if message is None:
                     break
+                if session.batching and not outbox.empty():
+                    message, ended = coalesce(message, outbox)
+                    yield message
+                    if ended:
+                        break
+                    continue
                 yield message
         finally:
             reader.cancel()
@@ -127,46 +134,59 @@ class ArenaServicer:
             await context.abort(*session.abort)
 
     async def _read(self, session: Session, messages: Any) -> None:
-        inst = self.instance
         try:
             async for message in messages:
-                kind = message.WhichOneof("kind")
-                reply = None
-                if kind == "action":
-                    reply = inst.hub.route_action(session, message.action)
-                elif kind == "pong":
-                    continue
-                elif kind == "resign":
-                    if not inst.hub.resign(session, message.resign.match_id):
-                        reply = pb.ServerMessage(
-                            action_rejected=pb.ActionRejected(
-                                match_id=message.resign.match_id,
-                                code=pb.REJECT_UNKNOWN_MATCH,
-                                reason="no live match of yours with that id",
-                            )
-                        )
-                else:
-                    reply = pb.ServerMessage(
-                        action_rejected=pb.ActionRejected(
-                            code=pb.REJECT_MALFORMED, reason=f"unexpected message {kind or 'empty'!r} after Hello"
-                        )
-                    )
-                if reply is not None:
-                    inst.metrics.bad_messages.inc()
-                    session.send(reply)
-                    if session.count_bad():
-                        session.close(
-                            (
-                                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"more than {inst.limits.bad_messages_per_minute} bad messages per minute",
-                            )
-                        )
-                        return
+                if message.WhichOneof("kind") == "batch":
+                    for item in message.batch.messages:
+                        if not self._handle(session, item, nested=True):
+                            return
+                elif not self._handle(session, message):
+                    return
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the stream broke (client gone, message too large ...)
             log.info("session_read_ended", extra={"fields": {"bot": session.bot, "error": repr(exc)}})
         session.close()
+
+    def _handle(self, session: Session, message: Any, *, nested: bool = False) -> bool:
+        """Handle one message after Hello (``nested``: an item of a ``BotBatch``); ``False``
+        once the session is closed for too many bad messages."""
+        inst = self.instance
+        kind = message.WhichOneof("kind")
+        reply = None
+        if kind == "action":
+            reply = inst.hub.route_action(session, message.action)
+        elif kind == "pong":
+            return True
+        elif kind == "resign":
+            if not inst.hub.resign(session, message.resign.match_id):
+                reply = pb.ServerMessage(
+                    action_rejected=pb.ActionRejected(
+                        match_id=message.resign.match_id,
+                        code=pb.REJECT_UNKNOWN_MATCH,
+                        reason="no live match of yours with that id",
+                    )
+                )
+        else:
+            where = "in a batch" if nested else "after Hello"
+            reply = pb.ServerMessage(
+                action_rejected=pb.ActionRejected(
+                    code=pb.REJECT_MALFORMED, reason=f"unexpected message {kind or 'empty'!r} {where}"
+                )
+            )
+        if reply is None:
+            return True
+        inst.metrics.bad_messages.inc()
+        session.send(reply)
+        if session.count_bad():
+            session.close(
+                (
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"more than {inst.limits.bad_messages_per_minute} bad messages per minute",
+                )
+            )
+            return False
+        return True
 
     async def _ping(self, session: Session) -> None:
         nonce = 0
@@ -174,6 +194,24 @@ class ArenaServicer:
             await asyncio.sleep(self.instance.limits.ping_interval_s)
             nonce += 1
             session.send(pb.ServerMessage(ping=pb.Ping(nonce=nonce)))
+
+
+MAX_BATCH = 64
+"""Most messages coalesced into one ``ServerBatch``."""
+
+
+def coalesce(first: Any, outbox: asyncio.Queue[Any], limit: int = MAX_BATCH) -> tuple[Any, bool]:
+    """``first`` and the messages queued behind it (up to ``limit``) as one ``ServerBatch``
+    message, and whether the end-of-stream marker was reached."""
+    batch = pb.ServerMessage()
+    items = batch.batch.messages
+    items.append(first)
+    while len(items) < limit and not outbox.empty():
+        message = outbox.get_nowait()
+        if message is None:
+            return (batch if len(items) > 1 else first), True
+        items.append(message)
+    return batch, False
 
 
 def hello_problem(first: Any, bot: str, max_matches: int) -> tuple[Any, str] | None:

@@ -24,28 +24,38 @@ REJECT_UNKNOWN_MATCH: RejectCode
 REJECT_MALFORMED: RejectCode
 
 class BotMessage(_message.Message):
-    __slots__ = ("hello", "action", "pong", "resign")
+    __slots__ = ("hello", "action", "pong", "resign", "batch")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     PONG_FIELD_NUMBER: _ClassVar[int]
     RESIGN_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     action: Action
     pong: Pong
     resign: Resign
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ...) -> None: ...
+    batch: BotBatch
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ..., batch: _Optional[_Union[BotBatch, _Mapping]] = ...) -> None: ...
+
+class BotBatch(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[BotMessage]
+    def __init__(self, messages: _Optional[_Iterable[_Union[BotMessage, _Mapping]]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("bot", "games", "max_matches", "client")
+    __slots__ = ("bot", "games", "max_matches", "client", "batching")
     BOT_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
+    BATCHING_FIELD_NUMBER: _ClassVar[int]
     bot: str
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     client: str
-    def __init__(self, bot: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ...) -> None: ...
+    batching: bool
+    def __init__(self, bot: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., batching: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("match_id", "seq", "action_id")
@@ -70,7 +80,7 @@ class Resign(_message.Message):
     def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class ServerMessage(_message.Message):
-    __slots__ = ("welcome", "match_start", "action_request", "action_rejected", "event", "match_end", "ping", "match_invite")
+    __slots__ = ("welcome", "match_start", "action_request", "action_rejected", "event", "match_end", "ping", "match_invite", "batch")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_START_FIELD_NUMBER: _ClassVar[int]
     ACTION_REQUEST_FIELD_NUMBER: _ClassVar[int]
@@ -79,6 +89,7 @@ class ServerMessage(_message.Message):
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
     PING_FIELD_NUMBER: _ClassVar[int]
     MATCH_INVITE_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_start: MatchStart
     action_request: ActionRequest
@@ -87,21 +98,30 @@ class ServerMessage(_message.Message):
     match_end: MatchEnd
     ping: Ping
     match_invite: MatchInvite
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., action_rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., match_invite: _Optional[_Union[MatchInvite, _Mapping]] = ...) -> None: ...
+    batch: ServerBatch
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., action_rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., match_invite: _Optional[_Union[MatchInvite, _Mapping]] = ..., batch: _Optional[_Union[ServerBatch, _Mapping]] = ...) -> None: ...
+
+class ServerBatch(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[ServerMessage]
+    def __init__(self, messages: _Optional[_Iterable[_Union[ServerMessage, _Mapping]]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("bot", "session_id", "instance", "max_matches", "resumed")
+    __slots__ = ("bot", "session_id", "instance", "max_matches", "resumed", "batching")
     BOT_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     RESUMED_FIELD_NUMBER: _ClassVar[int]
+    BATCHING_FIELD_NUMBER: _ClassVar[int]
     bot: str
     session_id: str
     instance: str
     max_matches: int
     resumed: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, bot: _Optional[str] = ..., session_id: _Optional[str] = ..., instance: _Optional[str] = ..., max_matches: _Optional[int] = ..., resumed: _Optional[_Iterable[str]] = ...) -> None: ...
+    batching: bool
+    def __init__(self, bot: _Optional[str] = ..., session_id: _Optional[str] = ..., instance: _Optional[str] = ..., max_matches: _Optional[int] = ..., resumed: _Optional[_Iterable[str]] = ..., batching: _Optional[bool] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("move_ms", "bank_ms")

@@ -281,3 +281,42 @@ def test_server_stopped_mid_match_voids_then_a_restart_completes(
         again.close()
     finally:
         second.stop()
+
+
+def test_a_busy_bot_is_waited_for_not_a_no_show(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
+    """A claimed match whose bot is connected but busy elsewhere waits for it past the join
+    timeout, and holds none of its other bots meanwhile (seats bind all at once)."""
+    import queue
+
+    matches, bots = stores
+    alice, bob, carol = (
+        ScriptedBot(service.address, bots.register(n), n, max_matches=1) for n in ("alice", "bob", "carol")
+    )
+    for bot in (alice, bob, carol):
+        bot.expect("welcome")
+    quick_join = FaultPolicy(join_timeout_ms=1000)
+    slow = TimeControl(move_ms=30000, bank_ms=0)
+    matches.enqueue(spec("busy-1", "german_whist", ["alice", "bob"], time_control=slow, fault_policy=quick_join))
+    alice.expect("match_start")
+    matches.enqueue(spec("busy-2", "german_whist", ["alice", "carol"], time_control=slow, fault_policy=quick_join))
+    deadline = time.monotonic() + 15
+    while matches.status("busy-2") != "running":  # claimed: carol had room
+        assert time.monotonic() < deadline, matches.info("busy-2")
+        time.sleep(0.05)
+    time.sleep(2.0)  # twice busy-2's join timeout, while alice still plays busy-1
+    seen = []
+    while True:
+        try:
+            message = carol.inbox.get_nowait()
+        except queue.Empty:
+            break
+        seen.append(None if message is None else message.WhichOneof("kind"))
+    assert "match_start" not in seen and None not in seen  # carol is not held by busy-2
+    for bot in (alice, bob, carol):
+        bot.autoplay()
+    first, second = wait_done(matches, "busy-1"), wait_done(matches, "busy-2")
+    assert first["forfeited"] == [] and second["forfeited"] == []
+    replay = matches.replay("busy-2")
+    assert replay is not None and replay["faults"] == []
+    for bot in (alice, bob, carol):
+        bot.close()

@@ -272,6 +272,14 @@ class Hub:
         session.bound += 1
         self._load[bot] = self._load.get(bot, 0) + 1
 
+    def free_slots(self, bot: str) -> int:
+        """Seats ``bot`` may still take here (its capacity less its live seats on every instance)."""
+        return self.capacity(bot) - self.load(bot) - self.remote_load.get(bot, 0)
+
+    def connected_for(self, bot: str, game: str) -> bool:
+        """Whether ``bot`` has an open session here that plays ``game``."""
+        return any(s.plays(game) and not s.closed for s in self.sessions.get(bot, []))
+
     def _busy(self, bot: str) -> bool:
         return self.load(bot) + self.remote_load.get(bot, 0) >= self.capacity(bot)
 

@@ -109,36 +109,52 @@ class MatchRunner:
 
     # ------------------------------------------------------------------ join
     async def join(self) -> None:
-        """Bind every seat to a session of its bot (waiting up to the join timeout)."""
-        spec = self.spec
+        """Bind every seat to a session of its bot.
+
+        Seats are bound all at once, never one by one: a match holds no bot while it waits for
+        another (two matches each holding the bot the other waits for would wait forever).  It
+        binds as soon as every seated bot is connected here with free slots for its seats (a
+        bot connected elsewhere is invited here).  A bot that is connected here for this game
+        but busy in other matches is waited for however long that takes: being busy is not a
+        no-show.  Once ``join_timeout_ms`` has passed, the bots that are not connected here are
+        no-shows and the match starts with the others (as soon as they are all free).
+        """
+        spec, hub = self.spec, self.hub
         deadline = time.monotonic() + spec.fault_policy.join_timeout_ms / 1000.0
-        self.hub.matches[spec.match_id] = self.live
+        hub.matches[spec.match_id] = self.live
         invited: dict[str, float] = {}
+        seats_of: dict[str, list[int]] = {}
+        for seat, bot in enumerate(spec.seats):
+            seats_of.setdefault(bot, []).append(seat)
         try:
             while True:
-                for seat, bot in enumerate(spec.seats):
-                    if seat in self.live.present:
-                        continue
-                    session = self.hub.available(bot, spec.game)
-                    if session is not None:
-                        self.hub.bind(self.live, seat, session)
-                        self.hub.reserve(bot, -1)
-                    elif self.invite is not None and not self.hub.session_count(bot):
+                late = time.monotonic() >= deadline
+                here = [bot for bot in seats_of if hub.connected_for(bot, spec.game)]
+                away = [bot for bot in seats_of if bot not in here]
+                # A bot seated more often than its capacity allows takes what fits (the rest
+                # are no-shows), so it is never waited for in vain.
+                need = {bot: min(len(seats_of[bot]), max(1, hub.capacity(bot))) for bot in here}
+                if (late or not away) and all(hub.free_slots(bot) >= need[bot] for bot in here):
+                    for bot in here:
+                        for seat in seats_of[bot][: need[bot]]:
+                            session = hub.available(bot, spec.game)
+                            assert session is not None  # free slots were checked just now
+                            hub.bind(self.live, seat, session)
+                            hub.reserve(bot, -1)
+                    break
+                if self.invite is not None:
+                    for bot in away:
                         # Connected elsewhere (or not at all): invite through presence, every 2 s.
                         now = time.monotonic()
-                        if now - invited.get(bot, -10.0) >= 2.0:
+                        if not hub.session_count(bot) and now - invited.get(bot, -10.0) >= 2.0:
                             invited[bot] = now
                             await self.invite(spec.match_id, bot, spec.game)
-                if len(self.live.present) == spec.players:
-                    break
                 left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                await self.hub.wait_change(min(left, 0.25))
+                await hub.wait_change(min(left, 0.25) if left > 0 else 0.25)
         finally:
             for seat, bot in enumerate(spec.seats):
                 if seat not in self.live.present:
-                    self.hub.reserve(bot, -1)
+                    hub.reserve(bot, -1)
         if not self.live.present:
             raise Voided("no-show: none of the seated bots joined")
         for seat in range(spec.players):

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import keyword
 import logging
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from google.protobuf import json_format
@@ -101,53 +102,71 @@ def _plan(descriptor: Any) -> _Plan:
     return plan
 
 
-def _scalar_ok(kind: int, value: Any) -> bool:
-    t = type(value)
-    if kind == _STR:
-        return t is str
-    if kind == _INT:
-        return t is int
-    if kind == _FLOAT:
-        return t is int or (t is float and math.isfinite(value))
-    if kind == _BOOL:
-        return t is bool
-    return False
+_Filler = Callable[[Any, Mapping[str, Any]], None]
+_FILLERS: dict[str, _Filler] = {}
+_CHECKS = {
+    _STR: "type({v}) is str",
+    _INT: "type({v}) is int",
+    _FLOAT: "type({v}) is int or (type({v}) is float and isfinite({v}))",
+    _BOOL: "type({v}) is bool",
+}
 
 
-def _fill(message: Any, data: Mapping[str, Any], plan: _Plan) -> None:
-    """Set ``data`` into ``message`` as ``ParseDict`` would, for the plain cases only (proto
-    field names, exact Python types, no well-known types); anything else raises :class:`_Slow`."""
-    for name, value in data.items():
-        entry = plan.get(name)
-        if entry is None:
-            raise _Slow(name)
-        if value is None:  # ParseDict clears the field: it is unset in a fresh message
+def _filler(descriptor: Any) -> _Filler:
+    """A function setting a JSON object into a message of ``descriptor``'s type as ``ParseDict``
+    would, for the plain cases only (proto field names, exact Python types, no well-known
+    types); anything else raises :class:`_Slow`.  Generated once per message type: one
+    straight-line check and assignment per field (the hot path of every ``ActionRequest``)."""
+    name = descriptor.full_name
+    done = _FILLERS.get(name)
+    if done is not None:
+        return done
+    plan = _plan(descriptor)
+    env: dict[str, Any] = {"KNOWN": frozenset(plan), "_Slow": _Slow, "isfinite": math.isfinite, "FILLERS": _FILLERS}
+    body = ["def fill(m, d):", "    if not d.keys() <= KNOWN:", "        raise _Slow(sorted(set(d) - KNOWN)[0])"]
+    subs = []
+    for f in descriptor.fields:
+        kind, repeated, _ = plan[f.name]
+        key = repr(f.name)
+        attr = f"m.{f.name}" if f.name.isidentifier() and not keyword.iskeyword(f.name) else f"getattr(m, {key})"
+        body += [f"    v = d.get({key})", "    if v is not None:"]
+        if kind == _OTHER:
+            body.append(f"        raise _Slow({key})")
             continue
-        kind, repeated, sub = entry
-        if repeated:
-            if type(value) is not list:
-                raise _Slow(name)
-            target = getattr(message, name)
-            if kind == _MSG:
-                for item in value:
-                    if not isinstance(item, dict):
-                        raise _Slow(name)
-                    _fill(target.add(), item, sub)
+        if kind == _MSG:
+            subs.append(f.message_type)
+            sub = f"FILLERS[{f.message_type.full_name!r}]"
+            if repeated:
+                body += [
+                    f"        if type(v) is not list: raise _Slow({key})",
+                    f"        t, s = {attr}, {sub}",
+                    "        for x in v:",
+                    f"            if type(x) is not dict: raise _Slow({key})",
+                    "            s(t.add(), x)",
+                ]
             else:
-                for item in value:
-                    if not _scalar_ok(kind, item):
-                        raise _Slow(name)
-                target.extend(value)
-        elif kind == _MSG:
-            if not isinstance(value, dict):
-                raise _Slow(name)
-            child = getattr(message, name)
-            child.SetInParent()
-            _fill(child, value, sub)
-        elif _scalar_ok(kind, value):
-            setattr(message, name, value)
+                body += [
+                    f"        if type(v) is not dict: raise _Slow({key})",
+                    f"        c = {attr}",
+                    "        c.SetInParent()",
+                    f"        {sub}(c, v)",
+                ]
+        elif repeated:
+            body += [
+                f"        if type(v) is not list: raise _Slow({key})",
+                "        for x in v:",
+                f"            if not ({_CHECKS[kind].format(v='x')}): raise _Slow({key})",
+                f"        {attr}.extend(v)",
+            ]
         else:
-            raise _Slow(name)
+            target = f"m.{f.name} = v" if attr.startswith("m.") else f"setattr(m, {key}, v)"
+            body += [f"        if {_CHECKS[kind].format(v='v')}: {target}", f"        else: raise _Slow({key})"]
+    exec("\n".join(body), env)  # noqa: S102 - generated from the message descriptor only
+    fill: _Filler = env["fill"]
+    _FILLERS[name] = fill  # before the sub-messages: recursive messages
+    for sub_descriptor in subs:
+        _filler(sub_descriptor)
+    return fill
 
 
 def encode_view(game_id: str, view_json: Mapping[str, Any]) -> Any:
@@ -168,7 +187,7 @@ def encode_view_into(view: Any, game_id: str, view_json: Mapping[str, Any]) -> N
     if field is not None and game_id not in _MISFITS:
         typed = getattr(view, game_id)
         try:
-            _fill(typed, view_json, _plan(field.message_type))
+            _filler(field.message_type)(typed, view_json)
         except (_Slow, TypeError, ValueError):
             view.Clear()
         else:

@@ -254,3 +254,44 @@ def test_jack_penalty_helper() -> None:
 
     assert jack_penalty(mask_of(["JH", "JD", "JC", "JS"])) == 10
     assert jack_penalty(mask_of(["JH", "QH"])) == 4
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("glaves", 2), ("glaves", 4), ("knaves", 3), ("german_whist", 2)])
+def test_view_json_agrees_with_the_view_properties(game_id: str, players: int) -> None:
+    """``TrickView.to_json`` reads the snapshot directly; every value is the property's."""
+    import random
+
+    from cardarena.engine import MatchRng
+
+    state = get_game(game_id).new_state(players, {})
+    rng, pick = MatchRng(3), random.Random(3)
+    while not state.is_terminal():
+        if state.is_chance():
+            state.apply_chance(state.sample_chance(rng))
+            continue
+        for seat in [None, *range(players)]:
+            v = state.view(seat)
+            expected = {
+                **{k: getattr(v, k) for k in ("game", "seat", "players", "dealer", "deal_number", "to_act", "leader")},
+                **{k: getattr(v, k) for k in ("last_winner", "trump_suit", "trump_card", "stock_size")},
+                **{k: getattr(v, k) for k in ("stock_face_up", "phase", "target", "deals")},
+                "hand": list(v.hand),
+                "trick": [{"seat": s, "card": c} for s, c in v.trick],
+                "last_trick": [{"seat": s, "card": c} for s, c in v.last_trick],
+                "seats": [
+                    {
+                        "seat": s,
+                        "hand_size": v.hand_sizes[s],
+                        "tricks_taken": v.tricks_taken[s],
+                        "jacks_taken": list(v.jacks_taken[s]),
+                        "known_cards": list(v.known_cards[s]),
+                        "phase_tricks": v.phase_tricks[s],
+                        "score": v.scores[s],
+                        "deal_score": v.deal_scores[s],
+                    }
+                    for s in range(players)
+                ],
+            }
+            assert v.to_json() == expected
+        seat = state.to_act()[0]
+        state.apply(seat, pick.choice(state.legal_actions(seat)))

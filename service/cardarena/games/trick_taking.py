@@ -261,40 +261,54 @@ class TrickView:
         return tuple(base - (1 if seat in played else 0) for seat in range(n))
 
     def to_json(self) -> dict[str, JSON]:
-        """The view as a JSON object (proto-compatible: no lists of lists, per-seat data in ``seats``)."""
-        sizes, tricks, jacks, known = self.hand_sizes, self.tricks_taken, self.jacks_taken, self.known_cards
-        scores, deal_scores, phase_tricks = self.scores, self.deal_scores, self.phase_tricks
+        """The view as a JSON object (proto-compatible: no lists of lists, per-seat data in ``seats``).
+
+        Reads the snapshot once (the properties above give the same values one by one; this is
+        on the path of every request the service sends)."""
+        s = self._s
+        n: int = s[1]
+        turn: int = s[4]
+        leader: int = s[7]
+        trump: int = s[8]
+        trump_card: int = s[9]
+        stock, pos = s[10], s[11]
+        tricks, jacks, known, totals, deal_scores, phase_tricks = s[12], s[13], s[14], s[15], s[16], s[19]
+        last = s[20]
+        stock_size = len(stock) - pos
+        sizes = self.hand_sizes
         return {
-            "game": self.game,
+            "game": s[0],
             "seat": self.seat,
-            "players": self.players,
-            "dealer": self.dealer,
-            "deal_number": self.deal_number,
-            "to_act": self.to_act,
-            "hand": list(self.hand),
-            "trick": [{"seat": s, "card": c} for s, c in self.trick],
-            "leader": self.leader,
-            "last_trick": [{"seat": s, "card": c} for s, c in self.last_trick],
-            "last_winner": self.last_winner,
-            "trump_suit": self.trump_suit,
-            "trump_card": self.trump_card,
-            "stock_size": self.stock_size,
-            "stock_face_up": self.stock_face_up,
-            "phase": self.phase,
-            "target": self.target,
-            "deals": self.deals,
+            "players": n,
+            "dealer": s[2],
+            "deal_number": s[3],
+            "to_act": turn if turn >= 0 else None,
+            "hand": list(codes_of(s[5])),
+            "trick": [{"seat": (leader + i) % n, "card": CODES[c]} for i, c in enumerate(s[6])],
+            "leader": leader,
+            "last_trick": [{"seat": (last[0] + i) % n, "card": CODES[c]} for i, c in enumerate(last[1])]
+            if last
+            else [],
+            "last_winner": last[2] if last else None,
+            "trump_suit": SUITS[trump] if trump >= 0 else None,
+            "trump_card": CODES[trump_card] if trump_card >= 0 else None,
+            "stock_size": stock_size,
+            "stock_face_up": CODES[stock[pos]] if pos < len(stock) else None,
+            "phase": 1 if stock_size else 2,
+            "target": s[17],
+            "deals": s[18],
             "seats": [
                 {
-                    "seat": s,
-                    "hand_size": sizes[s],
-                    "tricks_taken": tricks[s],
-                    "jacks_taken": list(jacks[s]),
-                    "known_cards": list(known[s]),
-                    "phase_tricks": phase_tricks[s],
-                    "score": scores[s],
-                    "deal_score": deal_scores[s],
+                    "seat": i,
+                    "hand_size": sizes[i],
+                    "tricks_taken": tricks[i],
+                    "jacks_taken": list(codes_of(jacks[i])),
+                    "known_cards": list(codes_of(known[i])),
+                    "phase_tricks": phase_tricks[i],
+                    "score": totals[i],
+                    "deal_score": deal_scores[i],
                 }
-                for s in range(self.players)
+                for i in range(n)
             ],
         }
 

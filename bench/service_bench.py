@@ -300,7 +300,9 @@ def echo_run(address: str, concurrency: int, seconds: float, clients: int, size_
 
 
 def _median(runs: list[dict[str, float]]) -> dict[str, float]:
-    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    """Per figure, the median over the runs that have it."""
+    keys = dict.fromkeys(k for r in runs for k in r)
+    return {k: statistics.median(r[k] for r in runs if k in r) for k in keys}
 
 
 @contextlib.contextmanager

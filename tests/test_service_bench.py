@@ -22,7 +22,15 @@ def test_service_bench_produces_figures(redis_url: str, key_prefix: str, monkeyp
     for lv in report["levels"]:
         for side in ("service", "echo"):
             figures = lv[side]
-            assert set(figures) == {"moves_per_s", "p50_ms", "p99_ms", "samples"}
+            common = {"moves_per_s", "p50_ms", "p99_ms", "samples"}
+            if side == "echo":
+                assert set(figures) == common
+            else:  # the time between a match's last move and the next match's first, when
+                # the bots play one match at a time
+                assert common | {"reads_per_move"} <= set(figures) <= common | {"reads_per_move", "between_matches_ms"}
+                assert ("between_matches_ms" in figures) == (lv["concurrency"] == 1)
+                # batching bots read about one stream message per move or fewer, never two
+                assert 0 < figures["reads_per_move"] < 1.5
             assert all(math.isfinite(v) and v >= 0 for v in figures.values())
             assert figures["samples"] > 0 and figures["p50_ms"] <= figures["p99_ms"]
         assert math.isfinite(lv["rate_vs_echo"]) and math.isfinite(lv["added_p99_ms"])

@@ -2,12 +2,24 @@
 bots of known strength apart, against plain random deals, measured with the standings' own
 metric.
 
-**Bots.** A bot of strength ``p`` plays the SDK's Glaves heuristic
-(:func:`cardarena_sdk.strategies.glaves.choose`) with probability ``p`` and a random legal
-action otherwise.  Like a real bot it is a *deterministic function of what it sees*: the
-mixing coin, the random action and the heuristic's own ``rng`` all come from a hash of (bot
-name, the seat's view JSON, the legal actions).  The same deal in the same seat against the
-same opponent therefore gives the same game; nothing but the deal (and the seating) varies.
+**Bots** (``--family``), two families, each a *deterministic function of what it sees*, so the
+same deal in the same seat against the same opponent gives the same game and nothing but the
+deal (and the seating) varies:
+
+* ``noisy`` (the default): a bot of strength ``p`` plays the SDK's Glaves heuristic
+  (:func:`cardarena_sdk.strategies.glaves.choose`) with probability ``p`` and a random legal
+  action otherwise; the mixing coin, the random action and the heuristic's own ``rng`` come
+  from a hash of (bot name, the seat's view JSON, the legal actions).  Bots differ in skill
+  *and* carry play noise: a renamed bot plays the same deal differently.
+* ``deterministic``: no randomness at all.  A bot of strength ``w`` (0..1) is the same SDK
+  heuristic with its moon rule weighted by ``w``: the 2-player evaluator charges a card
+  ``MOON * risk`` (risk by the opponent's jacks taken, while I have none) for leaving the
+  opponent on course to shoot the moon, and this bot charges ``w * MOON * risk`` (see
+  :func:`handicapped_bot`).  ``w = 1`` is the SDK heuristic itself, ``w = 0`` removes the rule
+  (the SDK's notes credit the 2-player evaluator that added it with 32 % -> 97.8 % against
+  random bots); the heuristic's ``rng`` is a fixed seed, so a bot's name plays no part and the
+  play-noise share is zero by construction (``--noise`` measures it: 0).  Strength is known
+  by construction: a smaller ``w`` underweights a real risk by a known factor.
 
 **Play.** Glaves, 2 players, the engine's :func:`cardarena.engine.play_match` directly (no
 service, no Redis).  Two match lengths: one deal (option ``deals=1``) and full matches (to
@@ -34,7 +46,8 @@ is twice ``strong``'s margin (score points per deal for ``deal_margin``).
   both), and ``efficiency_ratio``, the same ratio of ``var / mean**2`` (the arms' means differ
   slightly with ``deal_margin``, as a duplicate set counts only its common prefix): the ratio of
   matches a fixed-size test needs, free of the stopping rule.  ``final_margin_variance_ratio``
-  is ``variance_ratio`` in the former metric.
+  is ``variance_ratio`` in the former metric.  ``duplicate_zero_share``: the share of duplicate
+  pairs whose ``strong - weak`` is exactly 0 (the deal's two seatings cancel exactly).
 * *play noise* (``--noise``): each deal replayed in seating 0 by the same bots with fresh
   randomness; ``noise_share`` is the share of a match's variance that changes with the bots'
   own randomness alone, and ``variance_ratio_bound = 1 / noise_share`` bounds what any
@@ -51,9 +64,10 @@ is twice ``strong``'s margin (score points per deal for ``deal_margin``).
   median) with a 95 % bootstrap interval over trials, and ``capped``, the trials that did not
   separate within the pool (counted as the pool size: a lower bound).
 
-Run: ``python bench/ranking_quality.py [--deals 1000] [--trials 40] [--pairs 0.3:0,0.6:0.3]
-[--lengths one,full] [--metric deal_margin|margin] [--noise]``; prints one JSON line per (pair,
-length).
+Run: ``python bench/ranking_quality.py [--family noisy|deterministic] [--deals 1000]
+[--trials 40] [--pairs 0.3:0,0.6:0.3] [--lengths one,full] [--metric deal_margin|margin]
+[--noise]``; ``--pairs`` are ``strong:weak`` strengths (``p`` or ``w``; default ``0.3:0,0.6:0.3``
+for ``noisy``, ``1:0.5,0.5:0`` for ``deterministic``); prints one JSON line per (pair, length).
 """
 
 from __future__ import annotations
@@ -69,6 +83,7 @@ from typing import Any, NamedTuple
 
 from cardarena.engine import get_game, play_match
 from cardarena_sdk.strategies import glaves as heuristic
+from cardarena_sdk.strategies import jacks_and_tricks
 from cardarena_tournament.formats import derive_seed
 from cardarena_tournament.standings import Outcome, compute, seat_metrics
 
@@ -77,12 +92,16 @@ LENGTHS: dict[str, dict[str, Any]] = {"one": {"deals": 1}, "full": {}}
 GAME = get_game("glaves")
 HIGHER_IS_BETTER = GAME.higher_is_better
 METRICS = ("deal_margin", "margin")
+FAMILIES = ("noisy", "deterministic")
+DEFAULT_PAIRS = {"noisy": "0.3:0,0.6:0.3", "deterministic": "1:0.5,0.5:0"}
+MOON = jacks_and_tricks.MOON
+"""The SDK heuristic's moon swing, which the ``deterministic`` family scales."""
 
 Policy = Callable[[Any, Sequence[str], int], str]
 
 
-def deterministic_bot(name: str, p: float) -> Policy:
-    """A bot of strength ``p``: a pure function of (name, view, legal actions)."""
+def noisy_bot(name: str, p: float) -> Policy:
+    """A ``noisy`` bot of strength ``p``: a pure function of (name, view, legal actions)."""
 
     def choose(view: Any, legal: Sequence[str], seat: int) -> str:
         data = view.to_json() if hasattr(view, "to_json") else view
@@ -97,6 +116,27 @@ def deterministic_bot(name: str, p: float) -> Policy:
     return choose
 
 
+def handicapped_bot(name: str, w: float) -> Policy:
+    """A ``deterministic`` bot of strength ``w``: the SDK heuristic with its moon rule weighted by
+    ``w`` (``jacks_and_tricks.MOON`` scaled by ``w`` for the call, then restored; ``w = 1`` is
+    the SDK heuristic unchanged) and a fixed ``rng`` seed; ``name`` is ignored: a pure function
+    of (view, legal actions), with no randomness to refresh."""
+    del name
+
+    def choose(view: Any, legal: Sequence[str], seat: int) -> str:
+        data = view.to_json() if hasattr(view, "to_json") else view
+        jacks_and_tricks.MOON = w * MOON
+        try:
+            return str(heuristic.choose(data, list(legal), random.Random(0)))
+        finally:
+            jacks_and_tricks.MOON = MOON
+
+    return choose
+
+
+BOTS: dict[str, Callable[[str, float], Policy]] = {"noisy": noisy_bot, "deterministic": handicapped_bot}
+
+
 class Match(NamedTuple):
     """One match seen from ``strong``: every pair is (strong's, weak's)."""
 
@@ -107,11 +147,18 @@ class Match(NamedTuple):
 
 
 def play_one(
-    p_strong: float, p_weak: float, seed: int, strong_seat: int, options: dict[str, Any], salt: str = ""
+    p_strong: float,
+    p_weak: float,
+    seed: int,
+    strong_seat: int,
+    options: dict[str, Any],
+    salt: str = "",
+    family: str = "noisy",
 ) -> Match:
     """Scores, ranks and per-deal scores of ``strong`` and ``weak`` in one match on deal ``seed``
-    (``salt`` renames both bots: the same strengths with fresh randomness)."""
-    bots = [deterministic_bot("strong" + salt, p_strong), deterministic_bot("weak" + salt, p_weak)]
+    (``salt`` renames both bots: the same strengths with fresh randomness, if they have any)."""
+    bot = BOTS[family]
+    bots = [bot("strong" + salt, p_strong), bot("weak" + salt, p_weak)]
     policies = bots if strong_seat == 0 else bots[::-1]
     state = play_match("glaves", 2, policies, seed=seed, options=options)
     res, by_deal = state.result(), state.scores_by_deal()
@@ -124,18 +171,27 @@ def play_one(
     )
 
 
-def strong_points(p_strong: float, p_weak: float, seed: int, strong_seat: int, options: dict[str, Any]) -> float:
+def strong_points(
+    p_strong: float, p_weak: float, seed: int, strong_seat: int, options: dict[str, Any], family: str = "noisy"
+) -> float:
     """``strong``'s points (1 win, 0.5 draw, 0 loss) in one match on deal ``seed``."""
-    mine, other = play_one(p_strong, p_weak, seed, strong_seat, options).ranks
+    mine, other = play_one(p_strong, p_weak, seed, strong_seat, options, family=family).ranks
     return 1.0 if mine < other else 0.5 if mine == other else 0.0
 
 
-def play_pool(p_strong: float, p_weak: float, deals: int, options: dict[str, Any]) -> list[tuple[Match, Match]]:
+def play_pool(
+    p_strong: float, p_weak: float, deals: int, options: dict[str, Any], family: str = "noisy"
+) -> list[tuple[Match, Match]]:
     """Each deal with ``strong`` in seat 0 and in seat 1."""
     pool = []
     for d in range(deals):
         seed = derive_seed("rq-deal", d)
-        pool.append((play_one(p_strong, p_weak, seed, 0, options), play_one(p_strong, p_weak, seed, 1, options)))
+        pool.append(
+            (
+                play_one(p_strong, p_weak, seed, 0, options, family=family),
+                play_one(p_strong, p_weak, seed, 1, options, family=family),
+            )
+        )
     return pool
 
 
@@ -173,20 +229,27 @@ def variance_ratio(pool: Sequence[tuple[Match, Match]], seed: int = 0, metric: s
         "var_independent": round(v_ind, 4),
         "variance_ratio": round(v_ind / v_dup, 2) if v_dup > 0 else float("inf"),
         "efficiency_ratio": round(eff, 2),
+        "duplicate_zero_share": round(sum(d == 0 for d in dup) / len(dup), 2),
     }
 
 
 def play_noise(
-    pool: Sequence[tuple[Match, Match]], p_strong: float, p_weak: float, options: dict[str, Any], metric: str
+    pool: Sequence[tuple[Match, Match]],
+    p_strong: float,
+    p_weak: float,
+    options: dict[str, Any],
+    metric: str,
+    family: str = "noisy",
 ) -> dict[str, float]:
     """The share of a match's variance that is the bots' own play (not the deal): each deal is
     replayed in seating 0 by the same bots with fresh randomness; ``var(x - x') / 2`` over
     ``var(x)``.  A seating swap cannot cancel that part (every view differs, so the bots'
     choices are as independent as on another deal), so ``1 / noise_share`` bounds the
-    variance ratio that any duplicate scheme can reach with these bots."""
+    variance ratio that any duplicate scheme can reach with these bots.  For the
+    ``deterministic`` family the replay is the same game (zero by construction; measured)."""
     firsts, replays = [], []
     for d, (first, _) in enumerate(pool):
-        again = play_one(p_strong, p_weak, derive_seed("rq-deal", d), 0, options, salt="'")
+        again = play_one(p_strong, p_weak, derive_seed("rq-deal", d), 0, options, salt="'", family=family)
         firsts.append(diff([outcome(first, "x", "p", 0)], metric))
         replays.append(diff([outcome(again, "y", "p", 0)], metric))
     noise = statistics.pvariance([a - b for a, b in zip(firsts, replays, strict=True)]) / 2
@@ -262,16 +325,18 @@ def measure(
     min_matches: int,
     metric: str = "deal_margin",
     noise: bool = False,
+    family: str = "noisy",
 ) -> dict[str, Any]:
     """All figures for one pair of strengths and one match length."""
-    pool = play_pool(p_strong, p_weak, deals, LENGTHS[length])
-    out: dict[str, Any] = {"p_strong": p_strong, "p_weak": p_weak, "length": length, "deals": deals, "metric": metric}
+    pool = play_pool(p_strong, p_weak, deals, LENGTHS[length], family)
+    out: dict[str, Any] = {"family": family, "p_strong": p_strong, "p_weak": p_weak, "length": length}
+    out.update({"deals": deals, "metric": metric})
     out["deals_per_match"] = round(statistics.fmean(len(m.deals) for pair in pool for m in pair), 2)
     out["common_prefix"] = round(statistics.fmean(min(len(a.deals), len(b.deals)) for a, b in pool), 2)
     out.update(variance_ratio(pool, metric=metric))
     out["final_margin_variance_ratio"] = variance_ratio(pool, metric="margin")["variance_ratio"]
     if noise:
-        out.update(play_noise(pool, p_strong, p_weak, LENGTHS[length], metric))
+        out.update(play_noise(pool, p_strong, p_weak, LENGTHS[length], metric, family))
     if not trials:
         return out
     counts: dict[str, list[int]] = {}
@@ -289,7 +354,8 @@ def measure(
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the comparison and print one JSON line per configuration."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pairs", default="0.3:0,0.6:0.3", help="strong:weak strengths, comma-separated")
+    ap.add_argument("--family", choices=FAMILIES, default="noisy", help="the simulated bots (module docstring)")
+    ap.add_argument("--pairs", help="strong:weak strengths, comma-separated (default: by family)")
     ap.add_argument("--lengths", default="one,full", help="one (one deal) and/or full (to 46)")
     ap.add_argument("--deals", type=int, default=1000, help="deals in the pool (each played in both seatings)")
     ap.add_argument("--trials", type=int, default=40, help="separation trials per arm (0: variance only)")
@@ -299,10 +365,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--noise", action="store_true", help="also measure the bots' own play noise (one more match per deal)"
     )
     a = ap.parse_args(argv)
-    for pair in a.pairs.split(","):
+    for pair in (a.pairs or DEFAULT_PAIRS[a.family]).split(","):
         hi, lo = (float(x) for x in pair.split(":"))
         for length in a.lengths.split(","):
-            figures = measure(hi, lo, length, a.deals, a.trials, a.min_matches, a.metric, a.noise)
+            figures = measure(hi, lo, length, a.deals, a.trials, a.min_matches, a.metric, a.noise, a.family)
             print(json.dumps(figures), flush=True)
 
 

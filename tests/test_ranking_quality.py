@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+import random
 import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from cardarena.engine import get_game
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "ranking_quality.py"
@@ -30,11 +33,40 @@ def test_bots_are_deterministic_functions_of_what_they_see() -> None:
     seat = state.to_act()[0]
     legal = state.legal_actions(seat)
     for p in (0.0, 0.5, 1.0):
-        first = rq.deterministic_bot("x", p)(state.view(seat), legal, seat)
+        first = rq.noisy_bot("x", p)(state.view(seat), legal, seat)
         assert first in legal
-        assert all(rq.deterministic_bot("x", p)(state.view(seat), legal, seat) == first for _ in range(3))
+        assert all(rq.noisy_bot("x", p)(state.view(seat), legal, seat) == first for _ in range(3))
     # a whole match is a function of the deal and the seating
     assert rq.strong_points(0.5, 0.0, 11, 0, {"deals": 1}) == rq.strong_points(0.5, 0.0, 11, 0, {"deals": 1})
+
+
+def test_the_deterministic_family_has_no_randomness_at_all() -> None:
+    from cardarena.engine import MatchRng
+    from cardarena_sdk.strategies import glaves, jacks_and_tricks
+
+    rq = _bench()
+    moon = jacks_and_tricks.MOON
+    for seed in range(2):
+        state, rng = get_game("glaves").new_state(2, {"deals": 1}), MatchRng(seed)
+        while not state.is_terminal():
+            if state.is_chance():
+                state.apply_chance(state.sample_chance(rng))
+                continue
+            seat = state.to_act()[0]
+            legal, view = state.legal_actions(seat), state.view(seat)
+            for w in (0.0, 0.5):
+                # same view, same action: whatever the bot's name, however often it is asked
+                first = rq.handicapped_bot("a", w)(view, legal, seat)
+                assert first in legal
+                assert all(rq.handicapped_bot(n, w)(view, legal, seat) == first for n in ("a", "b", "a'"))
+            # strength 1 is the SDK heuristic itself (any rng), and the handicap is undone after a call
+            full = rq.handicapped_bot("a", 1.0)(view, legal, seat)
+            assert full == glaves.choose(view.to_json(), list(legal), random.Random(seed + 99))
+            assert moon == jacks_and_tricks.MOON
+            state.apply(seat, full)
+        # a whole match is a function of the deal and the seating; renamed bots play the same game
+        again = rq.play_one(1.0, 0.0, seed, 1, {"deals": 1}, salt="'", family="deterministic")
+        assert rq.play_one(1.0, 0.0, seed, 1, {"deals": 1}, family="deterministic") == again
 
 
 def test_measure_reports_every_figure() -> None:
@@ -50,6 +82,18 @@ def test_measure_reports_every_figure() -> None:
     assert out["noise_share"] >= 0 and out["variance_ratio_bound"] > 0
     low, high = out["matches_ratio_ci"]
     assert low <= high
+
+
+def test_the_family_option_runs_with_tiny_sizes(capsys: pytest.CaptureFixture[str]) -> None:
+    rq = _bench()
+    rq.main(["--family", "deterministic", "--pairs", "1:0", "--lengths", "one", "--deals", "8", "--trials", "1"])
+    (line,) = capsys.readouterr().out.splitlines()
+    out = json.loads(line)
+    assert out["family"] == "deterministic" and out["p_strong"] == 1.0 and out["p_weak"] == 0.0
+    assert out["duplicate_median"] > 0 and out["plain_median"] > 0
+    # no play noise by construction: a replay with renamed bots is the same game
+    noise = rq.measure(1.0, 0.0, "one", deals=6, trials=0, min_matches=4, noise=True, family="deterministic")
+    assert noise["noise_share"] == 0.0
 
 
 def test_the_metric_is_the_standings_deal_margin_over_the_common_prefix() -> None:

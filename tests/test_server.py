@@ -320,3 +320,51 @@ def test_a_busy_bot_is_waited_for_not_a_no_show(service: ServiceProcess, stores:
     assert replay is not None and replay["faults"] == []
     for bot in (alice, bob, carol):
         bot.close()
+
+
+def test_a_bot_that_never_connects_is_a_no_show(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
+    """After the join timeout the absent bot's seat forfeits from the start (fault ``no-show``),
+    default actions play it to the end, and it ranks last."""
+    matches, bots = stores
+    bots.register("ghost")  # registered, never connected
+    alice = ScriptedBot(service.address, bots.register("alice"), "alice")
+    alice.expect("welcome")
+    alice.autoplay()
+    matches.enqueue(spec("absent", "german_whist", ["ghost", "alice"], fault_policy=FaultPolicy(join_timeout_ms=1000)))
+    result = wait_done(matches, "absent")
+    assert result["forfeited"] == [0] and result["ranks"] == [2, 1]
+    replay = matches.replay("absent")
+    assert replay is not None
+    assert replay["faults"] == [{"seat": 0, "fault": "no-show", "forfeit": True}]
+    ghost_moves = [a for d in replay["deals"] for a in d["actions"] if a.get("seat") == 0]
+    assert ghost_moves and all(a.get("default") and a.get("fault") == "forfeited" for a in ghost_moves)
+    rerun(replay)
+    assert bots.get("ghost").stats["forfeits"] == 1  # type: ignore[union-attr]
+    alice.close()
+
+
+def test_a_match_whose_bots_all_stay_away_is_voided_then_played_when_they_come(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """No seated bot connected by the join timeout: the match is voided (nothing recorded) and
+    requeued; once its bots connect it is played in full, with no fault."""
+    matches, bots = stores
+    tokens = {name: bots.register(name) for name in ("ghost1", "ghost2")}
+    carol = ScriptedBot(service.address, bots.register("carol"), "carol")  # keeps the claim loop claiming
+    carol.expect("welcome")
+    matches.enqueue(spec("away", "german_whist", ["ghost1", "ghost2"], fault_policy=FaultPolicy(join_timeout_ms=500)))
+    deadline = time.monotonic() + 30
+    while int(matches.info("away").get("attempts", "0")) < 2:  # claimed, voided, claimed again
+        assert time.monotonic() < deadline, matches.info("away")
+        time.sleep(0.05)
+    assert matches.result("away") is None and matches.replay("away") is None
+    g1, g2 = (ScriptedBot(service.address, tokens[n], n) for n in ("ghost1", "ghost2"))
+    for bot in (g1, g2):
+        bot.expect("welcome")
+        bot.autoplay()
+    result = wait_done(matches, "away")
+    assert result["forfeited"] == [] and result["strikes"] == [0, 0]
+    replay = matches.replay("away")
+    assert replay is not None and replay["faults"] == []
+    for bot in (carol, g1, g2):
+        bot.close()

@@ -20,5 +20,6 @@ def registered(game_id: str) -> Game:
 
 
 from .redis_server import key_prefix, redis_url  # noqa: E402
+from .server_harness import stores  # noqa: E402
 
-__all__ = ["game_seatings", "key_prefix", "redis_url", "registered"]
+__all__ = ["game_seatings", "key_prefix", "redis_url", "registered", "stores"]

@@ -11,10 +11,21 @@ from collections.abc import Iterator
 from typing import Any
 
 import grpc
+import pytest
 from cardarena.server.commands import start_service, stop_process
+from cardarena.store.bots import BotStore
+from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchStore
 from cardarena.wire import codec
 
 pb = codec.arena_pb2
+
+
+@pytest.fixture
+def stores(redis_url: str, key_prefix: str) -> tuple[MatchStore, BotStore]:
+    """The match and bot repositories in the test's own key namespace."""
+    client = client_for(redis_url)
+    return MatchStore(client), BotStore(client)
 
 
 class ServiceProcess:
@@ -103,11 +114,7 @@ class ScriptedBot:
         would go unanswered until its clock ran out)."""
         self.auto = True
         kept = []
-        while True:
-            try:
-                message = self.inbox.get_nowait()
-            except queue.Empty:
-                break
+        for message in self.received():
             if message is not None and message.WhichOneof("kind") == "action_request":
                 req = message.action_request
                 self.act(req.match_id, req.seq, req.legal[0].id)
@@ -115,6 +122,15 @@ class ScriptedBot:
                 kept.append(message)
         for message in kept:
             self.inbox.put(message)
+
+    def received(self) -> list[Any]:
+        """The messages received and not yet read, without waiting (``None``: the stream ended)."""
+        out = []
+        while True:
+            try:
+                out.append(self.inbox.get_nowait())
+            except queue.Empty:
+                return out
 
     def close(self) -> None:
         self.out.put(None)

@@ -10,7 +10,6 @@ import grpc
 import pytest
 from cardarena.engine import games, rerun
 from cardarena.store.bots import BotStore
-from cardarena.store.connection import client_for
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena.wire import codec
 
@@ -24,12 +23,6 @@ def service(redis_url: str, key_prefix: str) -> Iterator[ServiceProcess]:
     svc = ServiceProcess(redis_url, "--sessions-per-bot", "2", "--bad-messages-per-minute", "5", "--grace", "0")
     yield svc
     svc.stop()
-
-
-@pytest.fixture
-def stores(redis_url: str, key_prefix: str) -> tuple[MatchStore, BotStore]:
-    client = client_for(redis_url)
-    return MatchStore(client), BotStore(client)
 
 
 def wait_done(store: MatchStore, mid: str, timeout: float = 60.0) -> dict[str, object]:
@@ -286,8 +279,6 @@ def test_server_stopped_mid_match_voids_then_a_restart_completes(
 def test_a_busy_bot_is_waited_for_not_a_no_show(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
     """A claimed match whose bot is connected but busy elsewhere waits for it past the join
     timeout, and holds none of its other bots meanwhile (seats bind all at once)."""
-    import queue
-
     matches, bots = stores
     alice, bob, carol = (
         ScriptedBot(service.address, bots.register(n), n, max_matches=1) for n in ("alice", "bob", "carol")
@@ -304,13 +295,7 @@ def test_a_busy_bot_is_waited_for_not_a_no_show(service: ServiceProcess, stores:
         assert time.monotonic() < deadline, matches.info("busy-2")
         time.sleep(0.05)
     time.sleep(2.0)  # twice busy-2's join timeout, while alice still plays busy-1
-    seen = []
-    while True:
-        try:
-            message = carol.inbox.get_nowait()
-        except queue.Empty:
-            break
-        seen.append(None if message is None else message.WhichOneof("kind"))
+    seen = [None if message is None else message.WhichOneof("kind") for message in carol.received()]
     assert "match_start" not in seen and None not in seen  # carol is not held by busy-2
     for bot in (alice, bob, carol):
         bot.autoplay()

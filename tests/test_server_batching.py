@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from cardarena.engine import rerun
 from cardarena.store.bots import BotStore
-from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchStore, TimeControl
 
 from .server_harness import ScriptedBot, ServiceProcess, pb
@@ -21,12 +20,6 @@ def service(redis_url: str, key_prefix: str) -> Iterator[ServiceProcess]:
     svc = ServiceProcess(redis_url, "--grace", "0")
     yield svc
     svc.stop()
-
-
-@pytest.fixture
-def stores(redis_url: str, key_prefix: str) -> tuple[MatchStore, BotStore]:
-    client = client_for(redis_url)
-    return MatchStore(client), BotStore(client)
 
 
 def _hello(batching: bool, max_matches: int = 2) -> Any:

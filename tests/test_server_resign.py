@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from cardarena.engine import rerun
 from cardarena.store.bots import BotStore
-from cardarena.store.connection import client_for
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena.wire import codec
 
@@ -28,12 +27,6 @@ def service(redis_url: str, key_prefix: str) -> Iterator[ServiceProcess]:
     svc = ServiceProcess(redis_url, "--grace", "0")
     yield svc
     svc.stop()
-
-
-@pytest.fixture
-def stores(redis_url: str, key_prefix: str) -> tuple[MatchStore, BotStore]:
-    client = client_for(redis_url)
-    return MatchStore(client), BotStore(client)
 
 
 def enqueue(matches: MatchStore, mid: str, seats: tuple[str, str]) -> None:

@@ -90,3 +90,27 @@ def test_matches_across_two_instances(instances: tuple[ServiceProcess, ServicePr
     finally:
         for proc in procs:
             stop_process(proc)
+
+
+def test_invites_reach_a_bot_busy_on_another_instance(redis_url: str, key_prefix: str) -> None:
+    """A bot with no free slot on the instance it is connected to is invited all the same (once
+    it has a session on the hosting instance it is waited for, not a no-show); a bot that does
+    not play the game is not."""
+    import asyncio
+
+    from cardarena.server.service import Instance
+    from cardarena.store.presence import BotPresence
+
+    inst = Instance(redis_url, name="host")
+    inst.remote = {
+        "other": (
+            "10.0.0.2:50051",
+            {"busy": BotPresence(capacity=1, load=1), "picky": BotPresence(capacity=2, load=0, games=("skull",))},
+        )
+    }
+    asyncio.run(inst.invite("m-busy", "busy", "glaves"))
+    asyncio.run(inst.invite("m-picky", "picky", "glaves"))
+    presence = PresenceStore(client_for(redis_url))
+    got = presence.next_invite("other", 0.5)
+    assert got is not None and (got.bot, got.match_id, got.instance) == ("busy", "m-busy", "host")
+    assert presence.next_invite("other", 0.2) is None

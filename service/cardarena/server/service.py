@@ -399,12 +399,12 @@ class Instance:
             )
 
     async def invite(self, match_id: str, bot: str, game: str) -> None:
-        """Ask every other instance where ``bot`` is present (with a free slot, playing ``game``)
-        to send it a ``MatchInvite`` to this instance."""
+        """Ask every other instance where ``bot`` is present (playing ``game``) to send it a
+        ``MatchInvite`` to this instance.  A bot busy there is invited too: once it has a session
+        here it is waited for like any busy bot (its live seats everywhere count against its
+        capacity), instead of becoming a no-show."""
         targets = [
-            name
-            for name, (_, bots) in self.remote.items()
-            if (p := bots.get(bot)) is not None and p.plays(game) and p.free > 0
+            name for name, (_, bots) in self.remote.items() if (p := bots.get(bot)) is not None and p.plays(game)
         ]
         for name in targets:
             invite = Invite(bot=bot, match_id=match_id, game=game, address=self.advertise, instance=self.name)

@@ -118,18 +118,14 @@ def noisy_bot(name: str, p: float) -> Policy:
 
 def handicapped_bot(name: str, w: float) -> Policy:
     """A ``deterministic`` bot of strength ``w``: the SDK heuristic with its moon rule weighted by
-    ``w`` (``jacks_and_tricks.MOON`` scaled by ``w`` for the call, then restored; ``w = 1`` is
-    the SDK heuristic unchanged) and a fixed ``rng`` seed; ``name`` is ignored: a pure function
-    of (view, legal actions), with no randomness to refresh."""
+    ``w`` (``choose(..., moon=w * MOON)``; ``w = 1`` is the SDK heuristic unchanged) and a fixed
+    ``rng`` seed; ``name`` is ignored: a pure function of (view, legal actions), with no
+    randomness to refresh."""
     del name
 
     def choose(view: Any, legal: Sequence[str], seat: int) -> str:
         data = view.to_json() if hasattr(view, "to_json") else view
-        jacks_and_tricks.MOON = w * MOON
-        try:
-            return str(heuristic.choose(data, list(legal), random.Random(0)))
-        finally:
-            jacks_and_tricks.MOON = MOON
+        return str(heuristic.choose(data, list(legal), random.Random(0), moon=w * MOON))
 
     return choose
 

@@ -67,18 +67,12 @@ async def _bot(
                 m = await out.get()
                 if m is None:
                     return
-                if not batching or out.empty():
-                    yield m
-                    continue
-                batch = pb.BotMessage()
-                batch.batch.messages.append(m)
-                while not out.empty():
-                    more = out.get_nowait()
-                    if more is None:
-                        yield batch
-                        return
-                    batch.batch.messages.append(more)
-                yield batch
+                ended = False
+                if batching:
+                    m, ended = codec.coalesce(m, out)
+                yield m
+                if ended:
+                    return
 
         def handle(message: Any, now: float) -> None:
             kind = message.WhichOneof("kind")

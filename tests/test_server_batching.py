@@ -132,7 +132,7 @@ def test_bot_batch_answers_several_matches_and_bad_items_are_rejected_in_band(
 def test_coalesce_keeps_order_caps_the_batch_and_stops_at_the_end_marker() -> None:
     import asyncio
 
-    from cardarena.server.service import MAX_BATCH, coalesce
+    from cardarena.wire.codec import MAX_BATCH, coalesce
 
     queue: asyncio.Queue[Any] = asyncio.Queue()
     pings = [pb.ServerMessage(ping=pb.Ping(nonce=i)) for i in range(MAX_BATCH + 5)]
@@ -148,3 +148,9 @@ def test_coalesce_keeps_order_caps_the_batch_and_stops_at_the_end_marker() -> No
     queue.put_nowait(None)
     single, ended = coalesce(pings[0], queue)
     assert ended and single is pings[0]  # nothing to batch: the message itself, then the end
+    assert coalesce(pings[0], queue) == (pings[0], False)  # nothing queued at all
+    answers = [pb.BotMessage(pong=pb.Pong(nonce=i)) for i in range(3)]  # the bot side alike
+    for a in answers[1:]:
+        queue.put_nowait(a)
+    batch, ended = coalesce(answers[0], queue)
+    assert not ended and batch.WhichOneof("kind") == "batch" and list(batch.batch.messages) == answers

@@ -27,8 +27,6 @@ pb = codec.arena_pb2
 
 FATAL = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
 """Status codes after which reconnecting cannot help."""
-MAX_BATCH = 64
-"""Most answers sent as one ``BotBatch``."""
 
 
 class SessionEnded(Exception):
@@ -62,20 +60,8 @@ async def _session(
                 message = await outbox.get()
                 if message is None:
                     return
-                if outbox.empty():
-                    yield message
-                    continue
-                batch = pb.BotMessage()
-                items = batch.batch.messages
-                items.append(message)
-                ended = False
-                while not outbox.empty() and len(items) < MAX_BATCH:
-                    more = outbox.get_nowait()
-                    if more is None:
-                        ended = True
-                        break
-                    items.append(more)
-                yield batch
+                message, ended = codec.coalesce(message, outbox)
+                yield message
                 if ended:
                     return
 

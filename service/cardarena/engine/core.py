@@ -27,7 +27,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from .rng import MatchRng
 
@@ -343,6 +343,15 @@ class FieldsView:
     def __repr__(self) -> str:
         pairs = ", ".join(f"{k}={v!r}" for k, v in zip(self._FIELDS, self._fields(), strict=True))
         return f"{type(self).__name__}({pairs})"
+
+
+_T = TypeVar("_T")
+
+
+def replaced(values: tuple[_T, ...], index: int, value: _T) -> tuple[_T, ...]:
+    """``values`` with the item at ``index`` replaced by ``value`` (states that keep per-seat
+    data in tuples, so views can share them)."""
+    return values[:index] + (value,) + values[index + 1 :]
 
 
 class SnapshotView:

@@ -57,7 +57,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from itertools import combinations
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from ..engine.core import (
     CHANCE,
@@ -74,6 +74,7 @@ from ..engine.core import (
     State,
     UnknownAction,
     ranks_from_scores,
+    replaced,
 )
 from ..engine.rng import MatchRng
 
@@ -151,14 +152,6 @@ _PARSED: dict[str, tuple[str, list[str]]] = {
 
 def _char(card: int) -> str:
     return CHARACTER_OF[CODES[card]]
-
-
-_T = TypeVar("_T")
-
-
-def _put(values: tuple[_T, ...], index: int, value: _T) -> tuple[_T, ...]:
-    """``values`` with ``values[index]`` replaced by ``value``."""
-    return values[:index] + (value,) + values[index + 1 :]
 
 
 class CoupView(SnapshotView):
@@ -928,14 +921,14 @@ class CoupState(State):
 
     def _kill(self, seat: int, card: int) -> None:
         self._remove_from_hand(seat, card)
-        self._dead = _put(self._dead, seat, self._dead[seat] + (card,))
-        self._lost = _put(self._lost, seat, self._lost[seat] + 1)
+        self._dead = replaced(self._dead, seat, self._dead[seat] + (card,))
+        self._lost = replaced(self._lost, seat, self._lost[seat] + 1)
         self._event(seat, "lost", card=CODES[card], character=_char(card))
         if self._five and self._lost[seat] <= LIVES - 2:
             self._steps.insert(0, ("draw", seat, 1, "life"))
         if not self._hands[seat] and not (self._five and self._lost[seat] <= LIVES - 2):
-            self._coins = _put(self._coins, seat, 0)
-            self._out = _put(self._out, seat, True)
+            self._coins = replaced(self._coins, seat, 0)
+            self._out = replaced(self._out, seat, True)
             self._orders = self._compute_orders()
             self._event(seat, "out")
             alive = self._alive_seats()

@@ -70,6 +70,7 @@ from ..engine.core import (
     State,
     UnknownAction,
     ranks_from_scores,
+    replaced,
 )
 from ..engine.rng import MatchRng
 from .trick_taking import plays_of
@@ -145,11 +146,6 @@ _PLAY: dict[str, tuple[int, int, int]] = {"play:" + CODES[c]: (c, BIT[c], c // 1
 _DISCARD: dict[str, tuple[int, int]] = {"discard:" + CODES[c]: (c, BIT[c]) for c in DECK}
 _DISCARD_OF: dict[str, str] = {"play:" + CODES[c]: "discard:" + CODES[c] for c in range(52)}
 _KNOWN_KINDS = frozenset({"bid", "pass", "discard", "open", "call", "raise", "fold", "play"})
-
-
-def _replace(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    """``values`` with the item at ``index`` replaced."""
-    return values[:index] + (value,) + values[index + 1 :]
 
 
 class GleekView(SnapshotView):
@@ -623,7 +619,7 @@ class GleekState(State):
                     f"the player left of the dealer must open at {OPENING_BID}", seat=seat, action=action
                 )
             self._actions.append((seat, action))
-            self._passed = _replace(self._passed, seat, True)
+            self._passed = replaced(self._passed, seat, True)
         else:
             amount = self._number(seat, action, arg)
             if self._bid == 0 and amount != OPENING_BID:
@@ -662,11 +658,11 @@ class GleekState(State):
         hand = self._hands[seat] & ~bit
         self._discards |= bit
         if self._discards.bit_count() < STOCK:
-            self._hands = _replace(self._hands, seat, hand)
+            self._hands = replaced(self._hands, seat, hand)
             return
         for c in self._stock:
             hand |= BIT[c]
-        self._hands = _replace(self._hands, seat, hand)
+        self._hands = replaced(self._hands, seat, hand)
         self._stock = []
         self._phase = "ruff"
         self._turn = (self._dealer + 1) % self.players
@@ -685,7 +681,7 @@ class GleekState(State):
                 raise IllegalAction(f"raise by 1 to {MAX_RAISE} stakes", seat=seat, action=action)
         self._actions.append((seat, action))
         if kind == "pass":
-            self._ruff_status = _replace(self._ruff_status, seat, "passed")
+            self._ruff_status = replaced(self._ruff_status, seat, "passed")
             if seat == self._dealer:
                 self._next_doubled = True
                 self._after_ruff()
@@ -693,7 +689,7 @@ class GleekState(State):
             self._turn = (seat + 1) % n
             return
         if kind == "fold":
-            self._ruff_status = _replace(self._ruff_status, seat, "folded")
+            self._ruff_status = replaced(self._ruff_status, seat, "folded")
             if len(self._in_ruff()) == 1:
                 self._settle_ruff(self._in_ruff())
                 return
@@ -717,11 +713,11 @@ class GleekState(State):
         self._turn = nxt
 
     def _stake(self, seat: int, amount: int) -> None:
-        self._balances = _replace(self._balances, seat, self._balances[seat] - amount)
+        self._balances = replaced(self._balances, seat, self._balances[seat] - amount)
         self._ruff_pool += amount
-        self._ruff_bets = _replace(self._ruff_bets, seat, self._ruff_bets[seat] + amount)
+        self._ruff_bets = replaced(self._ruff_bets, seat, self._ruff_bets[seat] + amount)
         self._ruff_bet = max(self._ruff_bet, self._ruff_bets[seat])
-        self._ruff_status = _replace(self._ruff_status, seat, "in")
+        self._ruff_status = replaced(self._ruff_status, seat, "in")
 
     def _showdown(self, live: list[int]) -> None:
         best = max(ruff_of(self._hands[s])[:2] for s in live)
@@ -805,7 +801,7 @@ class GleekState(State):
             rank = card % 13
             honour = HONOUR.get(rank, 0)
             if honour:
-                self._honours = _replace(self._honours, seat, self._honours[seat] + honour)
+                self._honours = replaced(self._honours, seat, self._honours[seat] + honour)
             if 2 <= rank <= 4:
                 for o in range(n):
                     if o != seat:
@@ -821,7 +817,7 @@ class GleekState(State):
         for _, c in trick:
             played |= BIT[c]
         self._played = played
-        tricks = self._tricks = _replace(self._tricks, best_seat, self._tricks[best_seat] + 1)
+        tricks = self._tricks = replaced(self._tricks, best_seat, self._tricks[best_seat] + 1)
         self._last_trick = trick
         self._last_winner = best_seat
         self._trick = ()

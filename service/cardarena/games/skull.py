@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from ..engine.core import (
     CHANCE,
@@ -65,6 +65,7 @@ from ..engine.core import (
     State,
     UnknownAction,
     ranks_from_scores,
+    replaced,
 )
 from ..engine.rng import MatchRng
 
@@ -100,7 +101,6 @@ OVER = "over"
 """The match is over."""
 
 
-_T = TypeVar("_T")
 _SEAT: tuple[tuple[int, ...], ...] = tuple((s,) for s in range(8))
 _CHANCE_ONLY: tuple[int, ...] = (CHANCE,)
 _PASS: tuple[str, ...] = ("pass",)
@@ -112,11 +112,6 @@ _PLACES: dict[tuple[bool, bool], tuple[str, ...]] = {
     for skull in (False, True)
 }
 """(a rose in hand, the skull in hand) to the place actions, in the order of CARD_TYPES."""
-
-
-def _put(values: tuple[_T, ...], index: int, value: _T) -> tuple[_T, ...]:
-    """``values`` with ``values[index]`` replaced by ``value``."""
-    return values[:index] + (value,) + values[index + 1 :]
 
 
 class SkullView(SnapshotView):
@@ -533,22 +528,22 @@ class SkullState(State):
         self._record(seat, action)
         phase = self._phase
         if phase == PLACE_FIRST:
-            self._piles = _put(self._piles, seat, self._piles[seat] + (arg,))
-            self._placed_first = _put(self._placed_first, seat, True)
+            self._piles = replaced(self._piles, seat, self._piles[seat] + (arg,))
+            self._placed_first = replaced(self._placed_first, seat, True)
             if not self.to_act():
                 self._phase = PLACE
                 self._turn = self._first
             return
         if phase == PLACE:
             if kind == "place":
-                self._piles = _put(self._piles, seat, self._piles[seat] + (arg,))
+                self._piles = replaced(self._piles, seat, self._piles[seat] + (arg,))
                 self._turn = self._next_alive(seat)
                 return
             self._open_bid(seat, int(arg))
             return
         if phase == BID:
             if kind == "pass":
-                self._passed = _put(self._passed, seat, True)
+                self._passed = replaced(self._passed, seat, True)
                 self._next_bidder(seat)
             else:
                 self._open_bid(seat, int(arg))
@@ -586,7 +581,7 @@ class SkullState(State):
         pile = self._piles[bidder]
         while self._revealed[bidder] < len(pile):
             card = pile[len(pile) - 1 - self._revealed[bidder]]
-            self._revealed = _put(self._revealed, bidder, self._revealed[bidder] + 1)
+            self._revealed = replaced(self._revealed, bidder, self._revealed[bidder] + 1)
             if card == SKULL:
                 self._fail(bidder)
                 return
@@ -597,7 +592,7 @@ class SkullState(State):
     def _flip(self, target: int) -> None:
         pile = self._piles[target]
         card = pile[len(pile) - 1 - self._revealed[target]]
-        self._revealed = _put(self._revealed, target, self._revealed[target] + 1)
+        self._revealed = replaced(self._revealed, target, self._revealed[target] + 1)
         if card == SKULL:
             self._fail(target)
         elif sum(self._revealed) >= self._bid:
@@ -618,7 +613,7 @@ class SkullState(State):
     def _succeed(self) -> None:
         bidder = self._bidder
         self._note_round(True, None)
-        self._points = _put(self._points, bidder, self._points[bidder] + 1)
+        self._points = replaced(self._points, bidder, self._points[bidder] + 1)
         if self._points[bidder] >= POINTS_TO_WIN:
             self._finish(bidder)
             return
@@ -643,9 +638,9 @@ class SkullState(State):
         self._piles = ((),) * self.players
         self._revealed = (0,) * self.players
         if card == SKULL:
-            self._skull = _put(self._skull, seat, False)
+            self._skull = replaced(self._skull, seat, False)
         else:
-            self._roses = _put(self._roses, seat, self._roses[seat] - 1)
+            self._roses = replaced(self._roses, seat, self._roses[seat] - 1)
         self._lost[seat].append(card)
         alive = [s for s in range(self.players) if self._alive(s)]
         if len(alive) == 1:

@@ -276,12 +276,13 @@ class Hub:
         """Seats ``bot`` may still take here (its capacity less its live seats on every instance)."""
         return self.capacity(bot) - self.load(bot) - self.remote_load.get(bot, 0)
 
+    def _open_for(self, bot: str, game: str) -> list[Session]:
+        """The bot's open sessions here that play ``game``."""
+        return [s for s in self.sessions.get(bot, []) if s.plays(game) and not s.closed]
+
     def connected_for(self, bot: str, game: str) -> bool:
         """Whether ``bot`` has an open session here that plays ``game``."""
-        return any(s.plays(game) and not s.closed for s in self.sessions.get(bot, []))
-
-    def _busy(self, bot: str) -> bool:
-        return self.load(bot) + self.remote_load.get(bot, 0) >= self.capacity(bot)
+        return bool(self._open_for(bot, game))
 
     def has_room(self) -> bool:
         """Whether some connected bot could take another match (its live seats on every
@@ -346,10 +347,8 @@ class Hub:
 
     def available(self, bot: str, game: str) -> Session | None:
         """A session of ``bot`` that plays ``game`` if the bot has a free slot."""
-        if self._busy(bot):
-            return None
-        candidates = [s for s in self.sessions.get(bot, []) if s.plays(game) and not s.closed]
-        if not candidates:
+        candidates = self._open_for(bot, game)
+        if self.free_slots(bot) <= 0 or not candidates:
             return None
         return min(candidates, key=lambda s: s.bound)
 

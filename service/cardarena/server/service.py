@@ -115,13 +115,12 @@ class ArenaServicer:
                 message = await outbox.get()
                 if message is None:
                     break
-                if session.batching and not outbox.empty():
-                    message, ended = coalesce(message, outbox)
-                    yield message
-                    if ended:
-                        break
-                    continue
+                ended = False
+                if session.batching:
+                    message, ended = codec.coalesce(message, outbox)
                 yield message
+                if ended:
+                    break
         finally:
             reader.cancel()
             pinger.cancel()
@@ -194,24 +193,6 @@ class ArenaServicer:
             await asyncio.sleep(self.instance.limits.ping_interval_s)
             nonce += 1
             session.send(pb.ServerMessage(ping=pb.Ping(nonce=nonce)))
-
-
-MAX_BATCH = 64
-"""Most messages coalesced into one ``ServerBatch``."""
-
-
-def coalesce(first: Any, outbox: asyncio.Queue[Any], limit: int = MAX_BATCH) -> tuple[Any, bool]:
-    """``first`` and the messages queued behind it (up to ``limit``) as one ``ServerBatch``
-    message, and whether the end-of-stream marker was reached."""
-    batch = pb.ServerMessage()
-    items = batch.batch.messages
-    items.append(first)
-    while len(items) < limit and not outbox.empty():
-        message = outbox.get_nowait()
-        if message is None:
-            return (batch if len(items) > 1 else first), True
-        items.append(message)
-    return batch, False
 
 
 def hello_problem(first: Any, bot: str, max_matches: int) -> tuple[Any, str] | None:

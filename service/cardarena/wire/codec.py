@@ -18,12 +18,15 @@ import keyword
 import logging
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 
 from ..engine import ActionInfo, Game
+
+if TYPE_CHECKING:
+    import asyncio
 
 # Loaded dynamically: the generated modules are not type-checked (their stubs are not strict).
 arena_pb2: Any = importlib.import_module("cardarena.wire.v1.arena_pb2")
@@ -167,6 +170,28 @@ def _filler(descriptor: Any) -> _Filler:
     for sub_descriptor in subs:
         _filler(sub_descriptor)
     return fill
+
+
+MAX_BATCH = 64
+"""Most messages coalesced into one ``ServerBatch`` or ``BotBatch``."""
+
+
+def coalesce(first: Any, queue: asyncio.Queue[Any], limit: int = MAX_BATCH) -> tuple[Any, bool]:
+    """``first`` and the messages queued behind it (up to ``limit``) as one message of its type
+    (``ServerMessage`` or ``BotMessage``, whose ``batch`` holds messages of the same type), or
+    ``first`` itself when nothing is queued; and whether the end-of-stream marker (``None``)
+    was taken from the queue.  Nothing waits: only what is queued already is coalesced."""
+    if queue.empty():
+        return first, False
+    batch = type(first)()
+    items = batch.batch.messages
+    items.append(first)
+    while len(items) < limit and not queue.empty():
+        message = queue.get_nowait()
+        if message is None:
+            return (batch if len(items) > 1 else first), True
+        items.append(message)
+    return batch, False
 
 
 def encode_view(game_id: str, view_json: Mapping[str, Any]) -> Any:

@@ -72,8 +72,10 @@ def _beats(card: str, best: str, lead: str, trump: str | None) -> bool:
     return card[1] == trump
 
 
-def choose(view: dict[str, Any], legal: Sequence[str], rng: random.Random) -> str:
-    """Pick one of ``legal`` (``play:<card>`` ids) from the seat's view."""
+def choose(view: dict[str, Any], legal: Sequence[str], rng: random.Random, *, moon: float = MOON) -> str:
+    """Pick one of ``legal`` (``play:<card>`` ids) from the seat's view.  ``moon``: the swing
+    the 2-player evaluator charges for leaving the opponent on course to shoot the moon (the
+    ranking benchmark weakens the bot by scaling it)."""
     cards = [a.split(":", 1)[1] for a in legal if a.startswith("play:")]
     if not cards:
         return rng.choice(list(legal))
@@ -81,7 +83,7 @@ def choose(view: dict[str, Any], legal: Sequence[str], rng: random.Random) -> st
     players = int(view.get("players") or 2)
     game = view.get("game")
     if players == 2 and game in ("glaves", "german_whist"):
-        return "play:" + _two_player(view, cards, whist=game == "german_whist")
+        return "play:" + _two_player(view, cards, whist=game == "german_whist", moon_swing=moon)
     trick = [t["card"] for t in view.get("trick") or []]
     face_up = view.get("stock_face_up")
     low = sorted(cards, key=lambda c: (c in PENALTY, c[1] == trump, _rank(c)))
@@ -151,7 +153,7 @@ def _p_beat(card: str, trump: str | None, unknown: list[str], known: list[str], 
     return (1 - p_void) * follow + p_void * ruff
 
 
-def _two_player(view: dict[str, Any], cards: list[str], *, whist: bool) -> str:
+def _two_player(view: dict[str, Any], cards: list[str], *, whist: bool, moon_swing: float) -> str:
     """The best card by expected (my points - opponent's points); see the module docstring."""
     trump: str | None = view.get("trump_suit")
     me = int(view.get("seat") or 0)
@@ -177,7 +179,7 @@ def _two_player(view: dict[str, Any], cards: list[str], *, whist: bool) -> str:
         draw = _worth(face_up, trump, jacks) - hidden
 
     def moon(mine: int, theirs: int) -> float:
-        return 0.0 if whist or mine else -MOON * MOON_RISK[min(theirs, 4)]
+        return 0.0 if whist or mine else -moon_swing * MOON_RISK[min(theirs, 4)]
 
     now = moon(my_jacks, len(opp_jacks))
 

@@ -33,6 +33,7 @@ if _missing and os.environ.get("CI", "").lower() != "true":
     )
 
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -112,7 +113,8 @@ def test_standings_update_live_in_a_real_browser(
 
     finish_match(redis_url, seeded, seeded.pending[1])  # a new result arrives while the page is open
     expected = f"{len(seeded.finished)} finished matches"
-    WebDriverWait(browser, 15).until(
+    # The live refresh replaces the element; one read may catch the old one as it goes.
+    WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "#standings .updated").text.startswith(expected)
     )
     assert browser.find_element(By.ID, "standings").get_attribute("data-updated")
@@ -138,11 +140,15 @@ def test_replay_viewer_in_a_real_browser(
     browser.get(f"{server}/matches/{mid}?pov=0&step=3")
     assert browser.find_element(By.ID, "step-index").text == "3"
     browser.find_element(By.ID, "step-next").click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "step-index").text == "4")
+    WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: d.find_element(By.ID, "step-index").text == "4"
+    )
     first = replay["deals"][0]["actions"][3]["action"]
     assert first in browser.find_element(By.ID, "current-action").text
     browser.find_element(By.TAG_NAME, "body").send_keys("\ue012")  # ArrowLeft: keyboard stepping (our JS)
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "step-index").text == "3")
+    WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: d.find_element(By.ID, "step-index").text == "3"
+    )
     _shot(browser, "replay-seat0")
     _no_console_errors(browser)
 

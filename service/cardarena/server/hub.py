@@ -15,7 +15,7 @@ import contextlib
 import itertools
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +29,15 @@ RESIGN = "\0resign"
 
 
 class Session:
-    """One bot stream: an outbox the servicer drains, and the abuse counters."""
+    """One bot stream: its outbox, the abuse counters, and who writes to the stream.
+
+    Messages are written either by the stream's writer task (woken by :meth:`send`) or, for
+    what the session's own reader queued while it handled a message (the reply, or the next
+    request of a match it advanced: see :meth:`MatchRunner._on_answer`), by the reader itself
+    right after (:attr:`holding`), which spares the writer's wake-up on every move.  Writes
+    are serialised by :attr:`write_lock` and taken from the outbox in order, so the order of
+    messages is the order of :meth:`send` calls either way.
+    """
 
     _ids = itertools.count(1)
 
@@ -42,25 +50,65 @@ class Session:
         """The bot accepts ``ServerBatch`` (``Hello.batching``)."""
         self.games = frozenset(games)
         self.max_matches = max_matches
-        self.outbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.outbox: collections.deque[Any] = collections.deque()
         self.closed = False
         self.abort: tuple[Any, str] | None = None
         self.bound = 0
         """Seats of live matches bound to this session."""
+        self.holding = False
+        """The session's reader is handling a message and writes what it queues itself."""
+        self.write_lock = asyncio.Lock()
+        self._ready: asyncio.Future[None] | None = None
         self._bad: collections.deque[float] = collections.deque()
         self._bad_limit = bad_per_minute
 
     def send(self, message: Any) -> None:
         """Queue a ``ServerMessage`` (dropped once the session is closed)."""
         if not self.closed:
-            self.outbox.put_nowait(message)
+            self.outbox.append(message)
+            if not self.holding:
+                self.kick()
 
     def close(self, abort: tuple[Any, str] | None = None) -> None:
-        """End the stream (optionally with a status code and details)."""
+        """End the stream once what is queued is written (optionally with a status code and
+        details)."""
         if not self.closed:
             self.closed = True
             self.abort = abort
-            self.outbox.put_nowait(None)
+            self.kick()
+
+    def kick(self) -> None:
+        """Wake the writer task (if it waits)."""
+        ready = self._ready
+        if ready is not None and not ready.done():
+            ready.set_result(None)
+
+    async def ready(self) -> None:
+        """Wait until something is queued or the session closes."""
+        if self.outbox or self.closed:
+            return
+        self._ready = asyncio.get_running_loop().create_future()
+        try:
+            await self._ready
+        finally:
+            self._ready = None
+
+    def take(self) -> Any | None:
+        """The next message to write: the queued messages (up to ``codec.MAX_BATCH``) as one
+        ``ServerBatch`` when the bot accepts batches, else the first queued message; ``None``
+        when nothing is queued."""
+        outbox = self.outbox
+        if not outbox:
+            return None
+        first = outbox.popleft()
+        if not self.batching or not outbox:
+            return first
+        batch = pb.ServerMessage()
+        items = batch.batch.messages
+        items.append(first)
+        while outbox and len(items) < codec.MAX_BATCH:
+            items.append(outbox.popleft())
+        return batch
 
     def plays(self, game: str) -> bool:
         """Whether this session accepts matches of ``game``."""
@@ -87,9 +135,19 @@ class Pending:
     deadline: float = 0.0
     move_deadline: float = 0.0
     waiter: asyncio.Future[None] | None = None
+    legal: tuple[str, ...] = ()
+    legal_set: frozenset[str] = frozenset()
+    on_answer: Callable[[Pending, str], None] | None = None
+    """Set while the match takes answers as they arrive (in the reader's task): then it gets
+    every answer instead of :attr:`answers` (see ``MatchRunner._on_answer``)."""
 
     def answer(self, action_id: str) -> None:
-        """Queue an answer (or :data:`RESIGN`) and wake the runner waiting for it."""
+        """Hand over an answer (or :data:`RESIGN`): to :attr:`on_answer` if set, else queue
+        it and wake the runner waiting for it."""
+        hook = self.on_answer
+        if hook is not None:
+            hook(self, action_id)
+            return
         self.answers.append(action_id)
         waiter = self.waiter
         if waiter is not None and not waiter.done():
@@ -180,7 +238,7 @@ class Hub:
         self.bad_per_minute = bad_per_minute
         self.sessions: dict[str, list[Session]] = {}
         self.matches: dict[str, LiveMatch] = {}
-        self.changed = asyncio.Event()
+        self._change_waiters: set[asyncio.Future[None]] = set()
         self.sessions_changed = asyncio.Event()
         """Set when a session opens or closes (the presence loop republishes soon after)."""
         self.remote_load: dict[str, int] = {}
@@ -285,10 +343,15 @@ class Hub:
         return bool(self._open_for(bot, game))
 
     def has_room(self) -> bool:
-        """Whether some connected bot could take another match (its live seats on every
-        instance and the seats reserved for it by matches still joining count against its
-        capacity), unless claimed matches already wait for more than :attr:`claim_ahead` seats
-        of busy bots connected here."""
+        """Whether to claim another match.
+
+        Yes when some connected bot could take another match (its live seats on every instance
+        and the seats reserved for it by matches still joining count against its capacity),
+        unless claimed matches already wait for more than :attr:`claim_ahead` seats of busy bots
+        connected here.  And yes while every bot is busy but matches are being played here and
+        no claimed match is still joining: one match is claimed ahead, so that it is joined
+        and starts the moment its bots are free, instead of after a claim round trip.
+        """
         room, waiting = False, 0
         for bot in self.sessions:
             used = self.load(bot) + self.remote_load.get(bot, 0) + self.reserved.get(bot, 0)
@@ -297,7 +360,9 @@ class Hub:
                 room = True
             else:
                 waiting += over
-        return room and waiting < self.claim_ahead
+        if room:
+            return waiting < self.claim_ahead
+        return bool(self._load) and not self.reserved
 
     def reserve(self, bot: str, seats: int) -> None:
         """Add (or, negative, remove) seats reserved for ``bot`` by a joining match."""
@@ -306,6 +371,8 @@ class Hub:
             self.reserved[bot] = left
         else:
             self.reserved.pop(bot, None)
+            if not self.reserved:
+                self._wake()  # the claim loop may claim ahead again (see has_room)
 
     def release(self, match_id: str) -> None:
         """A match's play is over: its seats become free slots at once, while the result is
@@ -353,8 +420,10 @@ class Hub:
         return min(candidates, key=lambda s: s.bound)
 
     def _wake(self) -> None:
-        self.changed.set()
-        self.changed = asyncio.Event()
+        for waiter in self._change_waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._change_waiters.clear()
 
     def _sessions_changed(self) -> None:
         self.sessions_changed.set()
@@ -367,10 +436,19 @@ class Hub:
             await asyncio.wait_for(event.wait(), timeout)
 
     async def wait_change(self, timeout: float) -> None:
-        """Wait until sessions change (or ``timeout`` seconds pass)."""
-        event = self.changed
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
+        """Wait until sessions or seats change (or ``timeout`` seconds pass).
+
+        A future woken directly by the change (no task, no ``wait_for``): a match claimed
+        ahead starts within one turn of the loop after its bots are released."""
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        self._change_waiters.add(waiter)
+        timer = loop.call_later(timeout, _expire, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._change_waiters.discard(waiter)
 
     # ---------------------------------------------------------------- routing
     def route_action(self, session: Session, action: Any) -> Any | None:

@@ -90,6 +90,11 @@ class MatchRunner:
         self.actions = 0
         self.seq = 0
         self.default_rng = MatchRng(f"{spec.seed}/default")
+        self._chance = MatchRng(spec.seed)
+        self._current: Pending | None = None
+        """The request whose answer :meth:`_on_answer` takes (see :meth:`_follow`)."""
+        self._wake: asyncio.Future[None] | None = None
+        self._failure: BaseException | None = None
         start = pb.MatchStart(
             match_id=spec.match_id,
             game=spec.game,
@@ -189,18 +194,12 @@ class MatchRunner:
         self._stat(seat, "forfeits")
         return {"fault": "resign", "default": True, "forfeit": True}
 
-    async def decide(self, seat: int) -> tuple[str, dict[str, JSON] | None]:
-        """The seat's action now, and the replay annotation when the server chose it."""
-        state = self.state
-        legal = state.legal_actions(seat)
-        if seat in self.live.resigned and seat not in self.forfeited:  # resigned out of turn
-            return self._default(legal), self._resign(seat)
-        if seat in self.forfeited:
-            return self._default(legal), {"fault": "forfeited", "default": True}
-        tc, policy = self.spec.time_control, self.spec.fault_policy
+    def _request(self, seat: int, legal: tuple[str, ...]) -> Pending:
+        """Send ``seat`` its ``ActionRequest``; the pending request awaiting the answer."""
+        tc = self.spec.time_control
         self.seq += 1
         now = time.monotonic()
-        pending = Pending(seat=seat, seq=self.seq, request=None, sent_at=now)
+        pending = Pending(seat=seat, seq=self.seq, request=None, sent_at=now, legal=legal, legal_set=frozenset(legal))
         pending.move_deadline = now + tc.move_ms / 1000.0
         pending.deadline = pending.move_deadline + self.bank[seat]
         message = pb.ServerMessage()
@@ -208,14 +207,35 @@ class MatchRunner:
         request.match_id = self.spec.match_id
         request.seq = self.seq
         request.seat = seat
-        codec.encode_view_into(request.view, self.game.id, state.view_json(seat))
+        codec.encode_view_into(request.view, self.game.id, self.state.view_json(seat))
         request.legal.extend(codec.encode_legal(self.game, legal))
         request.move_ms_left = tc.move_ms
         request.bank_ms_left = int(self.bank[seat] * 1000)
         pending.request = request
         self.live.pending[self.seq] = pending
         self.live.send(seat, message)
-        legal_set = set(legal)
+        return pending
+
+    def _accept(self, pending: Pending) -> None:
+        """Charge the seat's clock for a legal answer to ``pending``, received now."""
+        done = time.monotonic()
+        over = done - pending.move_deadline
+        if over > 0:
+            self.bank[pending.seat] = max(0.0, self.bank[pending.seat] - over)
+        self.metrics.move_latency.observe(done - pending.sent_at)
+
+    async def decide(self, seat: int) -> tuple[str, dict[str, JSON] | None]:
+        """The seat's action now, and the replay annotation when the server chose it."""
+        legal = self.state.legal_actions(seat)
+        if seat in self.live.resigned and seat not in self.forfeited:  # resigned out of turn
+            return self._default(legal), self._resign(seat)
+        if seat in self.forfeited:
+            return self._default(legal), {"fault": "forfeited", "default": True}
+        return await self._resolve(self._request(seat, legal))
+
+    async def _resolve(self, pending: Pending) -> tuple[str, dict[str, JSON] | None]:
+        """Wait for a legal answer to ``pending`` (rejecting illegal ones) or a fault."""
+        seat, legal, state, policy = pending.seat, pending.legal, self.state, self.spec.fault_policy
         rejections = 0
         fault = ""
         try:
@@ -228,12 +248,8 @@ class MatchRunner:
                     continue
                 if answer == RESIGN:
                     return self._default(legal), self._resign(seat)
-                if answer in legal_set:
-                    done = time.monotonic()
-                    over = done - pending.move_deadline
-                    if over > 0:
-                        self.bank[seat] = max(0.0, self.bank[seat] - over)
-                    self.metrics.move_latency.observe(done - pending.sent_at)
+                if answer in pending.legal_set:
+                    self._accept(pending)
                     return answer, None
                 rejections += 1
                 self.metrics.illegal.inc()
@@ -281,30 +297,110 @@ class MatchRunner:
                 event = pb.Event(match_id=self.spec.match_id, seat=seat, action=seen, is_default=default, fault=fault)
                 session.send(pb.ServerMessage(event=event))
 
-    async def play(self) -> None:
-        """Play from the first chance node to the end."""
+    def _apply(self, seat: int, action: str, note: dict[str, JSON] | None) -> None:
+        """Play ``action`` for ``seat``, record its annotation, and tell the bots."""
+        self.state.apply(seat, action)
+        if note:
+            self.annotations[self.actions] = note
+        self.actions += 1
+        self._announce(seat, action, note)
+
+    def _turn(self) -> tuple[int, ...]:
+        """Draw chance nodes up to the next turn; the seats asked to act (none: the end)."""
         state = self.state
-        rng = MatchRng(self.spec.seed)
         while True:
             seats = state.to_act()
+            if not seats or not state.is_chance():
+                return tuple(seats)
+            state.apply_chance(state.sample_chance(self._chance))
+
+    def _ask(self, seats: tuple[int, ...]) -> Pending | None:
+        """The turn's request, sent, when it is one seat's answer to take as it arrives
+        (:meth:`_on_answer`); ``None`` when :meth:`play` must take the turn itself (several
+        seats at once, a seat that forfeited or resigned, the end of the match)."""
+        if len(seats) != 1:
+            return None
+        seat = seats[0]
+        if seat in self.forfeited or seat in self.live.resigned:
+            return None
+        pending = self._request(seat, self.state.legal_actions(seat))
+        pending.on_answer = self._on_answer
+        return pending
+
+    def _on_answer(self, pending: Pending, answer: str) -> None:
+        """An answer to the current request, in the reader's task as it arrives: a legal one in
+        time is played at once, and so on to the next request (sent from here, no task
+        switch); anything else (illegal, resign, late) goes to :meth:`_follow`, which handles
+        it as :meth:`decide` does."""
+        if pending is not self._current or answer not in pending.legal_set or time.monotonic() > pending.deadline:
+            pending.on_answer = None
+            pending.answer(answer)
+            self._poke()
+            return
+        pending.on_answer = None
+        try:
+            self.live.pending.pop(pending.seq, None)
+            self._accept(pending)
+            self._apply(pending.seat, answer, None)
+            self._current = self._ask(self._turn())
+        except BaseException as exc:  # raised again in the match's own task
+            self._failure = exc
+            self._current = None
+        if self._current is None:
+            self._poke()
+
+    def _poke(self) -> None:
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    async def _follow(self, pending: Pending) -> None:
+        """Single-seat turns from ``pending`` on, while the answers are played as they arrive
+        (:meth:`_on_answer`); this task steps in for an answer that is not a legal one in time,
+        and for the clock.  Returns when the next turn is not such a request."""
+        loop = asyncio.get_running_loop()
+        self._current = pending
+        try:
+            while (current := self._current) is not None:
+                if current.on_answer is None or current.deadline <= time.monotonic():
+                    current.on_answer = None
+                    action, note = await self._resolve(current)
+                    self._apply(current.seat, action, note)
+                    self._current = self._ask(self._turn())
+                    continue
+                wake = self._wake = loop.create_future()
+                timer = loop.call_at(loop.time() + (current.deadline - time.monotonic()), self._poke)
+                try:
+                    await wake
+                finally:
+                    timer.cancel()
+                    self._wake = None
+                if self._failure is not None:
+                    raise self._failure
+        finally:
+            if self._current is not None:
+                self._current.on_answer = None
+            self._current = None
+
+    async def play(self) -> None:
+        """Play from the first chance node to the end."""
+        while True:
+            seats = self._turn()
             if not seats:
                 # A seat that resigned after its last action forfeits all the same.
                 for seat in sorted(self.live.resigned - self.forfeited):
                     self._resign(seat)
                 return
-            if state.is_chance():
-                state.apply_chance(state.sample_chance(rng))
+            pending = self._ask(seats)
+            if pending is not None:
+                await self._follow(pending)
                 continue
             if len(seats) == 1:
                 decisions = [await self.decide(seats[0])]
             else:
                 decisions = list(await asyncio.gather(*(self.decide(s) for s in seats)))
             for seat, (action, note) in zip(seats, decisions, strict=True):
-                state.apply(seat, action)
-                if note:
-                    self.annotations[self.actions] = note
-                self.actions += 1
-                self._announce(seat, action, note)
+                self._apply(seat, action, note)
 
     # ---------------------------------------------------------------- record
     def outcome(self) -> tuple[dict[str, JSON], dict[str, JSON]]:
@@ -339,6 +435,13 @@ class MatchRunner:
         replay = build_replay(state, seed=spec.seed, seats=spec.seats, annotations=self.annotations, extra=extra)
         return result, replay
 
+    def _record(self) -> dict[str, JSON]:
+        """Write the finished match's result and replay (in a worker thread: the loop goes on
+        with the next matches meanwhile); returns the result."""
+        result, replay = self.outcome()
+        self.store.complete(self.spec.match_id, self.instance, result, replay, tournament=self.spec.tournament or "")
+        return result
+
     def end_message(self, status: str, result: dict[str, Any] | None, reason: str = "") -> Any:
         """The ``MatchEnd`` message."""
         end = pb.MatchEnd(match_id=self.spec.match_id, status=status, reason=reason)
@@ -369,10 +472,12 @@ class MatchRunner:
             log.info("match_started", extra={"fields": {"match_id": spec.match_id, "game": spec.game}})
             await self.play()
             self.hub.release(spec.match_id)  # the bots may start their next matches meanwhile
-            result, replay = self.outcome()
-            await asyncio.to_thread(
-                self.store.complete, spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""
-            )
+            for _ in range(2):
+                # A match waiting for these bots binds them and sends its first request (one
+                # turn of the loop), which is written (the next) before the recording thread
+                # competes for the interpreter.
+                await asyncio.sleep(0)
+            result = await asyncio.to_thread(self._record)
             for seat in self.live.present:
                 self._stat(seat, "matches")
             status = "completed"

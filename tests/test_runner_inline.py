@@ -1,0 +1,277 @@
+"""The match runner's inline path, in one process (no gRPC, no Redis): how a legal answer is
+played in the reader's own call, how everything else falls back to the match's task, and the
+hub and session mechanics around it (claiming ahead, writes by the reader).
+
+The end-to-end behaviour over real gRPC and Redis is in ``test_server*.py``; these tests pin the
+ordering and hand-over rules that those can only observe indirectly."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from cardarena.engine import rerun
+from cardarena.engine.core import GameError
+from cardarena.server.hub import Hub, Session
+from cardarena.server.observability import Metrics
+from cardarena.server.runner import MatchRunner
+from cardarena.store.matches import FaultPolicy, MatchSpec, TimeControl
+from cardarena.wire import codec
+
+pb = codec.arena_pb2
+
+
+def _spec(match_id: str = "m1", *, move_ms: int = 60000, seed: int = 7, game: str = "german_whist") -> MatchSpec:
+    return MatchSpec(
+        match_id=match_id,
+        game=game,
+        players=2,
+        seats=("b", "b"),
+        seed=seed,
+        time_control=TimeControl(move_ms=move_ms, bank_ms=0),
+        fault_policy=FaultPolicy(max_strikes=0),
+    )
+
+
+class _Counts:
+    """The bot statistics store (an IO boundary: Redis in the service), in memory."""
+
+    def __init__(self) -> None:
+        self.counted: list[tuple[str, str, int]] = []
+
+    def count(self, bot: str, stat: str, n: int = 1) -> None:
+        self.counted.append((bot, stat, n))
+
+
+def _runner(hub: Hub, spec: MatchSpec) -> MatchRunner:
+    return MatchRunner(
+        spec,
+        hub=hub,
+        matches=None,
+        bots=_Counts(),
+        metrics=Metrics(),
+        instance="i",
+        lease_ms=1000,  # type: ignore[arg-type]
+    )
+
+
+def _seated(hub: Hub, session: Session, spec: MatchSpec) -> MatchRunner:
+    """A runner with both seats bound to ``session`` (what ``join`` does once the bot is free)."""
+    runner = _runner(hub, spec)
+    hub.matches[spec.match_id] = runner.live
+    for seat in range(spec.players):
+        hub.bind(runner.live, seat, session)
+        hub.reserve("b", -1)
+    return runner
+
+
+def _drain(session: Session) -> list[Any]:
+    out = []
+    while session.outbox:
+        out.append(session.outbox.popleft())
+    return out
+
+
+def _requests(messages: list[Any]) -> list[Any]:
+    return [m.action_request for m in messages if m.WhichOneof("kind") == "action_request"]
+
+
+@pytest.fixture
+def hub() -> Iterator[Hub]:
+    yield Hub(instance="i", sessions_per_bot=4, bad_per_minute=1000)
+
+
+def _open(hub: Hub, *, batching: bool = False, max_matches: int = 2) -> Session:
+    session = hub.open("b", pb.Hello(max_matches=max_matches, batching=batching))
+    assert _drain(session)[0].WhichOneof("kind") == "welcome"
+    return session
+
+
+def _answer(hub: Hub, session: Session, request: Any, action_id: str | None = None) -> Any:
+    return hub.route_action(
+        session, pb.Action(match_id=request.match_id, seq=request.seq, action_id=action_id or request.legal[0].id)
+    )
+
+
+def test_a_legal_answer_is_played_in_the_readers_call_event_first(hub: Hub) -> None:
+    async def main() -> None:
+        session = _open(hub)
+        runner = _seated(hub, session, _spec())
+        task = asyncio.create_task(runner.play())
+        await asyncio.sleep(0)
+        (request,) = _requests(_drain(session))
+        moves = 0
+        while not task.done():
+            assert _answer(hub, session, request) is None
+            moves += 1
+            # No await in between: the answer was applied, announced, and the next request sent
+            # within route_action, in that order.
+            out = _drain(session)
+            assert out[0].WhichOneof("kind") == "event" and out[0].event.action == request.legal[0].id
+            following = _requests(out)
+            if not following:
+                break
+            assert [m.WhichOneof("kind") for m in out][-1] == "action_request"
+            assert following[-1].seq == request.seq + 1
+            request = following[-1]
+        await asyncio.wait_for(task, 5)
+        assert moves == runner.actions == 52  # German Whist: 26 tricks of 2 cards
+        assert not runner.annotations and not runner.faults
+        _, replay = runner.outcome()
+        assert rerun(replay).result().to_json()["scores"] == list(runner.state.result().scores)
+
+    asyncio.run(main())
+
+
+def test_an_illegal_answer_goes_back_to_the_match_task_and_is_rejected(hub: Hub) -> None:
+    async def main() -> None:
+        session = _open(hub)
+        runner = _seated(hub, session, _spec())
+        task = asyncio.create_task(runner.play())
+        await asyncio.sleep(0)
+        (request,) = _requests(_drain(session))
+        assert _answer(hub, session, request) is None
+        (request,) = _requests(_drain(session))
+        illegal = next(c for c in ("c:2C", "c:AS", "c:KD") if c not in {a.id for a in request.legal})
+        assert _answer(hub, session, request, illegal) is None
+        assert not _drain(session)  # nothing inline: the match's task handles it
+        await asyncio.sleep(0.01)
+        (rejected,) = _drain(session)
+        assert rejected.action_rejected.seq == request.seq
+        assert rejected.action_rejected.code == pb.REJECT_ILLEGAL_ACTION
+        # The same request is still open; a legal answer is taken by the task, and the inline
+        # path resumes from the next request on.
+        assert _answer(hub, session, request) is None
+        await asyncio.sleep(0.01)
+        (request,) = _requests(_drain(session))
+        assert _answer(hub, session, request) is None
+        assert _requests(_drain(session))  # played inline again
+        assert runner.actions == 3 and not runner.faults
+        task.cancel()
+
+    asyncio.run(main())
+
+
+def test_the_clock_runs_out_during_the_inline_chain(hub: Hub) -> None:
+    async def main() -> None:
+        session = _open(hub)
+        runner = _seated(hub, session, _spec(move_ms=50))
+        task = asyncio.create_task(runner.play())
+        await asyncio.sleep(0)
+        (request,) = _requests(_drain(session))
+        for _ in range(3):
+            assert _answer(hub, session, request) is None
+            (request,) = _requests(_drain(session))
+        await asyncio.sleep(0.2)  # no answer: the timer set for the chain's first request re-arms
+        assert runner.actions >= 4
+        assert runner.faults[0] == {"seat": request.seat, "action_index": 3, "fault": "timeout", "default": True}
+        assert runner.annotations[3] == {"fault": "timeout", "default": True}
+        late = _answer(hub, session, request)  # its request is gone: stale
+        assert late is not None and late.action_rejected.code == pb.REJECT_STALE_SEQ
+        task.cancel()
+
+    asyncio.run(main())
+
+
+def test_an_engine_error_in_an_inline_step_fails_the_match_not_the_reader(
+    hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def main() -> None:
+        session = _open(hub)
+        runner = _seated(hub, session, _spec())
+        calls = {"n": 0}
+        apply = type(runner.state).apply
+
+        def broken(state: Any, seat: int, action: str) -> None:
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise GameError("broken rule")
+            apply(state, seat, action)
+
+        monkeypatch.setattr(type(runner.state), "apply", broken)
+        task = asyncio.create_task(runner.play())
+        await asyncio.sleep(0)
+        (request,) = _requests(_drain(session))
+        assert _answer(hub, session, request) is None  # the reader's call returns normally ...
+        (request,) = _requests(_drain(session))
+        assert _answer(hub, session, request) is None  # ... even when the step fails
+        with pytest.raises(GameError, match="broken rule"):
+            await asyncio.wait_for(task, 5)  # the failure surfaces in the match's task (run voids it)
+
+    asyncio.run(main())
+
+
+def test_claims_one_match_ahead_while_every_bot_is_busy(hub: Hub) -> None:
+    async def main() -> None:
+        assert not hub.has_room()  # no bot: nothing to claim for
+        session = _open(hub, max_matches=2)
+        assert hub.has_room()
+        _seated(hub, session, _spec("m1"))
+        assert hub.free_slots("b") == 0
+        assert hub.has_room()  # busy, nothing joining: claim one ahead
+        ahead = _runner(hub, _spec("m2"))
+        assert hub.reserved == {"b": 2}
+        assert not hub.has_room()  # one is waiting: no more
+        joined = asyncio.create_task(ahead.join())
+        await asyncio.sleep(0)
+        assert not joined.done()  # the bot is busy, and connected: waited for
+        hub.release("m1")
+        await asyncio.wait_for(joined, 1)  # released: the match ahead binds at once
+        assert ahead.live.present == {0, 1} and not hub.reserved
+        assert hub.has_room()  # bound: the next one may be claimed ahead again
+
+    asyncio.run(main())
+
+
+def test_wait_change_wakes_on_a_change_and_times_out_otherwise(hub: Hub) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        await hub.wait_change(0.05)
+        assert loop.time() - start >= 0.04
+        waiter = asyncio.create_task(hub.wait_change(10))
+        await asyncio.sleep(0)
+        _open(hub)  # a session opens: a change
+        await asyncio.wait_for(waiter, 1)
+
+    asyncio.run(main())
+
+
+def test_session_take_keeps_order_and_batches_only_for_batching_bots() -> None:
+    pings = [pb.ServerMessage(ping=pb.Ping(nonce=i)) for i in range(codec.MAX_BATCH + 3)]
+    plain = Session("b", (), 1, bad_per_minute=10)
+    for p in pings[:3]:
+        plain.send(p)
+    assert [plain.take().ping.nonce for _ in range(3)] == [0, 1, 2]
+    assert plain.take() is None
+    batching = Session("b", (), 1, bad_per_minute=10, batching=True)
+    for p in pings:
+        batching.send(p)
+    first = batching.take()
+    assert [m.ping.nonce for m in first.batch.messages] == list(range(codec.MAX_BATCH))
+    rest = batching.take()
+    assert [m.ping.nonce for m in rest.batch.messages] == [codec.MAX_BATCH + i for i in range(3)]
+    batching.send(pings[0])
+    assert batching.take().WhichOneof("kind") == "ping"  # one message: not wrapped
+    batching.close()
+    batching.send(pings[1])
+    assert batching.take() is None  # closed: dropped
+
+
+def test_a_reader_holding_its_session_does_not_wake_the_writer() -> None:
+    async def main() -> None:
+        session = Session("b", (), 1, bad_per_minute=10)
+        writer = asyncio.create_task(session.ready())
+        await asyncio.sleep(0)
+        session.holding = True
+        session.send(pb.ServerMessage(ping=pb.Ping(nonce=1)))
+        await asyncio.sleep(0)
+        assert not writer.done()  # the reader writes this itself
+        session.holding = False
+        session.send(pb.ServerMessage(ping=pb.Ping(nonce=2)))
+        await asyncio.wait_for(writer, 1)
+        assert [session.take().ping.nonce, session.take().ping.nonce] == [1, 2]
+
+    asyncio.run(main())

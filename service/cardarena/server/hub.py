@@ -15,7 +15,7 @@ import contextlib
 import itertools
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,15 +29,7 @@ RESIGN = "\0resign"
 
 
 class Session:
-    """One bot stream: its outbox, the abuse counters, and who writes to the stream.
-
-    Messages are written either by the stream's writer task (woken by :meth:`send`) or, for
-    what the session's own reader queued while it handled a message (the reply, or the next
-    request of a match it advanced: see :meth:`MatchRunner._on_answer`), by the reader itself
-    right after (:attr:`holding`), which spares the writer's wake-up on every move.  Writes
-    are serialised by :attr:`write_lock` and taken from the outbox in order, so the order of
-    messages is the order of :meth:`send` calls either way.
-    """
+    """One bot stream: an outbox the servicer drains, and the abuse counters."""
 
     _ids = itertools.count(1)
 
@@ -50,65 +42,25 @@ class Session:
         """The bot accepts ``ServerBatch`` (``Hello.batching``)."""
         self.games = frozenset(games)
         self.max_matches = max_matches
-        self.outbox: collections.deque[Any] = collections.deque()
+        self.outbox: asyncio.Queue[Any] = asyncio.Queue()
         self.closed = False
         self.abort: tuple[Any, str] | None = None
         self.bound = 0
         """Seats of live matches bound to this session."""
-        self.holding = False
-        """The session's reader is handling a message and writes what it queues itself."""
-        self.write_lock = asyncio.Lock()
-        self._ready: asyncio.Future[None] | None = None
         self._bad: collections.deque[float] = collections.deque()
         self._bad_limit = bad_per_minute
 
     def send(self, message: Any) -> None:
         """Queue a ``ServerMessage`` (dropped once the session is closed)."""
         if not self.closed:
-            self.outbox.append(message)
-            if not self.holding:
-                self.kick()
+            self.outbox.put_nowait(message)
 
     def close(self, abort: tuple[Any, str] | None = None) -> None:
-        """End the stream once what is queued is written (optionally with a status code and
-        details)."""
+        """End the stream (optionally with a status code and details)."""
         if not self.closed:
             self.closed = True
             self.abort = abort
-            self.kick()
-
-    def kick(self) -> None:
-        """Wake the writer task (if it waits)."""
-        ready = self._ready
-        if ready is not None and not ready.done():
-            ready.set_result(None)
-
-    async def ready(self) -> None:
-        """Wait until something is queued or the session closes."""
-        if self.outbox or self.closed:
-            return
-        self._ready = asyncio.get_running_loop().create_future()
-        try:
-            await self._ready
-        finally:
-            self._ready = None
-
-    def take(self) -> Any | None:
-        """The next message to write: the queued messages (up to ``codec.MAX_BATCH``) as one
-        ``ServerBatch`` when the bot accepts batches, else the first queued message; ``None``
-        when nothing is queued."""
-        outbox = self.outbox
-        if not outbox:
-            return None
-        first = outbox.popleft()
-        if not self.batching or not outbox:
-            return first
-        batch = pb.ServerMessage()
-        items = batch.batch.messages
-        items.append(first)
-        while outbox and len(items) < codec.MAX_BATCH:
-            items.append(outbox.popleft())
-        return batch
+            self.outbox.put_nowait(None)
 
     def plays(self, game: str) -> bool:
         """Whether this session accepts matches of ``game``."""
@@ -137,17 +89,9 @@ class Pending:
     waiter: asyncio.Future[None] | None = None
     legal: tuple[str, ...] = ()
     legal_set: frozenset[str] = frozenset()
-    on_answer: Callable[[Pending, str], None] | None = None
-    """Set while the match takes answers as they arrive (in the reader's task): then it gets
-    every answer instead of :attr:`answers` (see ``MatchRunner._on_answer``)."""
 
     def answer(self, action_id: str) -> None:
-        """Hand over an answer (or :data:`RESIGN`): to :attr:`on_answer` if set, else queue
-        it and wake the runner waiting for it."""
-        hook = self.on_answer
-        if hook is not None:
-            hook(self, action_id)
-            return
+        """Queue an answer (or :data:`RESIGN`) and wake the runner waiting for it."""
         self.answers.append(action_id)
         waiter = self.waiter
         if waiter is not None and not waiter.done():

@@ -91,10 +91,6 @@ class MatchRunner:
         self.seq = 0
         self.default_rng = MatchRng(f"{spec.seed}/default")
         self._chance = MatchRng(spec.seed)
-        self._current: Pending | None = None
-        """The request whose answer :meth:`_on_answer` takes (see :meth:`_follow`)."""
-        self._wake: asyncio.Future[None] | None = None
-        self._failure: BaseException | None = None
         start = pb.MatchStart(
             match_id=spec.match_id,
             game=spec.game,
@@ -314,74 +310,6 @@ class MatchRunner:
                 return tuple(seats)
             state.apply_chance(state.sample_chance(self._chance))
 
-    def _ask(self, seats: tuple[int, ...]) -> Pending | None:
-        """The turn's request, sent, when it is one seat's answer to take as it arrives
-        (:meth:`_on_answer`); ``None`` when :meth:`play` must take the turn itself (several
-        seats at once, a seat that forfeited or resigned, the end of the match)."""
-        if len(seats) != 1:
-            return None
-        seat = seats[0]
-        if seat in self.forfeited or seat in self.live.resigned:
-            return None
-        pending = self._request(seat, self.state.legal_actions(seat))
-        pending.on_answer = self._on_answer
-        return pending
-
-    def _on_answer(self, pending: Pending, answer: str) -> None:
-        """An answer to the current request, in the reader's task as it arrives: a legal one in
-        time is played at once, and so on to the next request (sent from here, no task
-        switch); anything else (illegal, resign, late) goes to :meth:`_follow`, which handles
-        it as :meth:`decide` does."""
-        if pending is not self._current or answer not in pending.legal_set or time.monotonic() > pending.deadline:
-            pending.on_answer = None
-            pending.answer(answer)
-            self._poke()
-            return
-        pending.on_answer = None
-        try:
-            self.live.pending.pop(pending.seq, None)
-            self._accept(pending)
-            self._apply(pending.seat, answer, None)
-            self._current = self._ask(self._turn())
-        except BaseException as exc:  # raised again in the match's own task
-            self._failure = exc
-            self._current = None
-        if self._current is None:
-            self._poke()
-
-    def _poke(self) -> None:
-        wake = self._wake
-        if wake is not None and not wake.done():
-            wake.set_result(None)
-
-    async def _follow(self, pending: Pending) -> None:
-        """Single-seat turns from ``pending`` on, while the answers are played as they arrive
-        (:meth:`_on_answer`); this task steps in for an answer that is not a legal one in time,
-        and for the clock.  Returns when the next turn is not such a request."""
-        loop = asyncio.get_running_loop()
-        self._current = pending
-        try:
-            while (current := self._current) is not None:
-                if current.on_answer is None or current.deadline <= time.monotonic():
-                    current.on_answer = None
-                    action, note = await self._resolve(current)
-                    self._apply(current.seat, action, note)
-                    self._current = self._ask(self._turn())
-                    continue
-                wake = self._wake = loop.create_future()
-                timer = loop.call_at(loop.time() + (current.deadline - time.monotonic()), self._poke)
-                try:
-                    await wake
-                finally:
-                    timer.cancel()
-                    self._wake = None
-                if self._failure is not None:
-                    raise self._failure
-        finally:
-            if self._current is not None:
-                self._current.on_answer = None
-            self._current = None
-
     async def play(self) -> None:
         """Play from the first chance node to the end."""
         while True:
@@ -391,10 +319,6 @@ class MatchRunner:
                 for seat in sorted(self.live.resigned - self.forfeited):
                     self._resign(seat)
                 return
-            pending = self._ask(seats)
-            if pending is not None:
-                await self._follow(pending)
-                continue
             if len(seats) == 1:
                 decisions = [await self.decide(seats[0])]
             else:

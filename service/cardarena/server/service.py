@@ -22,6 +22,7 @@ import logging
 import os
 import socket
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,9 +80,9 @@ class ArenaServicer:
     def __init__(self, instance: Instance) -> None:
         self.instance = instance
 
-    async def Play(self, request_iterator: Any, context: Any) -> None:
-        # A coroutine writing with context.write (not a response generator), so that the
-        # session's reader can write its own replies: see Session.
+    async def Play(self, request_iterator: Any, context: Any) -> AsyncIterator[Any]:
+        # A response generator, not context.write: one await per message fewer, and measurably
+        # faster when a move sends two messages (Event, then the next ActionRequest).
         inst = self.instance
         token = bearer(context)
         bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
@@ -106,17 +107,20 @@ class ArenaServicer:
         session = inst.hub.open(bot, first.hello)
         inst.metrics.live_streams.inc()
         log.info("session_opened", extra={"fields": {"bot": bot, "session": session.id}})
-        reader = asyncio.create_task(self._read(session, messages, context))
+        reader = asyncio.create_task(self._read(session, messages))
         pinger = asyncio.create_task(self._ping(session))
+        outbox = session.outbox
         try:
             while True:
-                await session.ready()
-                if session.outbox:
-                    await _flush(session, context)
-                elif session.closed:
+                message = await outbox.get()
+                if message is None:
                     break
-        except Exception as exc:  # the stream broke while writing (client gone)
-            log.info("session_write_ended", extra={"fields": {"bot": bot, "error": repr(exc)}})
+                ended = False
+                if session.batching:
+                    message, ended = codec.coalesce(message, outbox)
+                yield message
+                if ended:
+                    break
         finally:
             reader.cancel()
             pinger.cancel()
@@ -128,26 +132,14 @@ class ArenaServicer:
         if session.abort:
             await context.abort(*session.abort)
 
-    async def _read(self, session: Session, messages: Any, context: Any) -> None:
+    async def _read(self, session: Session, messages: Any) -> None:
         try:
             async for message in messages:
-                # What handling queues for this session (a rejection, the Event and the next
-                # ActionRequest of a match the answer advanced) is written from here at once,
-                # unless the writer task is writing: then it is woken to write it next.
-                session.holding = True
-                try:
-                    if message.WhichOneof("kind") == "batch":
-                        ok = all(self._handle(session, item, nested=True) for item in message.batch.messages)
-                    else:
-                        ok = self._handle(session, message)
-                finally:
-                    session.holding = False
-                if session.outbox:
-                    if session.write_lock.locked() or session.closed:
-                        session.kick()
-                    else:
-                        await _flush(session, context)
-                if not ok:
+                if message.WhichOneof("kind") == "batch":
+                    for item in message.batch.messages:
+                        if not self._handle(session, item, nested=True):
+                            return
+                elif not self._handle(session, message):
                     return
         except asyncio.CancelledError:
             raise
@@ -201,13 +193,6 @@ class ArenaServicer:
             await asyncio.sleep(self.instance.limits.ping_interval_s)
             nonce += 1
             session.send(pb.ServerMessage(ping=pb.Ping(nonce=nonce)))
-
-
-async def _flush(session: Session, context: Any) -> None:
-    """Write everything queued for the session, in order (batched if the bot accepts it)."""
-    async with session.write_lock:
-        while (message := session.take()) is not None:
-            await context.write(message)
 
 
 def hello_problem(first: Any, bot: str, max_matches: int) -> tuple[Any, str] | None:

@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 from cardarena.engine import get_game
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "ranking_quality.py"
+from .bench_modules import load_bench
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("ranking_quality_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("ranking_quality")
 
 
 def test_bots_are_deterministic_functions_of_what_they_see() -> None:

@@ -1,6 +1,6 @@
 """The match runner and the hub in one process (no gRPC, no Redis): what a match's task sends
 in what order, how illegal answers, the clock and engine errors are handled, and claiming a
-match ahead while the bots are busy.
+a match waiting for busy bots.
 
 The end-to-end behaviour over real gRPC and Redis is in ``test_server*.py``; these tests pin the
 ordering and scheduling rules that those can only observe indirectly."""
@@ -200,24 +200,18 @@ def test_an_engine_error_fails_the_match_task(hub: Hub, monkeypatch: pytest.Monk
     asyncio.run(main())
 
 
-def test_claims_one_match_ahead_while_every_bot_is_busy(hub: Hub) -> None:
+def test_a_joining_match_binds_a_busy_bot_as_soon_as_it_is_released(hub: Hub) -> None:
     async def main() -> None:
-        assert not hub.has_room()  # no bot: nothing to claim for
         session = _open(hub, max_matches=2)
-        assert hub.has_room()
         _seated(hub, session, _spec("m1"))
-        assert hub.free_slots("b") == 0
-        assert hub.has_room()  # busy, nothing joining: claim one ahead
-        ahead = _runner(hub, _spec("m2"))
-        assert hub.reserved == {"b": 2}
-        assert not hub.has_room()  # one is waiting: no more
-        joined = asyncio.create_task(ahead.join())
-        await asyncio.sleep(0)
-        assert not joined.done()  # the bot is busy, and connected: waited for
+        assert hub.free_slots("b") == 0 and not hub.has_room()
+        waiting = _runner(hub, _spec("m2"))
+        joined = asyncio.create_task(waiting.join())
+        await asyncio.sleep(0.05)
+        assert not joined.done()  # the bot is busy, and connected: waited for, not a no-show
         hub.release("m1")
-        await asyncio.wait_for(joined, 1)  # released: the match ahead binds at once
-        assert ahead.live.present == {0, 1} and not hub.reserved
-        assert hub.has_room()  # bound: the next one may be claimed ahead again
+        await asyncio.wait_for(joined, 0.2)  # woken by the release, not by a 0.25 s poll
+        assert waiting.live.present == {0, 1} and not hub.reserved
 
     asyncio.run(main())
 

@@ -287,15 +287,10 @@ class Hub:
         return bool(self._open_for(bot, game))
 
     def has_room(self) -> bool:
-        """Whether to claim another match.
-
-        Yes when some connected bot could take another match (its live seats on every instance
-        and the seats reserved for it by matches still joining count against its capacity),
-        unless claimed matches already wait for more than :attr:`claim_ahead` seats of busy bots
-        connected here.  And yes while every bot is busy but matches are being played here and
-        no claimed match is still joining: one match is claimed ahead, so that it is joined
-        and starts the moment its bots are free, instead of after a claim round trip.
-        """
+        """Whether some connected bot could take another match (its live seats on every
+        instance and the seats reserved for it by matches still joining count against its
+        capacity), unless claimed matches already wait for more than :attr:`claim_ahead` seats
+        of busy bots connected here."""
         room, waiting = False, 0
         for bot in self.sessions:
             used = self.load(bot) + self.remote_load.get(bot, 0) + self.reserved.get(bot, 0)
@@ -304,9 +299,7 @@ class Hub:
                 room = True
             else:
                 waiting += over
-        if room:
-            return waiting < self.claim_ahead
-        return bool(self._load) and not self.reserved
+        return room and waiting < self.claim_ahead
 
     def reserve(self, bot: str, seats: int) -> None:
         """Add (or, negative, remove) seats reserved for ``bot`` by a joining match."""
@@ -315,8 +308,6 @@ class Hub:
             self.reserved[bot] = left
         else:
             self.reserved.pop(bot, None)
-            if not self.reserved:
-                self._wake()  # the claim loop may claim ahead again (see has_room)
 
     def release(self, match_id: str) -> None:
         """A match's play is over: its seats become free slots at once, while the result is
@@ -382,8 +373,7 @@ class Hub:
     async def wait_change(self, timeout: float) -> None:
         """Wait until sessions or seats change (or ``timeout`` seconds pass).
 
-        A future woken directly by the change (no task, no ``wait_for``): a match claimed
-        ahead starts within one turn of the loop after its bots are released."""
+        A future woken directly by the change (no task, no ``wait_for``)."""
         loop = asyncio.get_running_loop()
         waiter = loop.create_future()
         self._change_waiters.add(waiter)

@@ -359,13 +359,6 @@ class MatchRunner:
         replay = build_replay(state, seed=spec.seed, seats=spec.seats, annotations=self.annotations, extra=extra)
         return result, replay
 
-    def _record(self) -> dict[str, JSON]:
-        """Write the finished match's result and replay (in a worker thread: the loop goes on
-        with the next matches meanwhile); returns the result."""
-        result, replay = self.outcome()
-        self.store.complete(self.spec.match_id, self.instance, result, replay, tournament=self.spec.tournament or "")
-        return result
-
     def end_message(self, status: str, result: dict[str, Any] | None, reason: str = "") -> Any:
         """The ``MatchEnd`` message."""
         end = pb.MatchEnd(match_id=self.spec.match_id, status=status, reason=reason)
@@ -396,12 +389,10 @@ class MatchRunner:
             log.info("match_started", extra={"fields": {"match_id": spec.match_id, "game": spec.game}})
             await self.play()
             self.hub.release(spec.match_id)  # the bots may start their next matches meanwhile
-            for _ in range(2):
-                # A match waiting for these bots binds them and sends its first request (one
-                # turn of the loop), which is written (the next) before the recording thread
-                # competes for the interpreter.
-                await asyncio.sleep(0)
-            result = await asyncio.to_thread(self._record)
+            result, replay = self.outcome()
+            await asyncio.to_thread(
+                self.store.complete, spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""
+            )
             for seat in self.live.present:
                 self._stat(seat, "matches")
             status = "completed"

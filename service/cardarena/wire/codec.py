@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import importlib
 import json
-import keyword
 import logging
-import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format
@@ -54,124 +52,6 @@ def _whole(value: float) -> int | float:
     return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
-class _Slow(Exception):
-    """A view the fast encoder does not handle exactly like ``json_format.ParseDict``."""
-
-
-_FLOAT, _INT, _BOOL, _STR, _MSG, _OTHER = range(6)
-_INT_TYPES = frozenset(
-    (
-        FieldDescriptor.TYPE_INT32,
-        FieldDescriptor.TYPE_INT64,
-        FieldDescriptor.TYPE_UINT32,
-        FieldDescriptor.TYPE_UINT64,
-        FieldDescriptor.TYPE_SINT32,
-        FieldDescriptor.TYPE_SINT64,
-        FieldDescriptor.TYPE_FIXED32,
-        FieldDescriptor.TYPE_FIXED64,
-        FieldDescriptor.TYPE_SFIXED32,
-        FieldDescriptor.TYPE_SFIXED64,
-    )
-)
-_Plan = dict[str, tuple[int, bool, Any]]
-_PLANS: dict[str, _Plan] = {}
-
-
-def _plan(descriptor: Any) -> _Plan:
-    """Per field name: (kind, repeated, plan of the sub-message)."""
-    plan = _PLANS.get(descriptor.full_name)
-    if plan is not None:
-        return plan
-    plan = {}
-    _PLANS[descriptor.full_name] = plan  # before recursing: recursive messages
-    for f in descriptor.fields:
-        sub = None
-        if f.type == FieldDescriptor.TYPE_MESSAGE:
-            special = f.message_type.full_name.startswith("google.protobuf.") or f.message_type.GetOptions().map_entry
-            kind = _OTHER if special else _MSG
-            if kind == _MSG:
-                sub = _plan(f.message_type)
-        elif f.type == FieldDescriptor.TYPE_DOUBLE:
-            kind = _FLOAT
-        elif f.type in _INT_TYPES:
-            kind = _INT
-        elif f.type == FieldDescriptor.TYPE_BOOL:
-            kind = _BOOL
-        elif f.type == FieldDescriptor.TYPE_STRING:
-            kind = _STR
-        else:
-            kind = _OTHER
-        plan[f.name] = (kind, f.is_repeated, sub)
-    return plan
-
-
-_Filler = Callable[[Any, Mapping[str, Any]], None]
-_FILLERS: dict[str, _Filler] = {}
-_CHECKS = {
-    _STR: "type({v}) is str",
-    _INT: "type({v}) is int",
-    _FLOAT: "type({v}) is int or (type({v}) is float and isfinite({v}))",
-    _BOOL: "type({v}) is bool",
-}
-
-
-def _filler(descriptor: Any) -> _Filler:
-    """A function setting a JSON object into a message of ``descriptor``'s type as ``ParseDict``
-    would, for the plain cases only (proto field names, exact Python types, no well-known
-    types); anything else raises :class:`_Slow`.  Generated once per message type: one
-    straight-line check and assignment per field (the hot path of every ``ActionRequest``)."""
-    name = descriptor.full_name
-    done = _FILLERS.get(name)
-    if done is not None:
-        return done
-    plan = _plan(descriptor)
-    env: dict[str, Any] = {"KNOWN": frozenset(plan), "_Slow": _Slow, "isfinite": math.isfinite, "FILLERS": _FILLERS}
-    body = ["def fill(m, d):", "    if not d.keys() <= KNOWN:", "        raise _Slow(sorted(set(d) - KNOWN)[0])"]
-    subs = []
-    for f in descriptor.fields:
-        kind, repeated, _ = plan[f.name]
-        key = repr(f.name)
-        attr = f"m.{f.name}" if f.name.isidentifier() and not keyword.iskeyword(f.name) else f"getattr(m, {key})"
-        body += [f"    v = d.get({key})", "    if v is not None:"]
-        if kind == _OTHER:
-            body.append(f"        raise _Slow({key})")
-            continue
-        if kind == _MSG:
-            subs.append(f.message_type)
-            sub = f"FILLERS[{f.message_type.full_name!r}]"
-            if repeated:
-                body += [
-                    f"        if type(v) is not list: raise _Slow({key})",
-                    f"        t, s = {attr}, {sub}",
-                    "        for x in v:",
-                    f"            if type(x) is not dict: raise _Slow({key})",
-                    "            s(t.add(), x)",
-                ]
-            else:
-                body += [
-                    f"        if type(v) is not dict: raise _Slow({key})",
-                    f"        c = {attr}",
-                    "        c.SetInParent()",
-                    f"        {sub}(c, v)",
-                ]
-        elif repeated:
-            body += [
-                f"        if type(v) is not list: raise _Slow({key})",
-                "        for x in v:",
-                f"            if not ({_CHECKS[kind].format(v='x')}): raise _Slow({key})",
-                f"        {attr}.extend(v)",
-            ]
-        else:
-            target = f"m.{f.name} = v" if attr.startswith("m.") else f"setattr(m, {key}, v)"
-            body += [f"        if {_CHECKS[kind].format(v='v')}: {target}", f"        else: raise _Slow({key})"]
-    exec("\n".join(body), env)  # noqa: S102 - generated from the message descriptor only
-    fill: _Filler = env["fill"]
-    _FILLERS[name] = fill  # before the sub-messages: recursive messages
-    for sub_descriptor in subs:
-        _filler(sub_descriptor)
-    return fill
-
-
 MAX_BATCH = 64
 """Most messages coalesced into one ``ServerBatch`` or ``BotBatch``."""
 
@@ -204,21 +84,22 @@ def encode_view(game_id: str, view_json: Mapping[str, Any]) -> Any:
 def encode_view_into(view: Any, game_id: str, view_json: Mapping[str, Any]) -> None:
     """Like :func:`encode_view`, into an empty :class:`View` (e.g. ``ActionRequest.view``).
 
-    Typed views are set field by field when every value has its field's exact type (the hot
-    path of every request); otherwise ``json_format.ParseDict`` decides, so the outcome is the
-    same either way.
+    A typed view is built by its message's constructor from the dict (nested dicts and lists
+    included: the protobuf runtime sets every field in C, the hot path of every request).  The
+    constructor takes proto field names and exact types only and raises on anything else (a
+    float in an integer field, a ``json_name``, an unknown key); then ``json_format.ParseDict``
+    decides, so the outcome is ``ParseDict``'s either way (views are JSON: the one thing the
+    constructor takes that ``ParseDict`` refuses, ``bytes`` for a string, is not in a view).
     """
     field = _TYPED.get(game_id)
     if field is not None and game_id not in _MISFITS:
-        typed = getattr(view, game_id)
+        message_type = field.message_type._concrete_class
         try:
-            _filler(field.message_type)(typed, view_json)
-        except (_Slow, TypeError, ValueError):
-            view.Clear()
-        else:
-            typed.SetInParent()
+            getattr(view, game_id).CopyFrom(message_type(**view_json))
             return
-        message = field.message_type._concrete_class()
+        except (TypeError, ValueError):
+            view.Clear()
+        message = message_type()
         try:
             json_format.ParseDict(dict(view_json), message)
         except json_format.ParseError as exc:
@@ -278,7 +159,7 @@ def _message_dict(message: Any) -> dict[str, Any]:
                 out[name] = [_whole(v) for v in value]
             else:
                 out[name] = list(value)
-        elif kind == _D_MESSAGE or kind == _D_STRUCT:
+        elif kind in (_D_MESSAGE, _D_STRUCT):
             if not message.HasField(name):
                 out[name] = None
             elif kind == _D_STRUCT:

@@ -95,13 +95,27 @@ def _answer(hub: Hub, session: Session, request: Any, action_id: str | None = No
     )
 
 
+async def _start(runner: MatchRunner, session: Session) -> tuple[asyncio.Task[None], Any]:
+    """Start the match's task; returns it and the first ``ActionRequest``."""
+    task = asyncio.create_task(runner.play())
+    await asyncio.sleep(0)
+    (request,) = _requests(_drain(session))
+    return task, request
+
+
+async def _play_first_legal(hub: Hub, session: Session, request: Any) -> Any:
+    """Answer ``request`` with its first legal action; the next request (one loop turn later)."""
+    assert _answer(hub, session, request) is None
+    await asyncio.sleep(0)
+    (following,) = _requests(_drain(session))
+    return following
+
+
 def test_each_answer_is_played_by_the_match_task_event_before_the_next_request(hub: Hub) -> None:
     async def main() -> None:
         session = _open(hub)
         runner = _seated(hub, session, _spec())
-        task = asyncio.create_task(runner.play())
-        await asyncio.sleep(0)
-        (request,) = _requests(_drain(session))
+        task, request = await _start(runner, session)
         moves = 0
         while True:
             assert _answer(hub, session, request) is None
@@ -129,21 +143,15 @@ def test_an_illegal_answer_is_rejected_and_the_request_stays_open(hub: Hub) -> N
     async def main() -> None:
         session = _open(hub)
         runner = _seated(hub, session, _spec())
-        task = asyncio.create_task(runner.play())
-        await asyncio.sleep(0)
-        (request,) = _requests(_drain(session))
-        assert _answer(hub, session, request) is None
-        await asyncio.sleep(0)
-        (request,) = _requests(_drain(session))
+        task, request = await _start(runner, session)
+        request = await _play_first_legal(hub, session, request)
         illegal = next(c for c in ("c:2C", "c:AS", "c:KD") if c not in {a.id for a in request.legal})
         assert _answer(hub, session, request, illegal) is None
         await asyncio.sleep(0)
         (rejected,) = _drain(session)
         assert rejected.action_rejected.seq == request.seq
         assert rejected.action_rejected.code == pb.REJECT_ILLEGAL_ACTION
-        assert _answer(hub, session, request) is None  # the same request, answered legally
-        await asyncio.sleep(0)
-        (request,) = _requests(_drain(session))
+        request = await _play_first_legal(hub, session, request)  # the same request, answered legally
         assert runner.actions == 2 and not runner.faults
         assert ("b", "illegal_actions", 1) in runner.bots.counted  # type: ignore[attr-defined]
         task.cancel()
@@ -155,13 +163,9 @@ def test_the_clock_runs_out_and_a_late_answer_is_stale(hub: Hub) -> None:
     async def main() -> None:
         session = _open(hub)
         runner = _seated(hub, session, _spec(move_ms=50))
-        task = asyncio.create_task(runner.play())
-        await asyncio.sleep(0)
-        (request,) = _requests(_drain(session))
+        task, request = await _start(runner, session)
         for _ in range(3):
-            assert _answer(hub, session, request) is None
-            await asyncio.sleep(0)
-            (request,) = _requests(_drain(session))
+            request = await _play_first_legal(hub, session, request)
         await asyncio.sleep(0.2)  # no answer: the move clock runs out
         assert runner.actions >= 4
         assert runner.faults[0] == {"seat": request.seat, "action_index": 3, "fault": "timeout", "default": True}
@@ -187,12 +191,8 @@ def test_an_engine_error_fails_the_match_task(hub: Hub, monkeypatch: pytest.Monk
             apply(state, seat, action)
 
         monkeypatch.setattr(type(runner.state), "apply", broken)
-        task = asyncio.create_task(runner.play())
-        await asyncio.sleep(0)
-        (request,) = _requests(_drain(session))
-        assert _answer(hub, session, request) is None
-        await asyncio.sleep(0)
-        (request,) = _requests(_drain(session))
+        task, request = await _start(runner, session)
+        request = await _play_first_legal(hub, session, request)
         assert _answer(hub, session, request) is None  # routing the answer is fine ...
         with pytest.raises(GameError, match="broken rule"):
             await asyncio.wait_for(task, 5)  # ... the match's task fails (run() voids the match)

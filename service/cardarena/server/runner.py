@@ -307,7 +307,7 @@ class MatchRunner:
         while True:
             seats = state.to_act()
             if not seats or not state.is_chance():
-                return tuple(seats)
+                return seats
             state.apply_chance(state.sample_chance(self._chance))
 
     async def play(self) -> None:

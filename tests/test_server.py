@@ -63,12 +63,24 @@ def test_whole_match_of_every_game(service: ServiceProcess, stores: tuple[MatchS
             mid = f"all-{game.id}"
             matches.enqueue(spec(mid, game.id, seats, time_control=tc))
             ids.append(mid)
+        # One bot in both seats plays one match (its statistics count it once).
+        matches.enqueue(spec("both-seats", "german_whist", ["random-1", "random-1"], time_control=tc))
+        ids.append("both-seats")
         for mid in ids:
             result = wait_done(matches, mid, timeout=120)
             replay = matches.replay(mid)
             assert replay is not None and replay["match_id"] == mid
             assert rerun(replay).result().to_json()["scores"] == result["scores"]
             assert result["forfeited"] == []
+        # Each bot's ``matches`` statistic: the matches it played, once each.
+        expected = {f"random-{i + 1}": sum(g.min_players > i for g in games().values()) + (i == 0) for i in range(need)}
+        deadline = time.monotonic() + 10
+        while True:
+            counted = {name: bots.get(name).stats["matches"] for name in expected}  # type: ignore[union-attr]
+            if counted == expected or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert counted == expected
     finally:
         for p in procs:
             from cardarena.server.commands import stop_process

@@ -359,6 +359,13 @@ class MatchRunner:
         replay = build_replay(state, seed=spec.seed, seats=spec.seats, annotations=self.annotations, extra=extra)
         return result, replay
 
+    def _record(self, result: dict[str, JSON], replay: dict[str, JSON]) -> None:
+        """Write the result and the replay, then count a match for each bot that played (once
+        per bot, however many seats it held); in a worker thread, one job for both."""
+        spec = self.spec
+        if self.store.complete(spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""):
+            self.bots.count_each(sorted({spec.seats[seat] for seat in self.live.present}), "matches")
+
     def end_message(self, status: str, result: dict[str, Any] | None, reason: str = "") -> Any:
         """The ``MatchEnd`` message."""
         end = pb.MatchEnd(match_id=self.spec.match_id, status=status, reason=reason)
@@ -389,12 +396,11 @@ class MatchRunner:
             log.info("match_started", extra={"fields": {"match_id": spec.match_id, "game": spec.game}})
             await self.play()
             self.hub.release(spec.match_id)  # the bots may start their next matches meanwhile
+            # One turn of the loop before recording: the claim loop, woken by the release, sends
+            # its claim to Redis ahead of this match's replay write instead of queueing behind it.
+            await asyncio.sleep(0)
             result, replay = self.outcome()
-            await asyncio.to_thread(
-                self.store.complete, spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""
-            )
-            for seat in self.live.present:
-                self._stat(seat, "matches")
+            await asyncio.to_thread(self._record, result, replay)
             status = "completed"
         except Voided as exc:
             reason = str(exc)

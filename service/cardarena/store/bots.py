@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,6 +160,13 @@ class BotStore:
 
     def count(self, name: str, stat: str, amount: int = 1) -> None:
         """Add ``amount`` to one statistics counter of ``name``."""
+        self.count_each((name,), stat, amount)
+
+    def count_each(self, names: Iterable[str], stat: str, amount: int = 1) -> None:
+        """Add ``amount`` to one statistics counter of each of ``names`` (one round trip)."""
         if stat not in STATS:
             raise ValueError(f"unknown statistic {stat!r}")
-        self.r.hincrby(self._bot(name), f"stat:{stat}", amount)
+        pipe = self.r.pipeline(transaction=False)
+        for name in names:
+            pipe.hincrby(self._bot(name), f"stat:{stat}", amount)
+        pipe.execute()

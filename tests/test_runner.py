@@ -8,7 +8,7 @@ ordering and scheduling rules that those can only observe indirectly."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
@@ -40,9 +40,28 @@ class _Counts:
 
     def __init__(self) -> None:
         self.counted: list[tuple[str, str, int]] = []
+        self.fail = False
+        """``count_each`` raises (Redis gone)."""
 
     def count(self, bot: str, stat: str, n: int = 1) -> None:
         self.counted.append((bot, stat, n))
+
+    def count_each(self, bots: Iterable[str], stat: str, n: int = 1) -> None:
+        if self.fail:
+            raise ConnectionError("redis went away")
+        self.counted += [(bot, stat, n) for bot in bots]
+
+
+class _Results:
+    """The match store's ``complete`` (an IO boundary): whether this call writes the result."""
+
+    def __init__(self, writes: bool) -> None:
+        self.writes = writes
+        self.completed: list[str] = []
+
+    def complete(self, mid: str, instance: str, result: Any, replay: Any, *, tournament: str) -> bool:
+        self.completed.append(mid)
+        return self.writes
 
 
 def _runner(hub: Hub, spec: MatchSpec) -> MatchRunner:
@@ -228,3 +247,14 @@ def test_wait_change_wakes_on_a_change_and_times_out_otherwise(hub: Hub) -> None
         await asyncio.wait_for(waiter, 1)
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize(("writes", "fail"), [(True, False), (False, False), (True, True)])
+def test_a_recorded_match_counts_once_per_bot_and_only_when_written(hub: Hub, writes: bool, fail: bool) -> None:
+    runner = _seated(hub, _open(hub), _spec())  # one bot in both seats
+    results, counts = _Results(writes), _Counts()
+    counts.fail = fail
+    runner.store, runner.bots = results, counts  # type: ignore[assignment]
+    runner._record({}, {})  # a failure to count is not a failure to record: nothing raised
+    assert results.completed == ["m1"]
+    assert counts.counted == ([("b", "matches", 1)] if writes and not fail else [])

@@ -361,10 +361,15 @@ class MatchRunner:
 
     def _record(self, result: dict[str, JSON], replay: dict[str, JSON]) -> None:
         """Write the result and the replay, then count a match for each bot that played (once
-        per bot, however many seats it held); in a worker thread, one job for both."""
+        per bot, however many seats it held); in a worker thread, one job for both.  The match
+        is recorded once the result is written: a failure to count is logged, never raised."""
         spec = self.spec
-        if self.store.complete(spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""):
+        if not self.store.complete(spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""):
+            return
+        try:
             self.bots.count_each(sorted({spec.seats[seat] for seat in self.live.present}), "matches")
+        except Exception as exc:  # Redis went away just now: the statistic is lost, the match is not
+            log.warning("stats_failed", extra={"fields": {"match_id": spec.match_id, "error": repr(exc)}})
 
     def end_message(self, status: str, result: dict[str, Any] | None, reason: str = "") -> Any:
         """The ``MatchEnd`` message."""

@@ -49,16 +49,20 @@ _PAGING = [
 ]
 
 
+_NO_NUL = "^[^\\u0000]*$"
+"""Text parameters never hold NUL (``paging.text_arg`` answers 400)."""
+
+
 def _text_param(name: str, where: str = "query", description: str = "") -> dict[str, Any]:
     param: dict[str, Any] = {
         "name": name,
         "in": where,
         "description": description or name,
-        "schema": {"type": "string", "maxLength": 200},
+        "schema": {"type": "string", "maxLength": 200, "pattern": _NO_NUL},
     }
     if where == "path":
         param["required"] = True
-        param["schema"] = {"type": "string", "minLength": 1, "maxLength": 200}
+        param["schema"] = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": _NO_NUL}
     return param
 
 
@@ -256,7 +260,7 @@ _UNAVAILABLE = "The store module is not installed"
 def openapi_document() -> dict[str, Any]:
     """The document (built once)."""
     mid = _text_param("match_id", "path", "Match id")
-    mid["schema"] = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^/]+$"}
+    mid["schema"] = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^/\\u0000]+$"}
     tid = _text_param("tournament_id", "path", "Tournament id")
     bot = _text_param("name", "path", "Bot name")
     admin_security: list[dict[str, list[str]]] = [{"adminToken": []}]

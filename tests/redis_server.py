@@ -4,6 +4,8 @@ prefix), otherwise an embedded server started for the session and stopped after 
 from __future__ import annotations
 
 import os
+import random
+import socket
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -25,6 +27,27 @@ def redis_url() -> Iterator[str]:
             yield server.url
         finally:
             server.stop()
+
+
+def port_for_restarts() -> int:
+    """A free TCP port below the kernel's ephemeral range, for a server restarted on the same
+    port.  While such a server is down, its clients keep reconnecting; a port from the
+    ephemeral range can meanwhile be handed to one of those connections as its local port (a
+    TCP self-connect), and the restart then cannot bind it."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(10000, max(10001, low))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port between 10000 and {low}")
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from cardarena.store.matches import MatchStore
 from cardarena.store.tournaments import TournamentStore
 from cardarena_tournament.run import bot_names
 
+from .redis_server import port_for_restarts
 from .tournament_fixtures import LocalMatchPlayer, WorkerProcess, wait_for
 
 
@@ -127,8 +128,8 @@ def test_schedule_from_cli_starts_on_its_own(redis_url: str, key_prefix: str, pr
 
 
 def test_redis_restart_with_persistence_mid_tournament(tmp_path: Path, key_prefix: str) -> None:
-    server = EmbeddedRedis(tmp_path / "redis", persist=True).start()
-    port = server.port
+    port = port_for_restarts()
+    server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
     workers: list[WorkerProcess] = []
     try:
         url = server.url

@@ -181,11 +181,11 @@ def test_an_illegal_answer_is_rejected_and_the_request_stays_open(hub: Hub) -> N
 def test_the_clock_runs_out_and_a_late_answer_is_stale(hub: Hub) -> None:
     async def main() -> None:
         session = _open(hub)
-        runner = _seated(hub, session, _spec(move_ms=50))
+        runner = _seated(hub, session, _spec(move_ms=250))  # answered at once, or not at all
         task, request = await _start(runner, session)
         for _ in range(3):
             request = await _play_first_legal(hub, session, request)
-        await asyncio.sleep(0.2)  # no answer: the move clock runs out
+        await asyncio.sleep(0.6)  # no answer: the move clock runs out
         assert runner.actions >= 4
         assert runner.faults[0] == {"seat": request.seat, "action_index": 3, "fault": "timeout", "default": True}
         assert runner.annotations[3] == {"fault": "timeout", "default": True}

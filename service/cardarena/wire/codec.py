@@ -2,8 +2,8 @@
 
 * Views: ``view_json`` dict <-> :class:`View`.  A game with a typed view message (a field
   named after the game id in ``View.view``) is encoded into that message as
-  ``json_format.ParseDict`` would (see :func:`encode_view_into`); any other game (or a view that does not fit its message) goes as a
-  ``google.protobuf.Struct`` in ``generic``.  Decoding gives back a dict with exactly the keys
+  ``json_format.ParseDict`` would (see :func:`encode_view_into`); any other game (or a view
+  that does not fit its message) goes as a ``google.protobuf.Struct`` in ``generic``.  Decoding gives back a dict with exactly the keys
   of ``view_json``: unset optional fields become ``None``, and numbers that are whole are
   returned as ``int`` (proto ``double`` and ``Struct`` numbers carry no int/float distinction).
 * Legal actions: ``Game.describe`` (:class:`~cardarena.engine.ActionInfo`) <-> ``LegalAction``.

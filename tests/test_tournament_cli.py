@@ -19,7 +19,7 @@ from cardarena.store.tournaments import TournamentStore
 from cardarena_tournament.run import bot_names
 
 from .redis_server import port_for_restarts
-from .tournament_fixtures import LocalMatchPlayer, WorkerProcess, wait_for
+from .tournament_fixtures import LocalMatchPlayer, WorkerProcess, tournament_report, wait_for
 
 
 def _cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -151,7 +151,10 @@ def test_redis_restart_with_persistence_mid_tournament(tmp_path: Path, key_prefi
         server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
         with LocalMatchPlayer(url, key_prefix) as player:
             wait_for(
-                lambda: ts.require(t.id).status == "finished", 180, "the tournament to finish after the restart"
+                lambda: ts.require(t.id).status == "finished",
+                180,
+                "the tournament to finish after the restart",
+                report=lambda: tournament_report(ts, ms, t.id, workers=workers, players=[player]),
             )  # recovery may restart a worker that kombu killed on the Redis loss
         done = ts.require(t.id)
         assert done.counted == done.total_matches == len(ts.results(t.id)) == 3 * 2 * 8

@@ -25,6 +25,7 @@ from typing import Any
 from cardarena.engine import MatchRng, State, build_replay, get_game
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchSpec, MatchStore
+from cardarena.store.tournaments import TournamentStore
 from cardarena_tournament.formats import derive_seed
 
 Chooser = Callable[[State, int], str]
@@ -208,11 +209,71 @@ class WorkerProcess:
         self.proc = None
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    """Poll ``predicate`` until true; fail with ``what`` after ``timeout`` seconds."""
+def wait_for(
+    predicate: Callable[[], bool], timeout: float, what: str, *, report: Callable[[], str] | None = None
+) -> None:
+    """Poll ``predicate`` until true; fail with ``what`` after ``timeout`` seconds (and, if
+    given, what ``report`` says about the state at that moment)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
         time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+    detail = ""
+    if report is not None:
+        try:
+            detail = "\n" + report()
+        except Exception as exc:  # the report must not hide the time-out
+            detail = f"\n(no report: {exc!r})"
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}{detail}")
+
+
+def tournament_report(
+    ts: TournamentStore,
+    ms: MatchStore,
+    tid: str,
+    *,
+    workers: Sequence[WorkerProcess] = (),
+    players: Sequence[LocalMatchPlayer] = (),
+) -> str:
+    """Where a tournament stands and what could be holding it up: its counts, its matches by
+    status, the job queue, the Celery backlog, the results stream and its consumer group, the
+    worker heartbeats, and whether the worker processes and match players are alive."""
+    from cardarena.store.keys import key
+    from cardarena_tournament.lifecycle import RESULTS_GROUP
+
+    r = ts.r
+    t = ts.require(tid)
+    mids = [m["match_id"] for m in ts.schedule_of(tid)]
+    by_status: dict[str, int] = {}
+    for info in ms.infos(mids):
+        status = info.get("status", "missing")
+        by_status[status] = by_status.get(status, 0) + 1
+    try:
+        pending = r.xpending(ms.STREAM, RESULTS_GROUP)
+    except Exception as exc:  # no group yet
+        pending = repr(exc)
+    now = time.time()
+    beats = {}
+    for raw in r.scan_iter(match=key("heartbeat", "*")):
+        name = raw.decode()
+        value = r.get(name)
+        beats[name[len(key("heartbeat", "")) :]] = round(now - float(value), 1) if value else None
+    lines = [
+        f"tournament {tid}: status {t.status}, counted {t.counted} of {t.total_matches}",
+        f"its matches by status: {by_status}",
+        f"job queue {r.llen(ms.QUEUE)}, running {r.scard(ms.RUNNING)}, queued set {r.scard(ms.QUEUED)}",
+        f"celery backlog {ts.celery_backlog()}, results stream {r.xlen(ms.STREAM)} entries, group: {pending}",
+        f"heartbeats (seconds ago): {beats}",
+    ]
+    for w in workers:
+        proc = w.proc
+        if proc is None:
+            state = "not started or killed"
+        else:
+            state = "alive" if proc.poll() is None else f"exited {proc.returncode}"
+        lines.append(f"{' '.join(w.argv[3:5])}: {state}")
+    for p in players:
+        alive = sum(t.is_alive() for t in p.threads)
+        lines.append(f"match player {p.instance}: {alive} of {len(p.threads)} threads alive, {len(p.played)} played")
+    return "\n".join(lines)

@@ -109,6 +109,11 @@ def test_standings_update_live_in_a_real_browser(
     assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", plot) == 640
     updated = browser.find_element(By.CSS_SELECTOR, "#standings .updated").text
     assert updated.startswith(f"{len(seeded.finished)} finished matches")
+    # The page carries the table's ETag: while nothing changes, the polls answer 304 and the
+    # table is not re-rendered under the reader's eyes.
+    polls = "return performance.getEntriesByType('resource').filter(e => e.name.includes('/standings.part')).length"
+    WebDriverWait(browser, 15).until(lambda d: d.execute_script(polls) >= 2)
+    assert browser.find_element(By.ID, "standings").get_attribute("data-updated") is None
     _shot(browser, "standings")
 
     finish_match(redis_url, seeded, seeded.pending[1])  # a new result arrives while the page is open

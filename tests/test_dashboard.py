@@ -3,6 +3,7 @@ security headers, hidden cards, live-poll ETags and the replay stepper."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 
@@ -156,6 +157,26 @@ def test_standings_part_supports_etag_and_changes_with_a_new_result(
     changed = client.get("/tournaments/cup/standings.part", headers={"If-None-Match": etag})
     assert changed.status_code == 200 and changed.headers["ETag"] != etag
     assert f"{len(seeded.finished)} finished matches" in changed.get_data(as_text=True)
+
+
+def test_the_tournament_page_carries_the_etag_of_its_live_standings(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    page = client.get("/tournaments/cup").get_data(as_text=True)
+    part = client.get("/tournaments/cup/standings.part")
+    assert _poll_etag(page) == part.headers["ETag"]
+    assert part.get_data(as_text=True) in page  # the same table, so the first poll is a 304
+    again = client.get("/tournaments/cup/standings.part", headers={"If-None-Match": part.headers["ETag"]})
+    assert again.status_code == 304
+    finish_match(redis_url, seeded, seeded.pending[1])
+    newer = client.get("/tournaments/cup").get_data(as_text=True)
+    assert _poll_etag(newer) == client.get("/tournaments/cup/standings.part").headers["ETag"] != part.headers["ETag"]
+
+
+def _poll_etag(page: str) -> str:
+    found = re.search(r'data-poll-etag="([^"]*)"', page)
+    assert found, "the live region carries no ETag"
+    return html.unescape(found.group(1))
 
 
 def test_standings_show_ci_bars_ratings_and_separation(client: FlaskClient, seeded: Seeded) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from cardarena.engine import games
 from cardarena.engine.cards import is_card_code, label
 from flask import Blueprint, Response, abort, current_app, make_response, render_template, request, url_for
+from markupsafe import Markup
 
 from . import reads
 from .app import sources
@@ -202,8 +203,13 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
 def tournament_page(tournament_id: str) -> str:
     """A tournament's standings (live), rating history and recent matches."""
     ctx = _standings_context(tournament_id)
+    standings, etag = _standings_fragment(ctx)
     matches, _ = list_matches(sources(), MatchFilter(tournament=tournament_id), 0, RECENT_ON_STANDINGS)
-    return render_template("tournament.html", matches=matches, **ctx)
+    # The page carries the fragment's ETag, so the first live poll is a 304 unless a result
+    # arrived meanwhile (no needless re-render of the table under the reader's eyes).
+    return render_template(
+        "tournament.html", matches=matches, standings_html=Markup(standings), standings_etag=etag, **ctx
+    )
 
 
 @bp.get("/tournaments/<tournament_id>/ratings.svg")
@@ -228,12 +234,18 @@ def _svg(plot: Plot | None) -> Response:
     return response
 
 
+def _standings_fragment(ctx: dict[str, Any]) -> tuple[str, str]:
+    """The standings table (the live region's content) and its ETag (quoted, as sent)."""
+    body = render_template("_standings.html", **ctx)
+    return body, f'"{hashlib.sha256(body.encode()).hexdigest()[:32]}"'
+
+
 @bp.get("/tournaments/<tournament_id>/standings.part")
 def standings_part(tournament_id: str) -> Response:
     """The standings table alone, with an ETag, for live polling."""
-    body = render_template("_standings.html", **_standings_context(tournament_id))
+    body, etag = _standings_fragment(_standings_context(tournament_id))
     response = make_response(body)
-    response.set_etag(hashlib.sha256(body.encode()).hexdigest()[:32])
+    response.headers["ETag"] = etag
     response.headers["Cache-Control"] = "no-cache"
     response.make_conditional(request)
     return response

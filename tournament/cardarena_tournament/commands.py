@@ -184,8 +184,10 @@ def _worker(args: argparse.Namespace) -> int:
     argv = ["worker", f"--loglevel={args.loglevel}", "--pool", args.pool, "-c", str(args.concurrency)]
     if args.hostname:
         argv += ["-n", args.hostname]
-    app.worker_main(argv)
-    return 0
+    # The worker's own exit status, which the supervisor reads: after an "Unrecoverable error"
+    # (kombu on a lost Redis) it is 1 and the worker is restarted.  ``app.worker_main`` would
+    # drop it, so that a failed worker exited 0 and its supervisor took that for a clean stop.
+    return _exit_status(app.start(argv))
 
 
 def _beat(args: argparse.Namespace) -> int:
@@ -216,8 +218,14 @@ def _beat(args: argparse.Namespace) -> int:
             str(state),
         ]
         return supervise(child, name="celery beat")
-    app.start(["beat", f"--loglevel={args.loglevel}", "-s", str(state)])
-    return 0
+    return _exit_status(app.start(["beat", f"--loglevel={args.loglevel}", "-s", str(state)]))
+
+
+def _exit_status(code: object) -> int:
+    """The exit status of a Celery command run by ``app.start`` (``None``: a normal exit)."""
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else 1
 
 
 def register(sub: Any) -> None:

@@ -3,10 +3,16 @@ local match player standing in for the service."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from cardarena.engine import games, rerun
@@ -109,6 +115,73 @@ def test_worker_killed_mid_tournament_loses_nothing(
     assert sorted(player.played) == sorted(m["match_id"] for m in ts.matches(tid))
     history = [p["match_id"] for b in bots for p in ts.rating_history(b, "glaves")]
     assert len(history) == 2 * t.total_matches  # every match rated once per seat, none twice
+
+
+FAIL_ONCE = """
+import os
+
+if os.environ.get("CARDARENA_TEST_FAIL_ONCE"):
+    from celery import bootsteps
+    from cardarena_tournament.celery_app import app
+
+    class FailOnce(bootsteps.StartStopStep):
+        # Stands in for kombu's crash on a lost broker: the first worker fails as it starts.
+        def start(self, parent):
+            marker = os.environ["CARDARENA_TEST_FAIL_ONCE"]
+            if not os.path.exists(marker):
+                open(marker, "w").close()
+                raise RuntimeError("simulated unrecoverable broker error")
+
+    app.steps["worker"].add(FailOnce)
+"""
+
+
+def test_a_worker_that_celery_stops_with_an_error_is_restarted(
+    stores: tuple[TournamentStore, MatchStore], redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """Celery stops a worker whose bootstep raises with an "Unrecoverable error" and status 1,
+    as it does when kombu fails on a lost Redis.  ``cardarena worker`` must pass that status to
+    its supervisor, which starts a fresh worker; before, the child exited 0 and the
+    supervisor, taking it for a requested stop, ended with no worker left."""
+    ts, _ = stores
+    from cardarena_tournament.celery_app import make_app
+
+    (tmp_path / "sitecustomize.py").write_text(FAIL_ONCE)
+    marker = tmp_path / "failed-once"
+    log = tmp_path / "worker.log"
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "CARDARENA_PREFIX": key_prefix,
+        "CARDARENA_TEST_FAIL_ONCE": str(marker),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p),
+    }
+    argv = [sys.executable, "-m", "cardarena.cli", *_worker_args("phoenix")]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=out, start_new_session=True)
+    try:
+        app = make_app(redis_url)
+        host = f"worker:phoenix@{socket.gethostname()}"
+
+        def consumed() -> bool:
+            app.send_task("cardarena_tournament.tasks.heartbeat")
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                if ts.last_beat(host) is not None:
+                    return True
+                time.sleep(0.1)
+            return proc.poll() is not None  # a supervisor that gave up: stop waiting
+
+        wait_for(consumed, 90, "a worker to consume a task")
+        text = log.read_text()
+        assert marker.exists() and "Unrecoverable error" in text, text[-2000:]
+        assert proc.poll() is None, f"the supervisor ended (status {proc.returncode}): {text[-2000:]}"
+        assert "celery worker exited with status 1; restarting" in text
+        assert ts.last_beat(host) is not None
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def test_scheduled_tournament_starts_on_its_own_across_beat_restart(

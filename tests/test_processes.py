@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import signal
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
-
-import pytest
 
 
 def _supervisor(tmp_path: Path, child_code: str) -> subprocess.Popen[str]:
@@ -66,30 +63,3 @@ def test_sigterm_stops_child_and_supervisor(tmp_path: Path) -> None:
         proc.communicate()
     time.sleep(0.2)
     assert not Path(f"/proc/{child}").exists() or "zombie" in Path(f"/proc/{child}/status").read_text().lower()
-
-
-@pytest.mark.parametrize("command", ["worker", "beat"])
-@pytest.mark.parametrize(("celery_status", "status"), [(None, 0), (0, 0), (1, 1), (70, 70)])
-def test_worker_and_beat_pass_celerys_exit_status_to_their_supervisor(
-    command: str, celery_status: int | None, status: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """A Celery worker that stops after an "Unrecoverable error" (kombu, when Redis goes away)
-    returns status 1 from ``app.start``; the supervisor restarts a child only if it exits
-    non-zero, so ``cardarena worker --no-supervise`` (and beat) must exit with that status."""
-    from cardarena_tournament import commands
-    from cardarena_tournament.celery_app import app
-
-    calls: list[list[str]] = []
-
-    def start(argv: list[str]) -> int | None:
-        calls.append(argv)
-        return celery_status
-
-    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
-    monkeypatch.setattr(app, "start", start)
-    args = argparse.Namespace(
-        no_supervise=True, loglevel="WARNING", pool="threads", concurrency=1, hostname=None, state=str(tmp_path / "b")
-    )
-    run = commands._worker if command == "worker" else commands._beat
-    assert run(args) == status
-    assert calls and calls[0][0] == command

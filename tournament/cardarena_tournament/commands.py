@@ -152,7 +152,7 @@ def _standings(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
-    from .celery_app import app, redis_url
+    from .celery_app import redis_url
 
     try:
         redis_url()
@@ -184,16 +184,13 @@ def _worker(args: argparse.Namespace) -> int:
     argv = ["worker", f"--loglevel={args.loglevel}", "--pool", args.pool, "-c", str(args.concurrency)]
     if args.hostname:
         argv += ["-n", args.hostname]
-    # The worker's own exit status, which the supervisor reads: after an "Unrecoverable error"
-    # (kombu on a lost Redis) it is 1 and the worker is restarted.  ``app.worker_main`` would
-    # drop it, so that a failed worker exited 0 and its supervisor took that for a clean stop.
-    return _exit_status(app.start(argv))
+    return _run_celery(argv)
 
 
 def _beat(args: argparse.Namespace) -> int:
     from cardarena.store.keys import prefix
 
-    from .celery_app import app, redis_url
+    from .celery_app import redis_url
 
     try:
         redis_url()
@@ -218,11 +215,21 @@ def _beat(args: argparse.Namespace) -> int:
             str(state),
         ]
         return supervise(child, name="celery beat")
-    return _exit_status(app.start(["beat", f"--loglevel={args.loglevel}", "-s", str(state)]))
+    return _run_celery(["beat", f"--loglevel={args.loglevel}", "-s", str(state)])
 
 
-def _exit_status(code: object) -> int:
-    """The exit status of a Celery command run by ``app.start`` (``None``: a normal exit)."""
+def _run_celery(argv: list[str]) -> int:
+    """Run the Celery command ``argv`` on our app in this process; return its exit status.
+
+    The status is what the supervisor reads: a worker that Celery stops after an
+    "Unrecoverable error" (kombu's, when Redis goes away) ends with status 1 and is
+    restarted.  ``app.start`` and ``app.worker_main`` drop it (they return nothing), so such a
+    worker used to exit 0, which the supervisor took for a requested stop."""
+    from celery.bin.celery import celery
+
+    code = celery.main(
+        args=["-A", "cardarena_tournament.celery_app:app", *argv], prog_name="celery", standalone_mode=False
+    )
     if code is None:
         return 0
     return code if isinstance(code, int) else 1

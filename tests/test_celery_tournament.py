@@ -21,7 +21,7 @@ from cardarena.store.matches import MatchStore
 from cardarena.store.tournaments import TournamentStore
 from cardarena_tournament import lifecycle
 
-from .tournament_fixtures import LocalMatchPlayer, WorkerProcess, wait_for
+from .tournament_fixtures import LocalMatchPlayer, WorkerProcess, tournament_report, wait_for
 
 
 @pytest.fixture
@@ -61,17 +61,22 @@ def _create(ts: TournamentStore, bots: list[str], players: int, deal_sets: int) 
 def test_whole_tournament_heuristic_beats_random(
     stores: tuple[TournamentStore, MatchStore], redis_url: str, key_prefix: str, processes: list[WorkerProcess]
 ) -> None:
-    ts, _ = stores
+    ts, ms = stores
     bots = ["random-1", "random-2", "heuristic-1", "heuristic-2"]
     tid = _create(ts, bots, 3, 2)
     _spawn(processes, redis_url, key_prefix, *_worker_args("w1"))
     _spawn(processes, redis_url, key_prefix, "beat", "--loglevel", "WARNING", "--state", f"/tmp/{key_prefix}beat")
     from cardarena_tournament.celery_app import make_app
 
-    with LocalMatchPlayer(redis_url, key_prefix, threads=2):
+    with LocalMatchPlayer(redis_url, key_prefix, threads=2) as player:
         app = make_app(redis_url)
         app.send_task("cardarena_tournament.tasks.start_tournament", args=[tid])
-        wait_for(lambda: ts.require(tid).status == "finished", 120, "the tournament to finish")
+        wait_for(
+            lambda: ts.require(tid).status == "finished",
+            120,
+            "the tournament to finish",
+            report=lambda: tournament_report(ts, ms, tid, workers=processes, players=[player]),
+        )
     t = ts.require(tid)
     assert t.counted == t.total_matches == 4 * 6 * 2
     matches = ts.matches(tid)
@@ -96,7 +101,7 @@ def test_whole_tournament_heuristic_beats_random(
 def test_worker_killed_mid_tournament_loses_nothing(
     stores: tuple[TournamentStore, MatchStore], redis_url: str, key_prefix: str, processes: list[WorkerProcess]
 ) -> None:
-    ts, _ = stores
+    ts, ms = stores
     bots = ["random-1", "random-2", "random-3", "heuristic-1"]
     tid = _create(ts, bots, 2, 6)
     worker = _spawn(processes, redis_url, key_prefix, *_worker_args("w1"))
@@ -109,7 +114,12 @@ def test_worker_killed_mid_tournament_loses_nothing(
         worker.kill(signal.SIGKILL)  # kill -9 of the worker (its whole process group)
         time.sleep(1.0)  # matches keep completing while no worker counts them
         _spawn(processes, redis_url, key_prefix, *_worker_args("w2"))
-        wait_for(lambda: ts.require(tid).status == "finished", 120, "the tournament to finish")
+        wait_for(
+            lambda: ts.require(tid).status == "finished",
+            120,
+            "the tournament to finish",
+            report=lambda: tournament_report(ts, ms, tid, workers=processes, players=[player]),
+        )
     t = ts.require(tid)
     assert t.counted == t.total_matches == len(ts.results(tid)) == 6 * 2 * 6
     assert sorted(player.played) == sorted(m["match_id"] for m in ts.matches(tid))
@@ -226,9 +236,14 @@ def test_solitaire_tournament_same_seeds_mean_ci_and_win_rate(
     _spawn(processes, redis_url, key_prefix, "beat", "--loglevel", "WARNING", "--state", f"/tmp/{key_prefix}beat")
     from cardarena_tournament.celery_app import make_app
 
-    with LocalMatchPlayer(redis_url, key_prefix, threads=2):
+    with LocalMatchPlayer(redis_url, key_prefix, threads=2) as player:
         make_app(redis_url).send_task("cardarena_tournament.tasks.start_tournament", args=[t.id])
-        wait_for(lambda: ts.require(t.id).status == "finished", 120, "the solitaire tournament to finish")
+        wait_for(
+            lambda: ts.require(t.id).status == "finished",
+            120,
+            "the solitaire tournament to finish",
+            report=lambda: tournament_report(ts, ms, t.id, workers=processes, players=[player]),
+        )
     wait_for(lambda: (ts.standings(t.id) or {}).get("status") == "finished", 10, "the final standings")
     matches = ts.matches(t.id)
     assert len(matches) == ts.require(t.id).counted == len(bots) * deal_sets

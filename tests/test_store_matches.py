@@ -82,6 +82,28 @@ def test_void_requeues_and_lost_lease_is_reconciled(redis_url: str, key_prefix: 
     assert st.info("m2")["attempts"] == "2"
 
 
+def test_withdrawn_matches_are_never_claimed_and_a_voided_one_stays_out(redis_url: str, key_prefix: str) -> None:
+    st = store(redis_url)
+    for mid in ("w:0", "w:1", "w:2", "w:3"):
+        st.enqueue(spec(mid))
+    running = st.claim("inst-a", wait_s=0.5)
+    finishing = st.claim("inst-a", wait_s=0.5)
+    assert running is not None and finishing is not None
+    assert st.complete(finishing.match_id, "inst-a", {"scores": [1, 2, 3], "ranks": [3, 2, 1]}, {})
+    # two queued, one running, one done, one unknown
+    assert st.withdraw(["w:0", "w:1", "w:2", "w:3", "nope"], "cancelled") == 3
+    queued = sorted({"w:0", "w:1", "w:2", "w:3"} - {running.match_id, finishing.match_id})
+    assert [st.status(m) for m in queued] == ["withdrawn", "withdrawn"]
+    assert st.status(finishing.match_id) == "done"
+    assert st.status(running.match_id) == "running"  # plays on
+    assert st.claim("inst-b", wait_s=0.2) is None  # nothing queued is handed out
+    assert st.void(running.match_id, "inst-a", "server stopped")
+    assert st.status(running.match_id) == "withdrawn"  # not back in the queue
+    assert st.requeue_lost() == []
+    assert st.claim("inst-b", wait_s=0.2) is None
+    assert st.withdraw(queued, "again") == 0
+
+
 def test_embedded_redis_leaves_nothing_running(tmp_path: object) -> None:
     from pathlib import Path
 

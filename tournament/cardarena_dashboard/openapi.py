@@ -119,7 +119,7 @@ SCHEMAS: dict[str, Any] = {
             "players": {"type": "integer"},
             "seats": {"type": "array", "items": {"type": "string"}},
             "tournament": _STR,
-            "status": {"type": "string", "enum": ["queued", "running", "done", "unknown"]},
+            "status": {"type": "string", "enum": ["queued", "running", "done", "withdrawn", "unknown"]},
             "attempts": {"type": "integer"},
             "created_at": _NUM,
             "finished_at": _NUM,

@@ -13,7 +13,7 @@ The contract between the tournament workers (producers) and service instances (c
    written **exactly once** (the first completion wins, later ones return ``False``), and an
    event is appended to the results stream (:data:`RESULTS_STREAM`).  A match that cannot
    finish (a server stopped mid-match) is :meth:`void`-ed: put back for a rerun, never
-   half-recorded.
+   half-recorded.  :meth:`withdraw` takes matches out of play for good (``withdrawn``).
 4. Consumers of the stream (standings) must themselves count each ``match_id`` once.
 """
 
@@ -142,8 +142,12 @@ if redis.call('HGET', h, 'status') ~= 'running' then return 0 end
 if ARGV[2] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 if ARGV[2] == '0' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
 redis.call('DEL', KEYS[2])
-redis.call('HSET', h, 'status', 'queued', 'last_void', ARGV[4])
 redis.call('SREM', KEYS[3], ARGV[1])
+if redis.call('HEXISTS', h, 'withdrawn_reason') == 1 then
+  redis.call('HSET', h, 'status', 'withdrawn', 'last_void', ARGV[4])
+  return 1
+end
+redis.call('HSET', h, 'status', 'queued', 'last_void', ARGV[4])
 redis.call('SADD', KEYS[5], ARGV[1])
 redis.call('RPUSH', KEYS[4], ARGV[1])
 return 1
@@ -157,6 +161,21 @@ redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
 redis.call('SADD', KEYS[3], ARGV[5])
 redis.call('LPUSH', KEYS[4], ARGV[5])
 return 1
+"""
+
+_WITHDRAW = """
+local h = KEYS[1]
+local status = redis.call('HGET', h, 'status')
+if status == 'queued' then
+  redis.call('HSET', h, 'status', 'withdrawn', 'withdrawn_reason', ARGV[2])
+  redis.call('SREM', KEYS[2], ARGV[1])
+  return 1
+end
+if status == 'running' then
+  redis.call('HSET', h, 'withdrawn_reason', ARGV[2])
+  return 2
+end
+return 0
 """
 
 _RENEW = """
@@ -178,6 +197,7 @@ class MatchStore:
         self._requeue = client.register_script(_REQUEUE)
         self._renew = client.register_script(_RENEW)
         self._enqueue = client.register_script(_ENQUEUE)
+        self._withdraw = client.register_script(_WITHDRAW)
 
     # keys
     @staticmethod
@@ -323,6 +343,18 @@ class MatchStore:
             )
         )
 
+    def withdraw(self, mids: Sequence[str], reason: str) -> int:
+        """Take matches out of play for good (a cancelled tournament, an aborted local run).
+
+        A queued match becomes ``withdrawn`` at once and is never claimed; a running one
+        plays on: if it completes, its result is recorded as usual, and if it is voided it
+        becomes ``withdrawn`` instead of going back to the queue.  Finished matches are left
+        as they are.  Returns how many were queued or running.  One round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for mid in mids:
+            self._withdraw(keys=[self._h(mid), self.QUEUED], args=[mid, reason], client=pipe)
+        return sum(1 for x in pipe.execute() if x)
+
     def requeue_lost(self) -> list[str]:
         """The reconciler: requeue running matches whose lease expired, and re-push queued
         matches missing from the queue list.  Returns the requeued ids."""
@@ -350,7 +382,7 @@ class MatchStore:
         return MatchSpec.from_json(json.loads(raw)) if raw else None
 
     def status(self, mid: str) -> str | None:
-        """``queued``, ``running``, ``done`` or ``None`` (unknown)."""
+        """``queued``, ``running``, ``done``, ``withdrawn`` or ``None`` (unknown)."""
         raw = self.r.hget(self._h(mid), "status")
         return raw.decode() if isinstance(raw, bytes) else raw
 

@@ -168,3 +168,65 @@ def test_regression_concurrent_settle_left_running_standings_on_a_finished_tourn
     assert store.require("race").status == "finished"
     snapshot = store.standings("race")
     assert snapshot is not None and snapshot["status"] == "finished"
+
+
+def test_a_cron_schedule_first_runs_at_its_cron_time_and_an_interval_at_once(store: TournamentStore) -> None:
+    from datetime import UTC, datetime
+
+    from cardarena_tournament import lifecycle
+
+    template = {"game": "glaves", "players": 2, "entrants": ["a", "b"], "deal_sets": 1}
+    noon = datetime(2026, 11, 21, 12, 0, tzinfo=UTC).timestamp()
+    lifecycle.create_schedule(store, "0 2 * * *", template, sid="nightly", now=noon)
+    assert store.next_run("nightly") == datetime(2026, 11, 22, 2, 0, tzinfo=UTC).timestamp()
+    lifecycle.create_schedule(store, "every 1h", template, sid="hourly", now=noon)
+    assert store.next_run("hourly") == noon
+    assert store.due(noon) == ["hourly"]
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        ({"game": "nosuch"}, "unknown game"),
+        ({"players": 9}, "players"),
+        ({"deal_sets": 0}, "deal sets"),
+        ({"options": {"nosuch": 1}}, "nosuch"),
+    ],
+)
+def test_a_schedule_of_all_bots_is_checked_when_created(
+    store: TournamentStore, change: dict[str, object], error: str
+) -> None:
+    from cardarena.engine import GameError
+    from cardarena_tournament import lifecycle
+    from cardarena_tournament.formats import FormatError
+
+    template = {"game": "glaves", "players": 2, "entrants": "all", "deal_sets": 1, **change}
+    with pytest.raises((GameError, FormatError, TournamentError), match=error):
+        lifecycle.create_schedule(store, "every 1h", template, sid="bad", now=100.0)
+    assert store.schedules() == [] and store.get_schedule("bad") is None
+
+
+def test_a_schedule_whose_run_cannot_be_created_does_not_hold_up_the_others(store: TournamentStore) -> None:
+    from cardarena_tournament import lifecycle
+
+    ms = MatchStore(store.r)
+    # Due first: an --all schedule for 3-player tables, with only two bots registered.
+    lifecycle.create_schedule(
+        store, "every 60s", {"game": "glaves", "players": 3, "entrants": "all", "deal_sets": 1}, sid="a-all", now=100.0
+    )
+    lifecycle.create_schedule(
+        store,
+        "every 60s",
+        {"game": "glaves", "players": 2, "entrants": ["x", "y"], "deal_sets": 1},
+        sid="b-xy",
+        now=101.0,
+    )
+    started = lifecycle.start_due_schedules(store, ms, 102.0, lambda: ["x", "y"])
+    assert started == ["b-xy-101"]
+    assert store.require("b-xy-101").status == "running"
+    info = store.schedule_info("a-all")
+    assert info is not None and info["next_run"] == 160.0 and info["last_run"] == 100.0
+    assert "3-player tables need at least 3 entrants" in info["last_error"] and info["last_error_at"] == 102.0
+    assert store.schedule_info("b-xy")["last_tournament"] == "b-xy-101"  # type: ignore[index]
+    # Next time there are enough bots: the run is created and starts.
+    assert lifecycle.start_due_schedules(store, ms, 161.0, lambda: ["x", "y", "z"]) == ["a-all-160", "b-xy-161"]

@@ -7,6 +7,7 @@ task that runs twice (a redelivery after a worker was killed) changes nothing th
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 import uuid
@@ -15,7 +16,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from cardarena.engine import get_game
+from cardarena.engine import GameError, get_game
 from cardarena.store.matches import MatchSpec, MatchStore, TimeControl
 from cardarena.store.tournaments import Schedule, Tournament, TournamentError, TournamentStore
 
@@ -23,6 +24,8 @@ from . import formats, standings
 
 RatingUpdate = Callable[[dict[str, dict[str, float]]], dict[str, dict[str, float]]]
 """Maps the seated bots' current ratings to their new ratings after one match."""
+
+log = logging.getLogger(__name__)
 
 RESULTS_GROUP = "tournaments"
 """Consumer group of the tournament workers on the results stream."""
@@ -348,13 +351,18 @@ def create_schedule(
     ts: TournamentStore, schedule_text: str, template: dict[str, Any], *, sid: str | None = None, now: float
 ) -> Schedule:
     """Validate ``template`` (keyword arguments of :func:`new_tournament`) and store a recurring
-    tournament whose first run is due immediately.  ``entrants`` may be ``"all"``: every
-    registered bot at the time of each run."""
+    tournament.  An interval schedule (``"every 1h"``) runs first at once, then every interval;
+    a cron schedule runs first at its next cron time after ``now``.  ``entrants`` may be
+    ``"all"``: every registered bot at the time of each run (the game, player count, deal sets
+    and options are still checked now, against a stand-in field)."""
     cron, every = parse_schedule(schedule_text)
-    if template.get("entrants") != "all":
-        new_tournament(**template, tid="check")  # validate now; errors name the bad input
+    check = dict(template)
+    if check.get("entrants") == "all":
+        check["entrants"] = [f"entrant-{i}" for i in range(max(2, int(check.get("players") or 1)))]
+    new_tournament(**check, tid="check")  # errors name the bad input; nothing is stored
     s = Schedule(id=sid or f"s{uuid.uuid4().hex[:8]}", template=template, cron=cron, every=every, created_at=now)
-    if not ts.create_schedule(s, first_run=now):
+    first = now if every is not None else next_after(s, now)
+    if not ts.create_schedule(s, first_run=first):
         raise TournamentError(f"schedule {s.id!r} exists")
     return s
 
@@ -368,6 +376,11 @@ def start_due_schedules(
     crash in between leaves a tournament that the next call (or :func:`reconcile`) starts,
     never a lost or doubled run.  State lives in Redis, so beat and worker restarts lose
     nothing; a run that was missed while everything was down happens once on restart.
+
+    A run that cannot be created (say ``--all`` found fewer registered bots than a table
+    needs) is skipped: the error is logged and kept on the schedule
+    (:meth:`TournamentStore.schedule_info`), the schedule moves on to its next time, and the
+    other schedules start as usual.
     """
     started = []
     for sid in ts.due(now):
@@ -376,13 +389,21 @@ def start_due_schedules(
         if s is None or due is None:
             continue
         tid = f"{sid}-{int(due)}"
-        template = dict(s.template)
-        if template.get("entrants") == "all":
-            template["entrants"] = list(all_bots()) if all_bots else []
-        ts.create(new_tournament(**template, tid=tid, schedule_id=sid))
         following = next_after(s, due)
         if following <= now:  # runs missed while nothing was up collapse into this one
             following = next_after(s, now)
+        template = dict(s.template)
+        if template.get("entrants") == "all":
+            template["entrants"] = list(all_bots()) if all_bots else []
+        try:
+            t = new_tournament(**template, tid=tid, schedule_id=sid)
+        except (GameError, formats.FormatError, TournamentError, TypeError, ValueError) as exc:
+            if ts.claim_run(sid, now, following) is not None:
+                message = f"run due {datetime.fromtimestamp(due, tz=UTC):%Y-%m-%d %H:%M} UTC not created: {exc}"
+                ts.schedule_failed(sid, message, now)
+                log.error("schedule_run_failed", extra={"fields": {"schedule": sid, "error": str(exc)}})
+            continue
+        ts.create(t)
         if ts.claim_run(sid, now, following) is None:
             continue  # another beat/worker took this run; it starts it
         start_tournament(ts, ms, tid)

@@ -495,6 +495,30 @@ class TournamentStore:
         got = self._claim_run(keys=[self.DUE, key("schedule", schedule_id)], args=[schedule_id, now, next_at])
         return float(got) if got is not None else None
 
+    def schedule_failed(self, schedule_id: str, message: str, at: float) -> None:
+        """Note that the run due now could not be created (shown by :meth:`schedule_info`)."""
+        self.r.hset(key("schedule", schedule_id), mapping={"last_error": message, "last_error_at": repr(at)})
+
+    def schedule_info(self, schedule_id: str) -> dict[str, Any] | None:
+        """The schedule as JSON plus ``next_run``, ``last_run`` (due time of the latest run
+        started), ``last_tournament`` (its id) and ``last_error`` / ``last_error_at`` (the
+        latest run that could not be created, if any); ``None`` if unknown."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hgetall(key("schedule", schedule_id))
+        pipe.zscore(self.DUE, schedule_id)
+        raw, due = pipe.execute()
+        fields = {_s(k): _s(v) for k, v in raw.items()}
+        if "json" not in fields:
+            return None
+        info: dict[str, Any] = json.loads(fields["json"])
+        last = float(fields["last_run"]) if "last_run" in fields else None
+        info["next_run"] = float(due) if due is not None else None
+        info["last_run"] = last
+        info["last_tournament"] = f"{schedule_id}-{int(last)}" if last is not None else None
+        info["last_error"] = fields.get("last_error") or None
+        info["last_error_at"] = float(fields["last_error_at"]) if fields.get("last_error_at") else None
+        return info
+
     def delete_schedule(self, schedule_id: str) -> bool:
         """Stop a recurring tournament (runs already created are unaffected)."""
         pipe = self.r.pipeline()

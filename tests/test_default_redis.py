@@ -21,6 +21,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for, default_redis, embedded_state
 
 # A user of the default in another process: attach, write KEY=VALUE, print the URL and what
@@ -265,3 +266,25 @@ def test_match_twice_with_the_same_bots(home: Path) -> None:
         assert done.returncode == 0, done.stderr[-3000:]
         assert "heuristic-2" in done.stdout
         _assert_nothing_left(data_dir)
+
+
+def test_tournament_commands_use_the_embedded_default_without_redis_url(home: Path) -> None:
+    """`tournament create/status/cancel/schedules` in a shell where `cardarena up` (or nothing)
+    runs: no REDIS_URL, so they use the shared embedded default, and leave nothing running."""
+    env = _env_without_redis(home)
+    data_dir = home / ".local" / "share" / "cardarena" / "redis"
+    with default_redis(data_dir) as url:
+        client = client_for(url)
+        for name in ("alice", "bob"):
+            BotStore(client).register(name)
+        client.close()
+    _assert_nothing_left(data_dir)
+    done = _cli(env, "tournament", "create", "--game", "glaves", "--players", "2", "--bots", "alice,bob")
+    assert done.returncode == 0, done.stderr
+    tid = done.stdout.strip()
+    done = _cli(env, "tournament", "status", tid)
+    assert done.returncode == 0 and "[upcoming]" in done.stdout  # no worker is up to start it
+    done = _cli(env, "tournament", "cancel", tid)
+    assert done.returncode == 0 and f"cancelled {tid}" in done.stdout
+    assert "[cancelled]" in _cli(env, "tournament", "status", tid).stdout
+    _assert_nothing_left(data_dir)

@@ -40,7 +40,7 @@ def test_rotate_replaces_the_token(bots: BotStore) -> None:
         bots.rotate("nobody")
 
 
-@pytest.mark.parametrize("name", ["", " padded", "tab\there", "x" * 65, "new\nline"])
+@pytest.mark.parametrize("name", ["", " padded", "tab\there", "x" * 65, "new\nline", "a:b"])
 def test_invalid_names_are_refused(bots: BotStore, name: str) -> None:
     with pytest.raises(InvalidBotName):
         bots.register(name)

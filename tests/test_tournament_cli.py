@@ -7,12 +7,14 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cardarena.store.bots import BotStore
 from cardarena.store.connection import EmbeddedRedis, client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.tournaments import TournamentStore
@@ -88,15 +90,80 @@ def test_create_bad_input(redis_url: str, key_prefix: str, args: list[str], mess
     client.close()
 
 
-def test_status_of_unknown_and_missing_redis_url(redis_url: str, key_prefix: str, tmp_path: Path) -> None:
+def test_status_of_an_unknown_tournament(redis_url: str, key_prefix: str) -> None:
     done = _cli("tournament", "status", "nope", env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix})
     assert done.returncode == 2 and "unknown tournament" in done.stderr
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "share"))  # never the real user's data
-    done = subprocess.run(
-        [sys.executable, "-m", "cardarena.cli", "tournament", "status", "x"], env=env, capture_output=True, text=True
+    done = _cli("tournament", "cancel", "nope", env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix})
+    assert done.returncode == 2 and "unknown tournament" in done.stderr
+
+
+def test_create_refuses_bots_that_are_not_registered(redis_url: str, key_prefix: str) -> None:
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    BotStore(client).register("alice")
+    for extra in ([], ["--schedule", "1h"]):
+        done = _cli(
+            "tournament",
+            "create",
+            "--game",
+            "glaves",
+            "--players",
+            "2",
+            "--bots",
+            "alice,ghost-a,ghost-b",
+            *extra,
+            env=env,
+        )
+        assert done.returncode == 2, done.stdout
+        assert "not registered: ghost-a, ghost-b" in done.stderr and "cardarena bot register" in done.stderr
+    ts = TournamentStore(client)
+    assert ts.list() == [] and ts.schedules() == []
+    client.close()
+
+
+def test_cancel_withdraws_the_unplayed_matches(redis_url: str, key_prefix: str) -> None:
+    from cardarena_tournament import lifecycle
+
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    ts, ms = TournamentStore(client), MatchStore(client)
+    ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b", "c"], deal_sets=1, tid="tc"))
+    assert lifecycle.start_tournament(ts, ms, "tc") == 6
+    playing = ms.claim("inst", wait_s=0)
+    assert playing is not None
+    done = _cli("tournament", "cancel", "tc", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "cancelled tc" in done.stdout
+    statuses = sorted(ms.status(m["match_id"]) or "" for m in ts.schedule_of("tc"))
+    assert statuses == ["running"] + ["withdrawn"] * 5  # the one being played plays on
+    assert ts.require("tc").status == "cancelled"
+    assert ms.claim("inst", wait_s=0) is None
+    assert ms.void(playing.match_id, "inst", "server stopped") and ms.status(playing.match_id) == "withdrawn"
+    done = _cli("tournament", "cancel", "tc", env=env)
+    assert done.returncode == 2 and "nothing to cancel" in done.stderr
+    client.close()
+
+
+def test_schedules_are_listed_with_their_next_run_and_removed(redis_url: str, key_prefix: str) -> None:
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    done = _cli("tournament", "schedules", env=env)
+    assert done.returncode == 0 and "no schedules" in done.stdout
+    done = _cli(
+        "tournament", "create", "--game", "glaves", "--players", "2", "--all", "--schedule", "0 2 * * *", env=env
     )
-    assert done.returncode == 2 and "REDIS_URL is not set" in done.stderr
+    assert done.returncode == 0, done.stderr
+    sid = done.stdout.split()[1]
+    assert "first run 20" in done.stdout and "02:00 UTC" in done.stdout  # not "now"
+    listed = json.loads(_cli("tournament", "schedules", "--json", env=env).stdout)["schedules"]
+    assert [(s["id"], s["cron"], s["template"]["entrants"]) for s in listed] == [(sid, "0 2 * * *", "all")]
+    assert listed[0]["next_run"] > time.time() and listed[0]["last_error"] is None
+    text = _cli("tournament", "schedules", env=env).stdout
+    assert sid in text and "all registered bots" in text and "02:00 UTC" in text
+    done = _cli("tournament", "unschedule", sid, env=env)
+    assert done.returncode == 0 and sid in done.stdout
+    assert "no schedules" in _cli("tournament", "schedules", env=env).stdout
+    done = _cli("tournament", "unschedule", sid, env=env)
+    assert done.returncode == 2 and "unknown schedule" in done.stderr
 
 
 @pytest.fixture
@@ -109,12 +176,14 @@ def processes() -> Iterator[list[WorkerProcess]]:
 
 def test_schedule_from_cli_starts_on_its_own(redis_url: str, key_prefix: str, processes: list[WorkerProcess]) -> None:
     env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    for name in ("random-a", "random-b"):
+        BotStore(client).register(name)
     done = _cli(
         "tournament", "create", "--game", "glaves", "--players", "2", "--bots", "random-a,random-b",
         "--options", '{"deals": 1}', "--schedule", "1h", env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    client = client_for(redis_url)
     ts = TournamentStore(client)
     for args in (("worker", "--pool", "threads", "--concurrency", "2"), ("beat", "--state", f"/tmp/{key_prefix}b")):
         processes.append(WorkerProcess(redis_url, key_prefix, *args, "--loglevel", "WARNING").start())
@@ -177,3 +246,15 @@ def test_standings_table_shows_the_win_rate_for_solitaires(capsys: pytest.Captur
     assert "win rate" in out and "25.0% (1/4)" in out
     render_standings({**compute([], ["a", "b"]).to_json(), "tournament": "m"})
     assert "win rate" not in capsys.readouterr().out
+
+
+def test_the_standings_table_shows_bot_names_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    """Bot names are text, not rich markup: `x[/]` used to crash the table, `[red]e[/red]` lost its brackets."""
+    from cardarena_tournament.commands import render_standings
+    from cardarena_tournament.standings import Outcome, compute
+
+    names = ["x[/]", "[red]e[/red]"]
+    outcomes = [Outcome(f"t:0:0:{s}:0", (names[s], names[1 - s]), (1.0, 0.0), (1, 2), "0") for s in range(2)]
+    render_standings({**compute(outcomes, names, resamples=20).to_json(), "tournament": "[b]t[/b]"})
+    out = capsys.readouterr().out
+    assert "x[/]" in out and "[red]e[/red]" in out and "[b]t[/b]" in out

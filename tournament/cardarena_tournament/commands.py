@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +22,18 @@ from .formats import FormatError
 START_TASK = "cardarena_tournament.tasks.start_tournament"
 
 
-def _stores() -> tuple[TournamentStore, MatchStore]:
-    from .celery_app import redis_url
+@contextlib.contextmanager
+def _stores() -> Iterator[tuple[TournamentStore, MatchStore, str]]:
+    """The repositories on ``REDIS_URL``, or else on the user's shared embedded default (the
+    one ``cardarena up``, ``demo`` and ``dashboard`` use), and its URL."""
+    from cardarena.store.connection import default_redis
 
-    client = client_for(redis_url())
-    return TournamentStore(client), MatchStore(client)
+    with default_redis() as url:
+        client = client_for(url)
+        try:
+            yield TournamentStore(client), MatchStore(client), url
+        finally:
+            client.close()
 
 
 def _fail(message: str) -> int:
@@ -44,9 +53,15 @@ def _options(args: argparse.Namespace) -> dict[str, Any] | None:
     return data
 
 
+def _unregistered(ts: TournamentStore, names: list[str]) -> list[str]:
+    from cardarena.store.bots import BotStore
+
+    bots = BotStore(ts.r)
+    return [n for n in names if not bots.exists(n)]
+
+
 def _create(args: argparse.Namespace) -> int:
     try:
-        ts, _ = _stores()
         if args.all:
             entrants: Any = "all"
         else:
@@ -61,30 +76,49 @@ def _create(args: argparse.Namespace) -> int:
             "options": _options(args),
             "name": args.name or "",
         }
+        lifecycle.check_template(template)  # the bad input first, before the bots are looked up
         if args.schedule:
-            s = lifecycle.create_schedule(ts, args.schedule, template, now=time.time())
-            when = f"every {s.every:g}s" if s.every else f"cron {s.cron!r}"
-            print(f"schedule {s.id} ({when}); first run due now (beat starts it)")
-            return 0
-        if entrants == "all":
-            from cardarena.store.bots import BotStore
+            lifecycle.parse_schedule(args.schedule)
+        with _stores() as (ts, _, url):
+            if entrants != "all":
+                missing = _unregistered(ts, entrants)
+                if missing:
+                    raise TournamentError(
+                        f"not registered: {', '.join(missing)} (register a bot with `cardarena bot register NAME`)"
+                    )
+            if args.schedule:
+                now = time.time()
+                s = lifecycle.create_schedule(ts, args.schedule, template, now=now)
+                when = f"every {s.every:g}s" if s.every else f"cron {s.cron!r} (UTC)"
+                first = ts.next_run(s.id) or now
+                at = "now" if first <= now else f"{_utc(first)} UTC"
+                print(f"schedule {s.id} ({when}); first run {at} (beat starts it)")
+                return 0
+            if entrants == "all":
+                from cardarena.store.bots import BotStore
 
-            template["entrants"] = BotStore(ts.r).names()
-        t = lifecycle.new_tournament(**template)
-        ts.create(t)
-        from .celery_app import app
+                template["entrants"] = BotStore(ts.r).names()
+            t = lifecycle.new_tournament(**template)
+            ts.create(t)
+            from .celery_app import make_app
 
-        app.send_task(START_TASK, args=[t.id])
+            make_app(url).send_task(START_TASK, args=[t.id])
         print(t.id)
         return 0
     except (TournamentError, FormatError, ValueError, RuntimeError) as exc:
         return _fail(str(exc))
 
 
+def _utc(t: float) -> str:
+    from datetime import UTC, datetime
+
+    return f"{datetime.fromtimestamp(t, tz=UTC):%Y-%m-%d %H:%M}"
+
+
 def _status(args: argparse.Namespace) -> int:
     try:
-        ts, _ = _stores()
-        t = ts.require(args.id)
+        with _stores() as (ts, _, _url):
+            t = ts.require(args.id)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
     data = t.to_json()
@@ -96,14 +130,64 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cancel(args: argparse.Namespace) -> int:
+    try:
+        with _stores() as (ts, _, _url):
+            status = ts.require(args.id).status
+            if not ts.cancel(args.id):
+                return _fail(f"tournament {args.id!r} is {status}: nothing to cancel")
+    except (TournamentError, RuntimeError) as exc:
+        return _fail(str(exc))
+    print(f"cancelled {args.id}; its unplayed matches are withdrawn")
+    return 0
+
+
+def _schedules(args: argparse.Namespace) -> int:
+    try:
+        with _stores() as (ts, _, _url):
+            infos = [i for i in (ts.schedule_info(s.id) for s in ts.schedules()) if i is not None]
+    except RuntimeError as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps({"schedules": infos}))
+        return 0
+    if not infos:
+        print("no schedules")
+    for i in infos:
+        tpl = i["template"]
+        who = "all registered bots" if tpl.get("entrants") == "all" else ", ".join(tpl.get("entrants") or [])
+        when = f"every {i['every']:g}s" if i.get("every") else f"cron {i['cron']!r} (UTC)"
+        nxt = _utc(i["next_run"]) + " UTC" if i.get("next_run") is not None else "-"
+        print(f"{i['id']}  {tpl.get('game')} {tpl.get('players')}p  {when}  next run: {nxt}  entrants: {who}")
+        if i.get("last_tournament"):
+            print(f"    last run: {i['last_tournament']}")
+        if i.get("last_error"):
+            print(f"    last error ({_utc(i['last_error_at'])} UTC): {i['last_error']}")
+    return 0
+
+
+def _unschedule(args: argparse.Namespace) -> int:
+    try:
+        with _stores() as (ts, _, _url):
+            if not ts.delete_schedule(args.id):
+                return _fail(f"unknown schedule {args.id!r}")
+    except RuntimeError as exc:
+        return _fail(str(exc))
+    print(f"schedule {args.id} removed (tournaments it already started are unaffected)")
+    return 0
+
+
 def render_standings(snapshot: dict[str, Any]) -> None:
     """Print a standings snapshot as a table."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     metric = snapshot.get("metric", "points")
     solitaire = metric == "score"  # solitaires show the win rate where others show places
-    table = Table(title=f"{snapshot.get('tournament', '')} standings ({snapshot.get('counted', 0)} matches counted)")
+    table = Table(
+        title=f"{escape(str(snapshot.get('tournament', '')))} standings ({snapshot.get('counted', 0)} matches counted)"
+    )
     last = ("win rate",) if solitaire else ("win share", "places", "rating")
     for col in ("#", "bot", f"mean {metric.replace('_', ' ')}/deal set", "95% CI", "sep.", "matches", *last):
         table.add_column(col)
@@ -120,7 +204,7 @@ def render_standings(snapshot: dict[str, Any]) -> None:
             tail = (f"{share:.1%}" if share is not None else "-", places, f"{rating['ordinal']:.1f}" if rating else "")
         table.add_row(
             str(row["rank"]),
-            row["bot"],
+            escape(row["bot"]),
             f"{row['mean']:.3f}",
             f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]",
             sep,
@@ -133,9 +217,9 @@ def render_standings(snapshot: dict[str, Any]) -> None:
 
 def _standings(args: argparse.Namespace) -> int:
     try:
-        ts, _ = _stores()
-        ts.require(args.id)
-        snap = ts.standings(args.id)
+        with _stores() as (ts, _, _url):
+            ts.require(args.id)
+            snap = ts.standings(args.id)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
     if snap is None:
@@ -256,6 +340,20 @@ def register(sub: Any) -> None:
     status.add_argument("id")
     status.add_argument("--json", action="store_true")
     status.set_defaults(func=_status)
+
+    cancel = tsub.add_parser(
+        "cancel", help="cancel an upcoming or running tournament (its unplayed matches are withdrawn)"
+    )
+    cancel.add_argument("id")
+    cancel.set_defaults(func=_cancel)
+
+    scheds = tsub.add_parser("schedules", help="list the recurring tournaments: next run, last run, last error")
+    scheds.add_argument("--json", action="store_true")
+    scheds.set_defaults(func=_schedules)
+
+    unsched = tsub.add_parser("unschedule", help="remove a recurring tournament (runs already started go on)")
+    unsched.add_argument("id")
+    unsched.set_defaults(func=_unschedule)
 
     stand = tsub.add_parser("standings", help="a tournament's standings")
     stand.add_argument("id")

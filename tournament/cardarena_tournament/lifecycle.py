@@ -347,6 +347,17 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
     return report
 
 
+def check_template(template: dict[str, Any]) -> None:
+    """Raise (``GameError``, ``FormatError`` or ``TournamentError``, naming the bad input)
+    unless ``template`` (keyword arguments of :func:`new_tournament`) makes a tournament.  With
+    ``entrants="all"`` the game, player count, deal sets and options are checked against a
+    stand-in field."""
+    check = dict(template)
+    if check.get("entrants") == "all":
+        check["entrants"] = [f"entrant-{i}" for i in range(max(2, int(check.get("players") or 1)))]
+    new_tournament(**check, tid="check")
+
+
 def create_schedule(
     ts: TournamentStore, schedule_text: str, template: dict[str, Any], *, sid: str | None = None, now: float
 ) -> Schedule:
@@ -356,10 +367,7 @@ def create_schedule(
     ``"all"``: every registered bot at the time of each run (the game, player count, deal sets
     and options are still checked now, against a stand-in field)."""
     cron, every = parse_schedule(schedule_text)
-    check = dict(template)
-    if check.get("entrants") == "all":
-        check["entrants"] = [f"entrant-{i}" for i in range(max(2, int(check.get("players") or 1)))]
-    new_tournament(**check, tid="check")  # errors name the bad input; nothing is stored
+    check_template(template)
     s = Schedule(id=sid or f"s{uuid.uuid4().hex[:8]}", template=template, cron=cron, every=every, created_at=now)
     first = now if every is not None else next_after(s, now)
     if not ts.create_schedule(s, first_run=first):

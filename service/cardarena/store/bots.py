@@ -56,6 +56,8 @@ def check_name(name: str) -> str:
         raise InvalidBotName("a bot name must consist of printable characters")
     if name != name.strip():
         raise InvalidBotName("a bot name must not start or end with a space")
+    if ":" in name:  # tournaments' match ids and keys are ':'-separated
+        raise InvalidBotName("a bot name must not contain ':'")
     return name
 
 

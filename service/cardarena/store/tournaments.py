@@ -263,8 +263,16 @@ class TournamentStore:
         return self._move(tid, "running", ("upcoming",), "started_at")
 
     def cancel(self, tid: str) -> bool:
-        """Cancel an upcoming or running tournament (queued matches still get played, not counted)."""
-        return self._move(tid, "cancelled", ("upcoming", "running"), "finished_at")
+        """Cancel an upcoming or running tournament; ``False`` if it was neither.  Its matches
+        not yet played are withdrawn (:meth:`MatchStore.withdraw
+        <cardarena.store.matches.MatchStore.withdraw>`); one being played finishes and is not
+        counted."""
+        if not self._move(tid, "cancelled", ("upcoming", "running"), "finished_at"):
+            return False
+        from .matches import MatchStore
+
+        MatchStore(self.r).withdraw([m["match_id"] for m in self.schedule_of(tid)], "tournament cancelled")
+        return True
 
     def schedule_of(self, tid: str) -> builtins.list[dict[str, Any]]:
         """The stored schedule (match JSON dicts in play order)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -258,3 +259,62 @@ def test_the_standings_table_shows_bot_names_as_written(capsys: pytest.CaptureFi
     render_standings({**compute(outcomes, names, resamples=20).to_json(), "tournament": "[b]t[/b]"})
     out = capsys.readouterr().out
     assert "x[/]" in out and "[red]e[/red]" in out and "[b]t[/b]" in out
+
+
+def _run_tournaments(client: Any, key_prefix: str) -> list[bytes]:
+    """The tournament hashes of `tournament run`s on an external Redis (each has its own prefix)."""
+    keys = client.scan_iter(match=f"{key_prefix}run-*:tournament:*")
+    return [k for k in keys if b":" not in k.rsplit(b"tournament:", 1)[1]]
+
+
+def test_ctrl_c_cancels_the_run_and_leaves_nothing_behind(redis_url: str, key_prefix: str) -> None:
+    """Ctrl-C mid-run: a one-line message and status 130, the tournament cancelled with none
+    of its matches left queued for another run's service and bots, every child stopped."""
+    import psutil
+
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    argv = [sys.executable, "-m", "cardarena.cli", "tournament", "run", "--game", "glaves", "--players", "2"]
+    argv += ["--bots", "random,random,heuristic", "--deal-sets", "4"]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    client = client_for(redis_url)
+    try:
+
+        def one_counted() -> bool:
+            return any(int(client.hget(k, "counted") or 0) >= 1 for k in _run_tournaments(client, key_prefix))
+
+        wait_for(one_counted, 120, "the first counted match")
+        children = psutil.Process(proc.pid).children(recursive=True)
+        assert len(children) >= 6  # service, three bots, worker, beat
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted: tournament t" in err and "cancelled" in err and "Traceback" not in err
+    (hkey,) = _run_tournaments(client, key_prefix)
+    run_prefix = hkey.decode().rsplit("tournament:", 1)[0]
+    tid = hkey.decode().rsplit(":", 1)[1]
+    assert client.hget(hkey, "status") == b"cancelled"
+    statuses = Counter(
+        client.hget(f"{run_prefix}match:{json.loads(m)['match_id']}", "status")
+        for m in client.lrange(f"{run_prefix}tournament:{tid}:schedule", 0, -1)
+    )
+    assert set(statuses) <= {b"done", b"withdrawn"} and statuses[b"withdrawn"] > 0, statuses
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert alive == []
+    client.close()
+
+
+@pytest.mark.parametrize(("options", "message"), [("{bad", "--options is not JSON"), ("[1]", "must be a JSON object")])
+def test_run_with_bad_options_fails_before_starting_anything(
+    redis_url: str, key_prefix: str, options: str, message: str
+) -> None:
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    args = ["--game", "glaves", "--players", "2", "--bots", "random,random", "--options", options]
+    done = _cli("tournament", "run", *args, env=env, timeout=60)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    client = client_for(redis_url)
+    assert _run_tournaments(client, key_prefix) == []
+    client.close()

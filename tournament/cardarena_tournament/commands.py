@@ -41,11 +41,12 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _options(args: argparse.Namespace) -> dict[str, Any] | None:
-    if not getattr(args, "options", None):
+def options_from_json(text: str | None) -> dict[str, Any] | None:
+    """Game options from ``--options`` (a JSON object); ``TournamentError`` naming the problem."""
+    if not text:
         return None
     try:
-        data = json.loads(args.options)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TournamentError(f"--options is not JSON: {exc}") from None
     if not isinstance(data, dict):
@@ -73,7 +74,7 @@ def _create(args: argparse.Namespace) -> int:
             "players": args.players,
             "entrants": entrants,
             "deal_sets": args.deal_sets,
-            "options": _options(args),
+            "options": options_from_json(args.options),
             "name": args.name or "",
         }
         lifecycle.check_template(template)  # the bad input first, before the bots are looked up

@@ -74,12 +74,19 @@ def register_run(tsub: Any) -> None:
     run.set_defaults(func=_run)
 
 
+class Interrupted(Exception):
+    """Ctrl-C during a run; the tournament was cancelled."""
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         return _run_checked(args)
     except (TournamentError, FormatError, GameError) as exc:
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        print(f"cardarena: interrupted: {exc}", file=sys.stderr)
+        return 130
 
 
 def _run_checked(args: argparse.Namespace) -> int:
@@ -90,9 +97,9 @@ def _run_checked(args: argparse.Namespace) -> int:
 
     from . import lifecycle
     from .celery_app import make_app
-    from .commands import render_standings
+    from .commands import options_from_json, render_standings
 
-    options = json.loads(args.options) if args.options else None
+    options = options_from_json(args.options)
     bots = bot_names(args.bots)
     names = [n for _, n in bots]
     # validate everything before starting a single process
@@ -110,8 +117,11 @@ def _run_checked(args: argparse.Namespace) -> int:
         env = {**os.environ, "REDIS_URL": url, "CARDARENA_PREFIX": prefix, "CARDARENA_TICK_S": "0.5"}
         client = client_for(url)
         ts = TournamentStore(client)
+        tid = ""
         try:
-            service, port = start_service(env, log=log)
+            # No grace: when the run ends every match is done; when it is aborted the
+            # tournament is cancelled first, so a match the service voids is withdrawn.
+            service, port = start_service(env, extra=["--grace", "0"], log=log)
             procs.append(service)
             registry = BotStore(client)
             for kind, name in bots:
@@ -135,10 +145,24 @@ def _run_checked(args: argparse.Namespace) -> int:
                 name=f"local run {run_id}",
             )
             ts.create(t)
+            tid = t.id
             make_app(url).send_task(START_TASK, args=[t.id])
             _watch(ts, t.id, t.total_matches, procs, args.timeout)
             snap = lifecycle.refresh_standings(ts, t.id)
             matches = ts.matches(t.id)
+        except BaseException as exc:
+            # An aborted run leaves nothing to be played later by another run's service and
+            # bots, which share the embedded default: its tournament is cancelled and its
+            # unplayed matches withdrawn.
+            if tid and ts.cancel(tid):
+                note = f"tournament {tid} cancelled"
+                if isinstance(exc, TournamentError):
+                    raise TournamentError(f"{exc}; {note}") from exc
+                if isinstance(exc, KeyboardInterrupt):
+                    raise Interrupted(note) from None
+            if isinstance(exc, KeyboardInterrupt):
+                raise Interrupted("stopped before the tournament was created") from None
+            raise
         finally:
             for proc in reversed(procs):
                 stop_process(proc)

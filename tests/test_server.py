@@ -352,6 +352,30 @@ def test_a_bot_that_never_connects_is_a_no_show(service: ServiceProcess, stores:
     alice.close()
 
 
+def test_a_match_whose_bots_never_come_is_played_out_by_forfeit_at_its_last_attempt(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """Registered bots that never connect must not hold a tournament forever: the match is
+    voided twice, and at its third claim (``no_show_attempts``) every seat forfeits from the
+    start and default actions play it out."""
+    matches, bots = stores
+    for name in ("ghost1", "ghost2"):
+        bots.register(name)
+    carol = ScriptedBot(service.address, bots.register("carol"), "carol")  # keeps the claim loop claiming
+    carol.expect("welcome")
+    policy = FaultPolicy(join_timeout_ms=300, no_show_attempts=3)
+    matches.enqueue(spec("never", "german_whist", ["ghost1", "ghost2"], time_control=CALM, fault_policy=policy))
+    result = wait_done(matches, "never")
+    assert matches.attempts("never") == 3
+    assert result["forfeited"] == [0, 1] and sorted(result["ranks"]) in ([1, 2], [1, 1])
+    replay = matches.replay("never")
+    assert replay is not None and replay["fault_policy"]["no_show_attempts"] == 3
+    assert replay["faults"] == [{"seat": s, "fault": "no-show", "forfeit": True} for s in (0, 1)]
+    assert rerun(replay).result().to_json()["scores"] == result["scores"]
+    assert [bots.get(n).stats["forfeits"] for n in ("ghost1", "ghost2")] == [1, 1]  # type: ignore[union-attr]
+    carol.close()
+
+
 def test_a_match_whose_bots_all_stay_away_is_voided_then_played_when_they_come(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore]
 ) -> None:
@@ -367,7 +391,7 @@ def test_a_match_whose_bots_all_stay_away_is_voided_then_played_when_they_come(
             "german_whist",
             ["ghost1", "ghost2"],
             time_control=CALM,
-            fault_policy=FaultPolicy(join_timeout_ms=500),
+            fault_policy=FaultPolicy(join_timeout_ms=500, no_show_attempts=0),
         )
     )
     deadline = time.monotonic() + 30

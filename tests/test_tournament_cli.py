@@ -11,6 +11,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,11 @@ def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) 
         (["--game", "glaves", "--players", "2", "--bots", "a,a"], "repeated"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--schedule", "sometimes"], "bad schedule"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--deal-sets", "0"], "deal sets"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--fault-policy", '{"max_strikes": -1}'], ">= 0"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--fault-policy", '{"strikes": 1}'], "unknown field"),
+        (["--game", "glaves", "--players", "2", "--all", "--fault-policy", '{"default_action": "x"}'], "'first' or"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--time-control", '{"move_ms": 0}'], "positive"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--time-control", "[]"], "JSON object"),
     ],
 )
 def test_create_bad_input(redis_url: str, key_prefix: str, args: list[str], message: str) -> None:
@@ -96,6 +102,28 @@ def test_status_of_an_unknown_tournament(redis_url: str, key_prefix: str) -> Non
     assert done.returncode == 2 and "unknown tournament" in done.stderr
     done = _cli("tournament", "cancel", "nope", env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix})
     assert done.returncode == 2 and "unknown tournament" in done.stderr
+
+
+def test_the_tournament_rules_reach_every_match(redis_url: str, key_prefix: str) -> None:
+    from cardarena.store.matches import FaultPolicy, TimeControl
+    from cardarena_tournament import lifecycle
+
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    for name in ("a", "b"):
+        BotStore(client).register(name)
+    rules = ["--time-control", '{"move_ms": 500}', "--fault-policy", '{"max_strikes": 1, "default_action": "random"}']
+    done = _cli("tournament", "create", "--game", "glaves", "--players", "2", "--bots", "a,b", *rules, env=env)
+    assert done.returncode == 0, done.stderr
+    ts, ms = TournamentStore(client), MatchStore(client)
+    t = ts.require(done.stdout.strip())
+    assert t.fault_policy == {**asdict(FaultPolicy()), "max_strikes": 1, "default_action": "random"}
+    lifecycle.start_tournament(ts, ms, t.id)
+    specs = [ms.spec(m["match_id"]) for m in ts.schedule_of(t.id)]
+    assert len(specs) == 2 and all(s is not None for s in specs)
+    assert {s.fault_policy for s in specs if s} == {FaultPolicy(max_strikes=1, default_action="random")}
+    assert {s.time_control for s in specs if s} == {TimeControl(move_ms=500, bank_ms=30000)}
+    client.close()
 
 
 def test_create_refuses_bots_that_are_not_registered(redis_url: str, key_prefix: str) -> None:
@@ -274,7 +302,7 @@ def test_ctrl_c_cancels_the_run_and_leaves_nothing_behind(redis_url: str, key_pr
 
     env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
     argv = [sys.executable, "-m", "cardarena.cli", "tournament", "run", "--game", "glaves", "--players", "2"]
-    argv += ["--bots", "random,random,heuristic", "--deal-sets", "4"]
+    argv += ["--bots", "random,random,heuristic", "--deal-sets", "40"]  # far more than play before the Ctrl-C
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     client = client_for(redis_url)
     try:

@@ -41,17 +41,38 @@ def _fail(message: str) -> int:
     return 2
 
 
-def options_from_json(text: str | None) -> dict[str, Any] | None:
-    """Game options from ``--options`` (a JSON object); ``TournamentError`` naming the problem."""
+def json_object(text: str | None, flag: str) -> dict[str, Any] | None:
+    """The JSON object given to ``flag`` (``None`` if not given); ``TournamentError`` naming
+    the problem."""
     if not text:
         return None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise TournamentError(f"--options is not JSON: {exc}") from None
+        raise TournamentError(f"{flag} is not JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise TournamentError("--options must be a JSON object")
+        raise TournamentError(f"{flag} must be a JSON object")
     return data
+
+
+def add_match_rules(parser: Any) -> None:
+    """``--options``, ``--time-control`` and ``--fault-policy`` (for ``create`` and ``run``)."""
+    parser.add_argument("--options", help="game options as JSON, e.g. '{\"deals\": 1}'")
+    parser.add_argument("--time-control", help='clocks as JSON: {"move_ms": 2000, "bank_ms": 30000} (the defaults)')
+    parser.add_argument(
+        "--fault-policy",
+        help='as JSON: {"default_action": "first"|"random", "max_strikes": 3, "max_rejections": 10, '
+        '"join_timeout_ms": 15000, "no_show_attempts": 3} (the defaults); see docs/tournaments.md',
+    )
+
+
+def match_rules(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``options``, ``time_control`` and ``fault_policy`` keywords of ``new_tournament``."""
+    return {
+        "options": json_object(args.options, "--options"),
+        "time_control": json_object(args.time_control, "--time-control"),
+        "fault_policy": json_object(args.fault_policy, "--fault-policy"),
+    }
 
 
 def _unregistered(ts: TournamentStore, names: list[str]) -> list[str]:
@@ -74,7 +95,7 @@ def _create(args: argparse.Namespace) -> int:
             "players": args.players,
             "entrants": entrants,
             "deal_sets": args.deal_sets,
-            "options": options_from_json(args.options),
+            **match_rules(args),
             "name": args.name or "",
         }
         lifecycle.check_template(template)  # the bad input first, before the bots are looked up
@@ -332,7 +353,7 @@ def register(sub: Any) -> None:
     who.add_argument("--bots", help="comma-separated bot names")
     who.add_argument("--all", action="store_true", help="every registered bot")
     create.add_argument("--deal-sets", type=int, default=1)
-    create.add_argument("--options", help="game options as JSON")
+    add_match_rules(create)
     create.add_argument("--name")
     create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")
     create.set_defaults(func=_create)

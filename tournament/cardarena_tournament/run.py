@@ -66,7 +66,9 @@ def register_run(tsub: Any) -> None:
     run.add_argument("--players", type=int, required=True)
     run.add_argument("--bots", required=True, help="bot specs: random,heuristic,... (repeats get -1, -2 ...)")
     run.add_argument("--deal-sets", type=int, default=1)
-    run.add_argument("--options", help="game options as JSON")
+    from .commands import add_match_rules
+
+    add_match_rules(run)
     run.add_argument("--seed", help="tournament seed (default: the tournament id)")
     run.add_argument("--timeout", type=float, default=3600, help="give up after this many seconds")
     run.add_argument("--json", action="store_true", help="print standings and matches as JSON")
@@ -97,14 +99,14 @@ def _run_checked(args: argparse.Namespace) -> int:
 
     from . import lifecycle
     from .celery_app import make_app
-    from .commands import options_from_json, render_standings
+    from .commands import match_rules, render_standings
 
-    options = options_from_json(args.options)
+    rules = match_rules(args)
     bots = bot_names(args.bots)
     names = [n for _, n in bots]
     # validate everything before starting a single process
     lifecycle.new_tournament(
-        game=args.game, players=args.players, entrants=names, deal_sets=args.deal_sets, options=options, tid="check"
+        game=args.game, players=args.players, entrants=names, deal_sets=args.deal_sets, **rules, tid="check"
     )
     run_id = uuid.uuid4().hex[:8]
     procs: list[Any] = []
@@ -140,7 +142,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                 players=args.players,
                 entrants=names,
                 deal_sets=args.deal_sets,
-                options=options,
+                **rules,
                 seed=args.seed,
                 name=f"local run {run_id}",
             )

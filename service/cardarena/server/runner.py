@@ -13,7 +13,9 @@ Clocks (measured here): a move may take ``move_ms``; time beyond it comes out of
 * clock runs out: fault ``timeout`` (``disconnect`` if the seat had no session at that time);
 * a fault plays the default action (``first`` or ``random`` legal action) and is a strike;
   ``max_strikes`` strikes (0: never) forfeit the seat; ``Resign`` forfeits at once; a seat
-  whose bot never joined forfeits from the start (``no-show``);
+  whose bot never joined forfeits from the start (``no-show``); when no bot joined at all the
+  match is voided and requeued, up to its ``no_show_attempts``-th claim, when every seat
+  forfeits from the start;
 * a forfeited seat is played by default actions to the end of the match (the match never
   stops early), and ranks last: seats that did not forfeit keep their order, forfeiting
   seats follow, ordered among themselves by score.  Scores are the engine's.
@@ -157,7 +159,12 @@ class MatchRunner:
                 if seat not in self.live.present:
                     hub.reserve(bot, -1)
         if not self.live.present:
-            raise Voided("no-show: none of the seated bots joined")
+            limit = spec.fault_policy.no_show_attempts
+            if not limit or await asyncio.to_thread(self.store.attempts, spec.match_id) < limit:
+                raise Voided("no-show: none of the seated bots joined")
+            # Claimed that often with nobody joining: every seat forfeits (below) and the
+            # default actions play the match out, so that it ends.
+            log.info("match_no_show", extra={"fields": {"match_id": spec.match_id, "seats": list(spec.seats)}})
         for seat in range(spec.players):
             if seat in self.live.present:
                 self.live.send(seat, self.live.match_start(seat, resumed=False))

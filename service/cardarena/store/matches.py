@@ -56,6 +56,11 @@ class FaultPolicy:
     """Illegal answers to one request before it counts as a strike and the default is played."""
     join_timeout_ms: int = 15000
     """How long to wait for invited bots before the no-show rule applies."""
+    no_show_attempts: int = 3
+    """When none of a match's bots joins, the match is voided and requeued (its bots may be
+    connected to another instance); from this claim on it is played anyway, every seat
+    forfeiting from the start, so that a tournament with absent bots still finishes.  0: void
+    every time."""
 
 
 @dataclass(frozen=True)
@@ -385,6 +390,10 @@ class MatchStore:
         """``queued``, ``running``, ``done``, ``withdrawn`` or ``None`` (unknown)."""
         raw = self.r.hget(self._h(mid), "status")
         return raw.decode() if isinstance(raw, bytes) else raw
+
+    def attempts(self, mid: str) -> int:
+        """How many times the match was claimed (this claim included)."""
+        return int(self.r.hget(self._h(mid), "attempts") or 0)
 
     def info(self, mid: str) -> dict[str, str]:
         """All stored fields of the match (status, attempts, timestamps, result JSON ...)."""

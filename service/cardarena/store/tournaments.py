@@ -70,6 +70,9 @@ class Tournament:
     """Game options for every match."""
     time_control: dict[str, int] = field(default_factory=dict)
     """``move_ms`` / ``bank_ms`` (the :class:`~cardarena.store.matches.TimeControl` fields)."""
+    fault_policy: dict[str, Any] = field(default_factory=dict)
+    """The :class:`~cardarena.store.matches.FaultPolicy` fields for every match: time-outs,
+    strikes, illegal answers, no-shows (empty: the defaults)."""
     schedule_id: str | None = None
     """The recurring schedule that created this run, if any."""
     status: str = "upcoming"
@@ -138,7 +141,7 @@ return due
 
 _INT_FIELDS = ("players", "deal_sets", "total_matches", "counted")
 _FLOAT_FIELDS = ("created_at", "started_at", "finished_at")
-_JSON_FIELDS = ("entrants", "options", "time_control")
+_JSON_FIELDS = ("entrants", "options", "time_control", "fault_policy")
 
 
 def _s(raw: Any) -> str:

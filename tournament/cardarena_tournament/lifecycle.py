@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from cardarena.engine import GameError, get_game
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
@@ -26,8 +26,6 @@ RatingUpdate = Callable[[dict[str, dict[str, float]]], dict[str, dict[str, float
 """Maps the seated bots' current ratings to their new ratings after one match."""
 
 log = logging.getLogger(__name__)
-
-_Policy = TypeVar("_Policy", TimeControl, FaultPolicy)
 
 RESULTS_GROUP = "tournaments"
 """Consumer group of the tournament workers on the results stream."""
@@ -88,14 +86,11 @@ def new_tournament(
     formats.check_field(list(entrants), players)
     if deal_sets < 1:
         raise formats.FormatError(f"deal sets must be at least 1, not {deal_sets}")
-    tc = asdict(_checked(TimeControl, time_control, "time control"))
-    policy = asdict(_checked(FaultPolicy, fault_policy, "fault policy"))
-    if policy["default_action"] not in ("first", "random"):
-        raise formats.FormatError(
-            f"fault policy: default_action is 'first' or 'random', not {policy['default_action']!r}"
-        )
-    if policy["join_timeout_ms"] <= 0 or tc["move_ms"] <= 0:
-        raise formats.FormatError("join_timeout_ms and move_ms must be positive")
+    try:
+        tc = asdict(TimeControl.checked(time_control))
+        policy = asdict(FaultPolicy.checked(fault_policy))
+    except ValueError as exc:
+        raise formats.FormatError(str(exc)) from None
     tid = tid or f"t{uuid.uuid4().hex[:10]}"
     return Tournament(
         id=tid,
@@ -111,21 +106,6 @@ def new_tournament(
         schedule_id=schedule_id,
         total_matches=len(expand_parts(tid, entrants, players, deal_sets, seed if seed is not None else tid)),
     )
-
-
-def _checked(kind: type[_Policy], given: dict[str, Any] | None, what: str) -> _Policy:
-    """``kind(**given)`` with every field a whole number ≥ 0 (or a string where the default is
-    one); :class:`~.formats.FormatError` naming the bad field otherwise."""
-    defaults = asdict(kind())
-    for name, value in (given or {}).items():
-        if name not in defaults:
-            raise formats.FormatError(f"{what}: unknown field {name!r}; known: {', '.join(defaults)}")
-        want = type(defaults[name])
-        if want is int and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise formats.FormatError(f"{what}: {name} must be a whole number >= 0, not {value!r}")
-        if want is str and not isinstance(value, str):
-            raise formats.FormatError(f"{what}: {name} must be a string, not {value!r}")
-    return kind(**(given or {}))
 
 
 def expand_parts(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -34,6 +34,20 @@ RESULTS_STREAM = "events:results"
 """Stream (under the prefix) with one entry per completed match: ``match_id``, ``tournament``."""
 
 
+def _checked_fields(kind: type[Any], given: Mapping[str, Any] | None, what: str) -> dict[str, Any]:
+    """``given`` if every key is a field of the dataclass ``kind`` with a value of the field's
+    type (whole numbers ≥ 0 for the numbers); ``ValueError`` naming the bad field otherwise."""
+    defaults = asdict(kind())
+    for name, value in (given or {}).items():
+        if name not in defaults:
+            raise ValueError(f"{what}: unknown field {name!r}; known: {', '.join(defaults)}")
+        if isinstance(defaults[name], int) and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise ValueError(f"{what}: {name} must be a whole number >= 0, not {value!r}")
+        if isinstance(defaults[name], str) and not isinstance(value, str):
+            raise ValueError(f"{what}: {name} must be a string, not {value!r}")
+    return dict(given or {})
+
+
 @dataclass(frozen=True)
 class TimeControl:
     """Clocks for every seat of a match (measured by the server)."""
@@ -42,6 +56,14 @@ class TimeControl:
     """Limit for one decision; beyond it the bank is used."""
     bank_ms: int = 30000
     """Extra time a seat may spend over the match once a move exceeds ``move_ms``."""
+
+    @classmethod
+    def checked(cls, given: Mapping[str, Any] | None) -> TimeControl:
+        """From user input (JSON); ``ValueError`` naming the bad field."""
+        tc = cls(**_checked_fields(cls, given, "time control"))
+        if tc.move_ms <= 0:
+            raise ValueError("time control: move_ms must be positive")
+        return tc
 
 
 @dataclass(frozen=True)
@@ -61,6 +83,16 @@ class FaultPolicy:
     connected to another instance); from this claim on it is played anyway, every seat
     forfeiting from the start, so that a tournament with absent bots still finishes.  0: void
     every time."""
+
+    @classmethod
+    def checked(cls, given: Mapping[str, Any] | None) -> FaultPolicy:
+        """From user input (JSON); ``ValueError`` naming the bad field."""
+        policy = cls(**_checked_fields(cls, given, "fault policy"))
+        if policy.default_action not in ("first", "random"):
+            raise ValueError(f"fault policy: default_action is 'first' or 'random', not {policy.default_action!r}")
+        if policy.join_timeout_ms <= 0:
+            raise ValueError("fault policy: join_timeout_ms must be positive")
+        return policy
 
 
 @dataclass(frozen=True)

@@ -109,3 +109,42 @@ def seed(url: str, *, tournament: str = "cup", finished: int = 4) -> Seeded:
     while (got := matches.claim("test-instance", wait_s=0.2)) is not None and got.match_id != running:
         pass
     return seeded
+
+
+@dataclass
+class SeededSchedules:
+    """What :func:`seed_schedules` wrote."""
+
+    nightly: str
+    """Cron, every registered bot, not run yet."""
+    hourly: str
+    """Interval, two named bots (one hostile), run once: :attr:`run` is its tournament."""
+    broken: str
+    """Interval, every bot at 4 players: its run could not be created (too few bots)."""
+    run: str
+    now: float
+
+
+def seed_schedules(url: str, now: float = 1_800_000_000.0) -> SeededSchedules:
+    """Three recurring schedules through ``lifecycle`` (as ``tournament create --schedule`` and
+    beat do), after :func:`seed` registered the bots; the due ones are run once at ``now``."""
+    from cardarena_tournament import lifecycle
+
+    matches, tournaments, bots = _stores(url)
+    base = {"game": GAME, "deal_sets": 1, "options": {"deals": 1}}
+    lifecycle.create_schedule(
+        tournaments,
+        "0 2 * * *",
+        {**base, "players": 2, "entrants": "all", "name": "Nightly <b>all</b>"},
+        sid="nightly",
+        now=now,
+    )
+    lifecycle.create_schedule(
+        tournaments, "every 1h", {**base, "players": 2, "entrants": ["alpha", XSS], "name": ""}, sid="hourly", now=now
+    )
+    lifecycle.create_schedule(
+        tournaments, "every 1d", {**base, "players": 4, "entrants": "all", "name": ""}, sid="broken", now=now
+    )
+    started = lifecycle.start_due_schedules(tournaments, matches, now, bots.names)
+    assert started == [f"hourly-{int(now)}"], started
+    return SeededSchedules("nightly", "hourly", "broken", started[0], now)

@@ -3,6 +3,7 @@ JSON 4xx (never 5xx), the admin token, and the OpenAPI document."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
-from .dashboard_data import XSS, Seeded, seed
+from .dashboard_data import XSS, Seeded, seed, seed_schedules
 
 ADMIN = {"Authorization": "Bearer s3cret-admin"}
 
@@ -99,6 +100,61 @@ def test_bots_never_show_tokens(client: FlaskClient, seeded: Seeded) -> None:
     _json(client, "/api/v1/bots/nobody", 404)
 
 
+def test_openapi_document_matches_the_routes(app: Flask, client: FlaskClient) -> None:
+    document = _json(client, "/api/v1/openapi.json")
+    routes: dict[str, set[str]] = {}
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/api/v1/") and rule.rule != "/api/v1/openapi.json":
+            path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule.removeprefix("/api/v1"))
+            routes.setdefault(path, set()).update(m.lower() for m in rule.methods or () if m not in ("HEAD", "OPTIONS"))
+    documented = {path: set(ops) - {"parameters"} for path, ops in document["paths"].items()}
+    assert documented == routes
+
+
+def test_schedules(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    assert _json(client, "/api/v1/schedules")["items"] == []
+    seeded_schedules = seed_schedules(redis_url)
+    body = _json(client, "/api/v1/schedules")
+    items = {s["id"]: s for s in body["items"]}
+    assert list(items) == ["hourly", "nightly", "broken"]  # soonest next run first
+    assert body["next_offset"] is None
+    nightly = items["nightly"]
+    assert nightly["cron"] == "0 2 * * *" and nightly["every"] is None and nightly["enabled"] is True
+    assert nightly["template"]["entrants"] == "all" and nightly["entrants_text"] == "all registered bots"
+    assert nightly["next_run_text"] == "2027-01-16 02:00 UTC"
+    assert nightly["last_run"] is None and nightly["last_tournament"] is None and nightly["last_error"] is None
+    hourly = items["hourly"]
+    assert hourly["every"] == 3600 and hourly["template"]["entrants"] == ["alpha", XSS]
+    assert hourly["last_run"] == seeded_schedules.now and hourly["last_tournament"] == seeded_schedules.run
+    assert _json(client, f"/api/v1/tournaments/{hourly['last_tournament']}")["schedule_id"] == "hourly"
+    broken = items["broken"]
+    assert broken["last_tournament"] is None and broken["last_error_at"] == seeded_schedules.now
+    assert "4-player tables need at least 4 entrants, got 3" in broken["last_error"]
+    assert _json(client, "/api/v1/schedules/hourly") == hourly
+    assert _json(client, "/api/v1/schedules/nope", 404)["error"]["message"] == "unknown schedule"
+    page = _json(client, "/api/v1/schedules?limit=2")
+    assert [s["id"] for s in page["items"]] == ["hourly", "nightly"] and page["next_offset"] == 2
+    assert [s["id"] for s in _json(client, "/api/v1/schedules?offset=2")["items"]] == ["broken"]
+
+
+def test_bots_page_and_say_who_is_connected(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    from cardarena.store.connection import client_for
+    from cardarena.store.presence import BotPresence, PresenceStore
+
+    first = _json(client, "/api/v1/bots?limit=2")
+    assert [b["name"] for b in first["items"]] == [XSS, "alpha"] and first["next_offset"] == 2
+    rest = _json(client, "/api/v1/bots?offset=2&limit=2")
+    assert [b["name"] for b in rest["items"]] == ["beta"] and rest["next_offset"] is None
+    assert all(b["connected"] is False for b in first["items"] + rest["items"])
+    PresenceStore(client_for(redis_url)).publish("i1", "127.0.0.1:1", {"alpha": BotPresence(2, 0)})
+    assert {b["name"]: b["connected"] for b in _json(client, "/api/v1/bots")["items"]} == {
+        XSS: False,
+        "alpha": True,
+        "beta": False,
+    }
+    assert _json(client, "/api/v1/bots/alpha")["connected"] is True
+
+
 BAD_QUERIES = [
     "/api/v1/matches?limit=0",
     "/api/v1/matches?limit=-1",
@@ -111,6 +167,7 @@ BAD_QUERIES = [
     "/api/v1/matches?game=" + "x" * 500,
     "/api/v1/tournaments?limit=0",
     "/api/v1/bots?offset=x",
+    "/api/v1/schedules?limit=500",
     "/api/v1/tournaments?status=" + "y" * 50,
 ]
 
@@ -130,6 +187,7 @@ def test_hammered_inputs_never_500(client: FlaskClient, seeded: Seeded) -> None:
             f"/api/v1/tournaments/{j}",
             f"/api/v1/tournaments/{j}/standings",
             f"/api/v1/bots/{j}",
+            f"/api/v1/schedules/{j}",
             f"/api/v1/games/{j}",
             f"/api/v1/matches?bot={j}&game={j}",
             f"/matches/{j}",

@@ -10,12 +10,13 @@ import schemathesis
 from cardarena_dashboard import create_app
 from hypothesis import HealthCheck, settings
 
-from .dashboard_data import seed
+from .dashboard_data import seed, seed_schedules
 
 
 @pytest.fixture
 def api_schema(redis_url: str, key_prefix: str) -> Any:
     seed(redis_url, finished=2)
+    seed_schedules(redis_url)
     app = create_app({"REDIS_URL": redis_url, "TESTING": True, "ADMIN_TOKEN": "s3cret-admin"})
     return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
 

@@ -20,7 +20,7 @@ from cardarena.store.matches import MatchStore
 from cardarena_dashboard import create_app
 from werkzeug.serving import make_server
 
-from .dashboard_data import XSS, Seeded, finish_match, seed
+from .dashboard_data import XSS, Seeded, finish_match, seed, seed_schedules
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -160,3 +160,35 @@ def test_replay_viewer_in_a_real_browser(
     browser.get(f"{server}/matches?tournament=cup")
     assert len(browser.find_elements(By.CSS_SELECTOR, "table.list tbody tr")) == 12
     _shot(browser, "matches")
+
+
+def test_schedules_and_bots_pages_in_a_real_browser(
+    server: str, seeded: Seeded, browser: webdriver.Chrome, redis_url: str
+) -> None:
+    schedules = seed_schedules(redis_url)
+    browser.get(f"{server}/")
+    browser.find_element(By.LINK_TEXT, "Tournaments").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.ID, "schedule-hourly"))
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.schedules tbody tr")
+    assert [r.get_attribute("id") for r in rows] == ["schedule-hourly", "schedule-nightly", "schedule-broken"]
+    nightly = browser.find_element(By.ID, "schedule-nightly").text
+    assert "all registered bots" in nightly and "Nightly <b>all</b>" in nightly  # text, not markup
+    assert XSS in browser.find_element(By.ID, "schedule-hourly").text
+    assert "not created" in browser.find_element(By.ID, "schedule-broken").text
+    assert browser.execute_script("return window.__xss === undefined")
+    _shot(browser, "schedules")
+    # the last run's link leads to that tournament, whose page explains what the rating covers
+    browser.find_element(By.CSS_SELECTOR, "#schedule-hourly a").click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"/tournaments/{schedules.run}"))
+    note = browser.find_element(By.ID, "rating-note").text
+    assert "over all of its Glaves matches, in every tournament" in note
+    # the bots list, from the site navigation, links each bot's page
+    browser.find_element(By.LINK_TEXT, "Bots").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "table.bots tbody tr"))
+    names = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "table.bots tbody td:first-child a")]
+    assert names == [XSS, "alpha", "beta"]
+    _shot(browser, "bots")
+    browser.find_element(By.LINK_TEXT, XSS).click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.TAG_NAME, "h1").text == f"Bot {XSS}")
+    assert browser.execute_script("return window.__xss === undefined")
+    _no_console_errors(browser)

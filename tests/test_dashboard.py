@@ -15,7 +15,7 @@ from cardarena_dashboard import create_app
 from flask import Flask
 from flask.testing import FlaskClient
 
-from .dashboard_data import XSS, Seeded, finish_match, seed
+from .dashboard_data import XSS, Seeded, SeededSchedules, finish_match, seed, seed_schedules
 
 
 @pytest.fixture
@@ -43,6 +43,8 @@ def test_every_page_renders(client: FlaskClient, seeded: Seeded) -> None:
         "/tournaments",
         "/tournaments/cup",
         "/tournaments/cup/standings.part",
+        "/bots",
+        "/bots?limit=1&offset=1",
         "/bots/beta",
         f"/matches/{done}",
         f"/matches/{done}?pov=all&step=7",
@@ -66,7 +68,14 @@ def test_security_headers_and_no_inline_script(client: FlaskClient, seeded: Seed
 
 def test_hostile_bot_name_is_text_everywhere(client: FlaskClient, seeded: Seeded) -> None:
     xss_match = next(m for m in seeded.finished if "2" in m.split(":")[2])
-    for url in ["/", "/matches", "/tournaments/cup", "/tournaments/cup/standings.part", f"/matches/{xss_match}"]:
+    for url in [
+        "/",
+        "/matches",
+        "/bots",
+        "/tournaments/cup",
+        "/tournaments/cup/standings.part",
+        f"/matches/{xss_match}",
+    ]:
         html = client.get(url).get_data(as_text=True)
         assert XSS not in html, url
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html, url
@@ -252,3 +261,94 @@ def test_solitaire_standings_show_the_win_rate(
     # a multi-player tournament's page has no win rate column
     assert "win rate" not in client.get("/tournaments/cup").get_data(as_text=True)
     redis.close()
+
+
+@pytest.fixture
+def schedules(seeded: Seeded, redis_url: str) -> SeededSchedules:
+    return seed_schedules(redis_url)
+
+
+def _row(page: str, row_id: str) -> str:
+    found = re.search(rf'<tr id="{re.escape(row_id)}">(.*?)</tr>', page, re.S)
+    assert found, f"no row {row_id}"
+    return found.group(1)
+
+
+def test_tournaments_page_lists_the_recurring_schedules(client: FlaskClient, schedules: SeededSchedules) -> None:
+    page = client.get("/tournaments").get_data(as_text=True)
+    assert "<h2>Recurring schedules</h2>" in page and "<h2>Scheduled</h2>" not in page
+    # cron, every registered bot, not run yet: its next run is its next cron time (UTC)
+    nightly = _row(page, "schedule-nightly")
+    assert "all registered bots" in nightly and "cron 0 2 * * * (UTC)" in nightly
+    assert "2027-01-16 02:00 UTC" in nightly and "not yet" in nightly
+    assert "Nightly &lt;b&gt;all&lt;/b&gt;" in nightly and "<b>all</b>" not in nightly
+    # interval, named entrants (one hostile, shown as text), run once: a link to that run
+    hourly = _row(page, "schedule-hourly")
+    assert "every 1h" in hourly and "2: alpha, &lt;script&gt;alert(1)&lt;/script&gt;" in hourly
+    assert "2027-01-15 09:00 UTC" in hourly
+    assert f'<a href="/tournaments/{schedules.run}">2027-01-15 08:00 UTC</a>' in hourly
+    # a run that could not be created: its error, no link to a tournament that does not exist
+    broken = _row(page, "schedule-broken")
+    assert "run due 2027-01-15 08:00 UTC not created: 4-player tables need at least 4 entrants, got 3" in broken
+    assert "/tournaments/broken-" not in broken and "2027-01-16 08:00 UTC" in broken
+    assert XSS not in page
+    # the run itself is a tournament that points back to its schedule
+    run = client.get(f"/tournaments/{schedules.run}").get_data(as_text=True)
+    assert 'a run of schedule <a href="/tournaments#schedule-hourly">hourly</a>' in run
+
+
+def test_tournaments_page_without_schedules_says_so(client: FlaskClient, seeded: Seeded) -> None:
+    page = client.get("/tournaments").get_data(as_text=True)
+    assert "no recurring schedules" in page and 'class="list schedules"' not in page
+
+
+def test_bots_page_lists_every_bot_linked_and_paged(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    from cardarena.store.bots import BotStore
+
+    BotStore(client_for(redis_url)).count("alpha", "matches", 7)  # as the service counts them
+    page = client.get("/bots").get_data(as_text=True)
+    assert page.count('<a href="/bots/') == 3  # one link per bot (the nav link is /bots)
+    for name in ("alpha", "beta"):
+        assert f'<a href="/bots/{name}">{name}</a>' in page
+    assert '<a href="/bots/%3Cscript%3Ealert(1)%3C/script%3E">&lt;script&gt;alert(1)&lt;/script&gt;</a>' in page
+    alpha = re.search(r'<a href="/bots/alpha">alpha</a></td>\s*<td class="num">(\d+)</td>\s*<td>(.*?)</td>', page, re.S)
+    assert alpha and alpha.group(1) == "7"
+    rating = client.get("/api/v1/bots/alpha").get_json()["ratings"]["glaves"]["ordinal"]
+    assert f'<span class="chip">glaves {rating:.2f}</span>' in alpha.group(2)  # rated in glaves, with the rating
+    # paged like the match list
+    first = client.get("/bots?limit=2").get_data(as_text=True)
+    assert first.count('<a href="/bots/') == 2 and 'href="/bots?offset=2&amp;limit=2">next' in first
+    last = client.get("/bots?limit=2&offset=2").get_data(as_text=True)
+    assert last.count('<a href="/bots/') == 1 and "next" not in last and "previous" in last
+    assert client.get("/bots?limit=0").status_code == 400
+    # every page links the bots list from the site navigation
+    for url in ("/", "/games", "/matches", "/tournaments", "/bots/beta"):
+        assert '<a href="/bots">Bots</a>' in client.get(url).get_data(as_text=True), url
+
+
+def test_bots_page_shows_who_is_connected(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    from cardarena.store.presence import BotPresence, PresenceStore
+
+    presence = PresenceStore(client_for(redis_url))
+    presence.publish("instance-a", "127.0.0.1:1", {"beta": BotPresence(capacity=4, load=1)})
+    page = client.get("/bots").get_data(as_text=True)
+    beta = re.search(r'<a href="/bots/beta">beta</a>.*?</tr>', page, re.S)
+    alpha = re.search(r'<a href="/bots/alpha">alpha</a>.*?</tr>', page, re.S)
+    assert beta and ">connected<" in beta.group(0)
+    assert alpha and ">not connected<" in alpha.group(0)
+    assert ">connected<" in client.get("/bots/beta").get_data(as_text=True)
+    presence.withdraw("instance-a")
+    assert ">connected<" not in client.get("/bots").get_data(as_text=True)
+
+
+def test_bots_page_with_no_bots(client: FlaskClient) -> None:
+    assert "no bots registered" in client.get("/bots").get_data(as_text=True)
+
+
+def test_tournament_page_says_the_rating_spans_all_the_bots_matches(client: FlaskClient, seeded: Seeded) -> None:
+    page = client.get("/tournaments/cup").get_data(as_text=True)
+    note = "the bot's OpenSkill rating (ordinal) over all of its Glaves matches, in every tournament, not only this one"
+    assert note in page
+    assert "OpenSkill rating over all of each bot's Glaves matches (every tournament)" in page  # by the plot
+    part = client.get("/tournaments/cup/standings.part").get_data(as_text=True)
+    assert "rating*</th>" in part and "over all of the bot's Glaves matches" in part

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -77,11 +80,13 @@ def _check_up(proc: subprocess.Popen[str]) -> None:
     try:
         assert proc.stdout is not None
         lines: dict[str, str] = {}
+        text = []
         deadline = time.monotonic() + 120
-        while "dashboard" not in lines:
+        while "Ctrl-C" not in lines:
             line = proc.stdout.readline()
             if not line:
                 pytest.fail(f"up exited: {proc.stderr.read() if proc.stderr else ''}")
+            text.append(line)
             name, _, rest = line.partition(" ")
             lines[name] = rest.strip()
             assert time.monotonic() < deadline
@@ -90,9 +95,170 @@ def _check_up(proc: subprocess.Popen[str]) -> None:
             games = json.loads(reply.read())
         assert "glaves" in json.dumps(games)
         assert lines["service"].startswith("127.0.0.1:")
+        # other commands find the embedded Redis by themselves; anything else gets the export line
+        shown = "".join(text)
+        assert "other cardarena commands (another shell) use this Redis while REDIS_URL is unset" in shown
+        assert f"\n  export REDIS_URL={lines['redis']}   # e.g. a worker elsewhere, redis-cli\n" in shown
+        # the children log to files under the data directory, not to nowhere
+        logs = Path(lines["logs"])
+        assert {p.name for p in logs.iterdir()} >= {"service.log", "worker.log", "beat.log", "dashboard.log"}
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def _listening(port: int = 0) -> socket.socket:
+    s = socket.socket()
+    s.bind(("127.0.0.1", port))
+    s.listen()
+    return s
+
+
+@pytest.mark.parametrize("option", ["--http-port", "--grpc-port"])
+def test_up_with_a_busy_port_says_so_in_one_line_and_starts_nothing(tmp_path: Path, option: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with _listening() as busy:
+        port = busy.getsockname()[1]
+        ports = {"--http-port": "0", "--grpc-port": "0", option: str(port)}
+        for command in ("up", "demo"):
+            argv = [sys.executable, "-m", "cardarena.cli", command, *[x for kv in ports.items() for x in kv]]
+            proc = subprocess.run(argv, env=_env(home), capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 2, proc.stderr
+            assert proc.stderr.strip().splitlines() == [
+                f"cardarena: error: port {port} ({option}) is already in use on 127.0.0.1; "
+                "stop what uses it or pick another port (0 picks a free one)"
+            ]
+            assert proc.stdout == ""
+    # checked before anything started: no embedded Redis, no logs, no process left
+    assert not (home / ".local" / "share" / "cardarena").exists()
+    assert _descendants_and_strays(home) == []
+
+
+@pytest.mark.parametrize("option", ["--http-port", "--grpc-port"])
+def test_a_port_taken_during_start_up_names_the_port_and_stops_every_part(tmp_path: Path, option: str) -> None:
+    """The port is free when ``up`` checks it and taken before the part listens (a race the
+    up-front check cannot close): one line naming the port and its log, exit 2, nothing left."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    ports = {"--http-port": "0", "--grpc-port": "0", option: str(port)}
+    logs = home / ".local" / "share" / "cardarena" / "logs"
+    taken = threading.Event()
+    holder: list[socket.socket] = []
+
+    def take_the_port() -> None:  # as soon as up has checked its ports (its log directory appears)
+        deadline = time.monotonic() + 60
+        while not (logs.is_dir() and any(logs.iterdir())) and time.monotonic() < deadline:
+            time.sleep(0.002)
+        holder.append(_listening(port))
+        taken.set()
+
+    thief = threading.Thread(target=take_the_port, daemon=True)
+    thief.start()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "cardarena.cli", "up", *[x for kv in ports.items() for x in kv]],
+            env=_env(home),
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    finally:
+        thief.join(70)
+        for s in holder:
+            s.close()
+    assert taken.is_set()
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    part = "dashboard" if option == "--http-port" else "service"
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith(
+        f"cardarena: error: the {part} cannot listen on 127.0.0.1:{port} ({option}): the port is already in use"
+    ), line
+    log = Path(line.rsplit("(log: ", 1)[1].rstrip(")"))
+    assert log.name == f"{part}.log" and log.parent.parent == logs
+    time.sleep(0.5)
+    assert _descendants_and_strays(home) == []
+
+
+def test_a_part_that_exits_during_start_up_is_reported_with_its_log_tail(tmp_path: Path) -> None:
+    from cardarena_tournament.platform import Platform, PlatformError
+
+    platform = Platform(redis_url="redis://unused", grpc_port=0, http_port=0, env=dict(os.environ), log_dir=tmp_path)
+    script = "import sys\nfor i in range(30): print('line', i)\nprint('boom: no config', file=sys.stderr)\nsys.exit(3)"
+    part = platform.start("worker", [sys.executable, "-c", script], dict(os.environ))
+    assert part.proc.wait(30) == 3
+    with pytest.raises(PlatformError) as caught:
+        platform.check_alive(starting=True)
+    exc = caught.value
+    assert exc.status == 2
+    assert (
+        str(exc) == f"the worker exited during start-up with status 3; the end of its log ({tmp_path / 'worker.log'}):"
+    )
+    assert exc.detail.splitlines()[-1] == "boom: no config" and "line 29" in exc.detail and "line 0\n" not in exc.detail
+    # later (not during start-up) the same is exit status 1
+    with pytest.raises(PlatformError) as later:
+        platform.check_alive()
+    assert later.value.status == 1 and "exited with status 3" in str(later.value)
+
+
+BAD_DEMOS = [
+    (["--game", "nosuch"], "unknown game 'nosuch'"),
+    (["--players", "9"], "Glaves is played by 2 to 4 players, not 9"),
+    (["--players", "4", "--bots", "random,heuristic,random"], "4-player tables need at least 4 entrants, got 3"),
+    (["--deal-sets", "0"], "deal sets must be at least 1, not 0"),
+    (["--bots", "heuristic,clever,random"], "--bots: unknown bot 'clever'; built-in bots: random, heuristic"),
+    (["--bots", "random,random,nothere.py"], "--bots: no such bot file 'nothere.py'"),
+    (["--bots", " , "], "--bots names no bot"),
+    (["--timeout", "0"], "--timeout must be positive"),
+]
+
+
+@pytest.mark.parametrize(("extra", "message"), BAD_DEMOS, ids=[" ".join(e) for e, _ in BAD_DEMOS])
+def test_demo_checks_its_arguments_before_starting_anything(tmp_path: Path, extra: list[str], message: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", "demo", "--once", "--http-port", "0", *extra],
+        env=_env(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith(f"cardarena: error: {message}"), line
+    assert proc.stdout == ""
+    assert time.monotonic() - started < 20
+    assert not (home / ".local" / "share" / "cardarena").exists()  # no Redis, no logs
+    assert _descendants_and_strays(home) == []
+
+
+def test_up_and_demo_help_show_defaults_and_explain_every_option() -> None:
+    from cardarena.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    up, demo = sub.choices["up"], sub.choices["demo"]
+    text = up.format_help()
+    assert "default 50051" in text and "default 8080" in text
+    for command in (up, demo):
+        for action in command._actions:
+            assert action.help, f"{command.prog} {action.option_strings} has no help"
+    demo_help = " ".join(demo.format_help().split())
+    for shown in (
+        "default glaves",
+        "default 3",
+        "default heuristic,heuristic,random,random",
+        "default 2",
+        "default 1800",
+    ):
+        assert shown in demo_help, shown
+    assert "random, heuristic" in demo_help

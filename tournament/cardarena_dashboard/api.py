@@ -116,14 +116,28 @@ def tournament_matches(tournament_id: str) -> Response:
     return jsonify(page.envelope(list(rows), more))
 
 
+@bp.get("/schedules")
+def schedule_list() -> Response:
+    """Recurring tournaments, soonest next run first (with their last run and last error)."""
+    page = page_from(request.args)
+    rows = reads.schedules(sources())
+    return jsonify(
+        page.envelope(list(rows[page.offset : page.offset + page.limit]), len(rows) > page.offset + page.limit)
+    )
+
+
+@bp.get("/schedules/<schedule_id>")
+def schedule_detail(schedule_id: str) -> Response:
+    """One recurring tournament."""
+    return jsonify(reads.schedule(sources(), schedule_id))
+
+
 @bp.get("/bots")
 def bot_list() -> Response:
     """Registered bots (never their tokens)."""
     page = page_from(request.args)
-    rows = reads.bots(sources())
-    return jsonify(
-        page.envelope(list(rows[page.offset : page.offset + page.limit]), len(rows) > page.offset + page.limit)
-    )
+    rows, more = reads.bots(sources(), page.offset, page.limit)
+    return jsonify(page.envelope(list(rows), more))
 
 
 @bp.get("/bots/<path:name>")

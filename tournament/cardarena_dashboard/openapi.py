@@ -158,6 +158,49 @@ SCHEMAS: dict[str, Any] = {
             "next_run_text": _STR,
         },
     },
+    "Schedule": {
+        "type": "object",
+        "description": "A recurring tournament: each run is a tournament `<schedule id>-<due time>` "
+        "made from `template` (`cardarena tournament create --schedule`).",
+        "required": ["id", "template", "cron", "every", "next_run", "last_run", "last_tournament", "last_error"],
+        "properties": {
+            "id": {"type": "string"},
+            "template": {
+                "type": "object",
+                "description": "The runs' definition: `game`, `players`, `entrants` (a list of bot names, or "
+                '`"all"`: every bot registered when a run starts), `deal_sets`, `options`, `name`.',
+                "properties": {
+                    "game": {"type": "string"},
+                    "players": {"type": "integer"},
+                    "entrants": {
+                        "oneOf": [
+                            {"type": "array", "items": {"type": "string"}},
+                            {"type": "string", "enum": ["all"]},
+                        ]
+                    },
+                    "deal_sets": {"type": "integer"},
+                },
+            },
+            "cron": {**_STR, "description": "Cron expression (UTC), or null for an interval schedule."},
+            "every": {**_NUM, "description": "Interval in seconds, or null for a cron schedule."},
+            "created_at": {"type": "number"},
+            "enabled": {"type": "boolean"},
+            "next_run": {**_NUM, "description": "When the next run is due (unix time)."},
+            "last_run": {**_NUM, "description": "Due time of the latest run taken (unix time); null before the first."},
+            "last_tournament": {
+                **_STR,
+                "description": "The latest run's tournament id; null before the first run or when that run "
+                "could not be created (see `last_error`).",
+            },
+            "last_error": {**_STR, "description": "Why the latest failed run could not be created, if one failed."},
+            "last_error_at": _NUM,
+            "entrants_text": {"type": "string"},
+            "timing_text": {"type": "string"},
+            "next_run_text": _STR,
+            "last_run_text": _STR,
+            "last_error_at_text": _STR,
+        },
+    },
     "StandingRow": {
         "type": "object",
         "required": ["rank", "bot", "points", "mean", "ci_low", "ci_high", "separated", "rating"],
@@ -210,6 +253,11 @@ SCHEMAS: dict[str, Any] = {
             "name": {"type": "string"},
             "created_at": {"type": "number"},
             "stats": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "connected": {
+                "type": "boolean",
+                "nullable": True,
+                "description": "Connected to a live service instance now (null: presence not available).",
+            },
             "ratings": {"type": "object", "additionalProperties": {"type": "object"}},
         },
     },
@@ -242,6 +290,7 @@ SCHEMAS: dict[str, Any] = {
     "Page_Match": _page_of("Match"),
     "Page_Tournament": _page_of("Tournament"),
     "Page_Bot": _page_of("Bot"),
+    "Page_Schedule": _page_of("Schedule"),
 }
 
 
@@ -263,6 +312,7 @@ def openapi_document() -> dict[str, Any]:
     mid["schema"] = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^/\\u0000]+$"}
     tid = _text_param("tournament_id", "path", "Tournament id")
     bot = _text_param("name", "path", "Bot name")
+    sid = _text_param("schedule_id", "path", "Schedule id")
     admin_security: list[dict[str, list[str]]] = [{"adminToken": []}]
     admin_errors = {
         "400": _error("Bad input"),
@@ -310,6 +360,12 @@ def openapi_document() -> dict[str, Any]:
         "/tournaments/{tournament_id}/matches": _get(
             "A tournament's matches", _ref("Page_Match"), [tid, *_PAGING], e404="Unknown tournament", e503=_UNAVAILABLE
         ),
+        "/schedules": _get(
+            "Recurring tournaments, soonest next run first", _ref("Page_Schedule"), _PAGING, e503=_UNAVAILABLE
+        ),
+        "/schedules/{schedule_id}": _get(
+            "One recurring tournament", _ref("Schedule"), [sid], e404="Unknown schedule", e503=_UNAVAILABLE
+        ),
         "/bots": _get("Registered bots", _ref("Page_Bot"), _PAGING, e503=_UNAVAILABLE),
         "/bots/{name}": _get("One bot", _ref("Bot"), [bot], e404="Unknown bot", e503=_UNAVAILABLE),
         "/admin/bots": {
@@ -354,7 +410,7 @@ def openapi_document() -> dict[str, Any]:
         "info": {
             "title": "cardarena API",
             "version": "1.0.0",
-            "description": "Read-only views of tournaments, standings, matches, replays, bots and games, "
+            "description": "Read-only views of tournaments, schedules, standings, matches, replays, bots and games, "
             "plus an admin part behind a bearer token. Lists page with `limit`/`offset`; every "
             'error is JSON `{"error": {"status", "message"}}`.',
         },

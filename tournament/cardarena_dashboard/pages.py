@@ -150,12 +150,12 @@ def match_page(match_id: str) -> str:
 
 @bp.get("/tournaments")
 def tournament_list() -> str:
-    """Tournaments: upcoming (with next run), running, finished."""
+    """Tournaments by status (upcoming with their next run), then the recurring schedules."""
     rows = reads.tournaments(sources())
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(str(row.get("status", "unknown")), []).append(row)
-    return render_template("tournaments.html", groups=groups)
+    return render_template("tournaments.html", groups=groups, schedules=reads.schedules(sources()))
 
 
 BAR_WIDTH = 160
@@ -188,8 +188,10 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
         else:
             r["bar"] = None
             r["ci_text"] = ""
+    game = games().get(str(tournament.get("game")))
     return {
         "tournament": tournament,
+        "game_name": game.name if game is not None else tournament.get("game"),
         "standings": rows,
         "solitaire": tournament.get("players") == 1,  # shows the win rate column
         "bar_width": BAR_WIDTH,
@@ -249,6 +251,19 @@ def standings_part(tournament_id: str) -> Response:
     response.headers["Cache-Control"] = "no-cache"
     response.make_conditional(request)
     return response
+
+
+@bp.get("/bots")
+def bot_list() -> str:
+    """Registered bots in name order, paged: matches, rated games, whether connected now."""
+    page = page_from(request.args, 50)
+    rows, more = reads.bots(sources(), page.offset, page.limit)
+    rated = reads.rated_games(sources(), [r["name"] for r in rows])
+    for row in rows:
+        row["rated"] = [{"game": g, "rating": _fmt(v)} for g, v in rated[row["name"]].items()]
+    prev_url = url_for(".bot_list", offset=max(0, page.offset - page.limit), limit=page.limit) if page.offset else None
+    next_url = url_for(".bot_list", offset=page.offset + page.limit, limit=page.limit) if more else None
+    return render_template("bots.html", bots=rows, prev_url=prev_url, next_url=next_url)
 
 
 @bp.get("/bots/<path:name>")

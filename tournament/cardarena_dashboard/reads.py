@@ -74,6 +74,73 @@ def _when(stamp: float) -> str:
     return datetime.fromtimestamp(stamp, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+ALL_BOTS = "all"
+"""A schedule template's ``entrants`` when every registered bot (at run time) takes part."""
+
+
+def schedules(sources: Sources) -> list[dict[str, Any]]:
+    """Every recurring schedule (:func:`schedule` rows), soonest next run first."""
+    store = _tournament_store(sources)
+    rows = [row for s in store.schedules() if (row := _schedule_row(store, s.id)) is not None]
+    return sorted(rows, key=lambda r: (r["next_run"] is None, r["next_run"] or 0.0, r["id"]))
+
+
+def schedule(sources: Sources, schedule_id: str) -> dict[str, Any]:
+    """One recurring schedule; 404 if unknown.
+
+    ``TournamentStore.schedule_info`` (``id``, ``template``, ``cron``, ``every``,
+    ``created_at``, ``enabled``, ``next_run``, ``last_run``, ``last_tournament``,
+    ``last_error``, ``last_error_at``) plus readable texts (``*_text``, UTC).
+    ``last_tournament`` is ``null`` unless that run's tournament exists (a run that could not
+    be created has ``last_error`` instead).
+    """
+    row = _schedule_row(_tournament_store(sources), schedule_id)
+    if row is None:
+        raise NotFound("unknown schedule")
+    return row
+
+
+def _schedule_row(store: Any, schedule_id: str) -> dict[str, Any] | None:
+    info = store.schedule_info(schedule_id)
+    if info is None:
+        return None
+    row: dict[str, Any] = plain(info)
+    found = row.get("template")
+    template: dict[str, Any] = found if isinstance(found, dict) else {}
+    row["template"] = template
+    last = row.get("last_tournament")
+    if last and store.get(last) is None:
+        row["last_tournament"] = None
+    entrants = template.get("entrants")
+    if entrants == ALL_BOTS:
+        row["entrants_text"] = "all registered bots"
+    elif isinstance(entrants, list):
+        row["entrants_text"] = ", ".join(map(str, entrants))
+    else:
+        row["entrants_text"] = "–"
+    if row.get("cron"):
+        row["timing_text"] = f"cron {row['cron']} (UTC)"
+    elif row.get("every"):
+        row["timing_text"] = f"every {_duration(float(row['every']))}"
+    else:
+        row["timing_text"] = "–"
+    for name in ("next_run", "last_run", "last_error_at"):
+        stamp = row.get(name)
+        row[f"{name}_text"] = _when(float(stamp)) if isinstance(stamp, int | float) else None
+    return row
+
+
+def _duration(seconds: float) -> str:
+    """``90`` → ``1m 30s``, ``3600`` → ``1h``, ``86400`` → ``1d``."""
+    left = round(seconds)
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if left >= size:
+            parts.append(f"{left // size}{unit}")
+            left %= size
+    return " ".join(parts) or f"{seconds:g}s"
+
+
 def tournament(sources: Sources, tournament_id: str) -> dict[str, Any]:
     """One tournament; 404 if unknown."""
     store = _tournament_store(sources)
@@ -156,9 +223,42 @@ def rating_history(sources: Sources, bot: str, game: str) -> list[float]:
     return [v for p in points if (v := _float(_first(p, "ordinal", "rating", "mu"))) is not None]
 
 
-def bots(sources: Sources) -> list[dict[str, Any]]:
-    """Every registered bot (public fields only)."""
-    return [_public_bot(plain(b)) for b in _bot_store(sources).list()]
+def bots(sources: Sources, offset: int = 0, limit: int | None = None) -> tuple[list[dict[str, Any]], bool]:
+    """A page of registered bots in name order (public fields only, with ``connected``) and
+    whether more follow; only the page's records are read."""
+    store = _bot_store(sources)
+    names = store.names()
+    page = names[offset:] if limit is None else names[offset : offset + limit]
+    found = [b for b in (store.get(n) for n in page) if b is not None]
+    online = connected_bots(sources)
+    rows = []
+    for b in found:
+        row = _public_bot(plain(b))
+        row["connected"] = None if online is None else row["name"] in online
+        rows.append(row)
+    return rows, limit is not None and len(names) > offset + limit
+
+
+def connected_bots(sources: Sources) -> set[str] | None:
+    """Bots connected to a live service instance now (``None`` without the presence store)."""
+    if sources.presence is None:
+        return None
+    return {bot for _, here in sources.presence.snapshot().values() for bot in here}
+
+
+def rated_games(sources: Sources, names: list[str]) -> dict[str, dict[str, float | None]]:
+    """Per bot in ``names``: game id -> current rating (OpenSkill ordinal) in each game it is rated in.
+
+    One ratings read per game, whatever the number of bots."""
+    out: dict[str, dict[str, float | None]] = {n: {} for n in names}
+    if sources.tournaments is None or not names:
+        return out
+    for game_id in games():
+        current = sources.tournaments.ratings(game_id)
+        for name in names:
+            if name in current:
+                out[name][game_id] = _float(current[name])
+    return out
 
 
 def bot(sources: Sources, name: str) -> dict[str, Any]:
@@ -167,6 +267,8 @@ def bot(sources: Sources, name: str) -> dict[str, Any]:
     if found is None:
         raise NotFound("unknown bot")
     row = _public_bot(plain(found))
+    online = connected_bots(sources)
+    row["connected"] = None if online is None else name in online
     ratings: dict[str, Any] = {}
     if sources.tournaments is not None:
         for game_id in games():

@@ -40,11 +40,14 @@ class Sources:
     """``TournamentStore`` or ``None`` while its module is absent."""
     bots: Any = field(init=False)
     """``BotStore`` or ``None`` while its module is absent."""
+    presence: Any = field(init=False)
+    """``PresenceStore`` (which bots are connected now) or ``None`` while its module is absent."""
 
     def __post_init__(self) -> None:
         self.matches = MatchStore(self.client)
         self.tournaments = _optional_store("tournaments", "TournamentStore", self.client)
         self.bots = _optional_store("bots", "BotStore", self.client)
+        self.presence = _optional_store("presence", "PresenceStore", self.client)
 
     @classmethod
     def from_url(cls, url: str) -> Sources:

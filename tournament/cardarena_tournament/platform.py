@@ -9,13 +9,25 @@ loopback, prints the addresses and runs until Ctrl-C or SIGTERM, when it stops e
 ``demo`` is ``up`` plus example bots registered and connected and a 3-player Glaves round
 robin with duplicate deals, with a progress bar and the dashboard URL; ``demo --once`` runs
 the tournament, prints the standings and exits.
+
+Both check their arguments and the requested ports before starting anything.  Each child's
+output goes to its own log file (``<data dir>/logs/<command>-<time>-<pid>/<part>.log``; the
+newest :data:`KEEP_LOG_RUNS` runs are kept; ``--verbose`` sends it to stderr instead), so a
+part that fails is reported in one line (a busy port by number) with the end of its log,
+never a traceback: exit status 2 when the platform could not start, 1 when a part stopped
+later.  Every part started is stopped either way.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
+import re
+import shutil
+import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,10 +35,42 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 DEMO_BOTS = "heuristic,heuristic,random,random"
 """The demo's entrants (named heuristic-1, heuristic-2, random-1, random-2)."""
+
+KEEP_LOG_RUNS = 20
+"""How many runs' log directories ``up``/``demo`` keep under ``<data dir>/logs``."""
+
+LOG_TAIL_LINES = 12
+"""How many last lines of a failed part's log an error shows."""
+
+_PORT_IN_USE = re.compile(r"address already in use|failed to bind to address|is in use by another program", re.I)
+
+
+class PlatformError(Exception):
+    """The platform could not start (``status`` 2) or a part of it stopped (``status`` 1).
+
+    ``str(exc)`` is the one-line reason; ``detail`` the end of the failed part's log, if any.
+    """
+
+    def __init__(self, message: str, *, detail: str = "", status: int = 2) -> None:
+        super().__init__(message)
+        self.detail = detail
+        self.status = status
+
+
+@dataclass
+class Part:
+    """One child process of the platform."""
+
+    name: str
+    proc: subprocess.Popen[bytes]
+    log: Path | None
+    """Its log file (``None`` with ``--verbose``: it logs to stderr)."""
+    port: tuple[int, str] | None = None
+    """The port it listens on and the option that chose it, for the error when it cannot."""
 
 
 @dataclass
@@ -37,18 +81,139 @@ class Platform:
     grpc_port: int
     http_port: int
     env: dict[str, str]
-    procs: list[Any] = field(default_factory=list)
+    log_dir: Path | None = None
+    """Where the children's logs go (``None`` with ``--verbose``)."""
+    embedded: bool = True
+    """Whether Redis is the user's embedded default (``REDIS_URL`` was unset)."""
+    parts: list[Part] = field(default_factory=list)
+
+    @property
+    def procs(self) -> list[subprocess.Popen[bytes]]:
+        """Every child process, in start order."""
+        return [p.proc for p in self.parts]
 
     @property
     def dashboard_url(self) -> str:
         """Where the dashboard listens."""
         return f"http://127.0.0.1:{self.http_port}/"
 
-    def check_alive(self) -> None:
-        """Raise if any part of the platform has exited."""
-        for proc in self.procs:
-            if proc.poll() is not None:
-                raise RuntimeError(f"a platform process exited with {proc.returncode}: {' '.join(map(str, proc.args))}")
+    def log_file(self, name: str) -> Path | None:
+        """The log file for a part called ``name`` (``None`` with ``--verbose``)."""
+        if self.log_dir is None:
+            return None
+        return self.log_dir / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', name)}.log"
+
+    def start(self, name: str, argv: list[str], env: dict[str, str], port: tuple[int, str] | None = None) -> Part:
+        """Start a child called ``name`` (dying with this process), its output to its log."""
+        from cardarena.processes import parent_death_signal
+
+        log = self.log_file(name)
+        with _output(log) as out:
+            proc = subprocess.Popen(
+                argv,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                preexec_fn=parent_death_signal,
+            )
+        part = Part(name, proc, log, port)
+        self.parts.append(part)
+        return part
+
+    def check_alive(self, *, starting: bool = False) -> None:
+        """Raise :class:`PlatformError` (with its log's tail) if any part has exited."""
+        for part in self.parts:
+            if part.proc.poll() is not None:
+                raise failure(part.name, part.proc.returncode, part.log, part.port, starting=starting)
+
+
+@contextlib.contextmanager
+def _output(log: Path | None) -> Iterator[IO[Any]]:
+    if log is None:
+        yield sys.stderr
+        return
+    with log.open("ab") as out:  # the child holds its own descriptor; ours closes at once
+        yield out
+
+
+def tail(log: Path | None, lines: int = LOG_TAIL_LINES) -> str:
+    """The last ``lines`` non-empty lines of a log file ("" if none)."""
+    if log is None:
+        return ""
+    try:
+        with log.open("rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 64 * 1024))
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return ""
+    kept = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return "\n".join(kept[-lines:])
+
+
+def failure(
+    name: str, status: int | None, log: Path | None, port: tuple[int, str] | None, *, starting: bool
+) -> PlatformError:
+    """The error for part ``name`` that exited with ``status``: a busy port by number, else its log's tail."""
+    end = tail(log)
+    code = 2 if starting else 1
+    if port is not None and _PORT_IN_USE.search(end):
+        number, option = port
+        return PlatformError(
+            f"the {name} cannot listen on 127.0.0.1:{number} ({option}): the port is already in use"
+            + (f" (log: {log})" if log else ""),
+            status=code,
+        )
+    said = f"the {name} exited{' during start-up' if starting else ''} with status {status}"
+    if log is None:
+        said += " (its log is above)"
+    elif end:
+        said += f"; the end of its log ({log}):"
+    else:
+        said += f" (its log, {log}, is empty)"
+    return PlatformError(said, detail=end, status=code)
+
+
+def port_problem(port: int, option: str) -> str | None:
+    """Why ``port`` cannot be listened on at 127.0.0.1, or ``None`` (0, or free right now)."""
+    if port == 0:
+        return None
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers do: TIME_WAIT is no conflict
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (
+                    f"port {port} ({option}) is already in use on 127.0.0.1; "
+                    "stop what uses it or pick another port (0 picks a free one)"
+                )
+            return f"cannot listen on 127.0.0.1:{port} ({option}): {exc.strerror or exc}"
+    return None
+
+
+def check_ports(grpc_port: int, http_port: int) -> None:
+    """Raise :class:`PlatformError` unless both requested ports are free and distinct."""
+    if grpc_port and grpc_port == http_port:
+        raise PlatformError(f"--grpc-port and --http-port are both {grpc_port}; they need different ports")
+    for port, option in ((grpc_port, "--grpc-port"), (http_port, "--http-port")):
+        problem = port_problem(port, option)
+        if problem:
+            raise PlatformError(problem)
+
+
+def _log_dir(data_dir: Path | None, command: str) -> Path:
+    """A fresh log directory for this run; older runs beyond :data:`KEEP_LOG_RUNS` are removed."""
+    from cardarena.store.connection import DEFAULT_DATA_DIR
+
+    root = (data_dir or DEFAULT_DATA_DIR) / "logs"
+    here = root / f"{command}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    here.mkdir(parents=True, exist_ok=True)
+    runs = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    for old in runs[:-KEEP_LOG_RUNS]:
+        shutil.rmtree(old, ignore_errors=True)
+    return here
 
 
 @contextlib.contextmanager
@@ -61,36 +226,63 @@ def _redis(data_dir: Path | None) -> Iterator[str]:
 
 @contextlib.contextmanager
 def running_platform(
-    *, grpc_port: int = 0, http_port: int = 0, data_dir: Path | None = None, verbose: bool = False
+    *,
+    grpc_port: int = 0,
+    http_port: int = 0,
+    data_dir: Path | None = None,
+    verbose: bool = False,
+    command: str = "up",
 ) -> Iterator[Platform]:
-    """Start Redis, service, worker, beat and dashboard; stop them all on exit."""
-    from cardarena.server.commands import spawn, start_service, stop_process
-    from cardarena.store.connection import free_port
+    """Start Redis, service, worker, beat and dashboard; stop them all on exit.
 
-    log = sys.stderr if verbose else None
+    Raises :class:`PlatformError` (nothing left running) if a port is taken or a part exits
+    during start-up.
+    """
+    from cardarena.server.commands import start_service, stop_process
+    from cardarena.store.connection import configured_url, free_port
+
+    check_ports(grpc_port, http_port)
+    embedded = configured_url() is None
+    log_dir = None if verbose else _log_dir(data_dir, command)
     with _redis(data_dir) as url, tempfile.TemporaryDirectory(prefix="cardarena-up-") as tmp:
         env = {**os.environ, "REDIS_URL": url}
         os.environ["REDIS_URL"] = url
-        platform = Platform(redis_url=url, grpc_port=0, http_port=http_port or free_port(), env=env)
+        platform = Platform(
+            redis_url=url,
+            grpc_port=0,
+            http_port=http_port or free_port(),
+            env=env,
+            log_dir=log_dir,
+            embedded=embedded,
+        )
         try:
-            service, platform.grpc_port = start_service(env, extra=["--port", str(grpc_port)], log=log)
-            platform.procs.append(service)
+            service_log = platform.log_file("service")
+            grpc = (grpc_port, "--grpc-port") if grpc_port else None
+            with _output(service_log) as out:
+                try:
+                    service, platform.grpc_port = start_service(env, extra=["--port", str(grpc_port)], log=out)
+                except RuntimeError as exc:
+                    status = re.search(r"exit status (-?\d+)", str(exc))
+                    code = int(status.group(1)) if status else None
+                    raise failure("service", code, service_log, grpc, starting=True) from None
+            platform.parts.append(Part("service", service, service_log, grpc))
             cli = [sys.executable, "-m", "cardarena.cli"]
             level = "INFO" if verbose else "WARNING"
-            platform.procs.append(
-                spawn([*cli, "worker", "--pool", "threads", "--concurrency", "2", "--loglevel", level], env, log=log)
+            platform.start(
+                "worker", [*cli, "worker", "--pool", "threads", "--concurrency", "2", "--loglevel", level], env
             )
-            platform.procs.append(
-                spawn([*cli, "beat", "--state", str(Path(tmp) / "beat"), "--loglevel", level], env, log=log)
-            )
-            platform.procs.append(
-                spawn([*cli, "dashboard", "--host", "127.0.0.1", "--port", str(platform.http_port)], env, log=log)
+            platform.start("beat", [*cli, "beat", "--state", str(Path(tmp) / "beat"), "--loglevel", level], env)
+            platform.start(
+                "dashboard",
+                [*cli, "dashboard", "--host", "127.0.0.1", "--port", str(platform.http_port)],
+                env,
+                port=(platform.http_port, "--http-port"),
             )
             _wait_http(platform)
             yield platform
         finally:
-            for proc in reversed(platform.procs):
-                stop_process(proc)
+            for part in reversed(platform.parts):
+                stop_process(part.proc)
 
 
 def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
@@ -98,7 +290,7 @@ def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
 
     deadline = time.monotonic() + timeout
     while True:
-        platform.check_alive()
+        platform.check_alive(starting=True)
         try:
             with urllib.request.urlopen(platform.dashboard_url + "api/v1/games", timeout=2) as reply:
                 if reply.status == 200:
@@ -106,7 +298,11 @@ def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
         except OSError:
             pass
         if time.monotonic() > deadline:
-            raise RuntimeError("the dashboard did not come up")
+            log = platform.log_file("dashboard")
+            raise PlatformError(
+                f"the dashboard did not answer within {timeout:.0f} s" + (f" (log: {log})" if log else ""),
+                detail=tail(log),
+            )
         time.sleep(0.2)
 
 
@@ -114,7 +310,21 @@ def _print_addresses(platform: Platform) -> None:
     print(f"redis      {platform.redis_url}")
     print(f"service    127.0.0.1:{platform.grpc_port}  (gRPC; bots connect here)")
     print(f"dashboard  {platform.dashboard_url}")
+    if platform.log_dir is not None:
+        print(f"logs       {platform.log_dir}")
+    if platform.embedded:
+        print("other cardarena commands (another shell) use this Redis while REDIS_URL is unset; anything else:")
+        print(f"  export REDIS_URL={platform.redis_url}   # e.g. a worker elsewhere, redis-cli")
+    else:
+        print("other cardarena commands need the same REDIS_URL")
     print("Ctrl-C stops everything.", flush=True)
+
+
+def _report(exc: PlatformError) -> int:
+    print(f"cardarena: error: {exc}", file=sys.stderr)
+    for line in exc.detail.splitlines():
+        print(f"  | {line}", file=sys.stderr)
+    return exc.status
 
 
 def _up(args: argparse.Namespace) -> int:
@@ -129,26 +339,79 @@ def _up(args: argparse.Namespace) -> int:
                     time.sleep(0.5)
         except KeyboardInterrupt:
             print("stopped.", file=sys.stderr)
+        except PlatformError as exc:
+            return _report(exc)
     return 0
 
 
+def check_bot_specs(bots: list[tuple[str, str]]) -> None:
+    """Raise ``TournamentError`` unless every bot kind is built in (SDK) or an existing ``.py`` file."""
+    from cardarena.store.tournaments import TournamentError
+    from cardarena_sdk.bot import BUILTIN
+
+    for kind, _ in bots:
+        if kind in BUILTIN:
+            continue
+        if kind.endswith(".py"):
+            if not Path(kind).is_file():
+                raise TournamentError(f"--bots: no such bot file {kind!r}")
+            continue
+        raise TournamentError(f"--bots: unknown bot {kind!r}; built-in bots: {', '.join(BUILTIN)}, or a .py file")
+
+
+def _check_demo(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The demo's ``(kind, name)`` bots once every argument is valid; raises otherwise."""
+    from cardarena.store.tournaments import TournamentError
+
+    from . import lifecycle
+    from .run import bot_names
+
+    bots = bot_names(args.bots)
+    check_bot_specs(bots)
+    if args.timeout <= 0:
+        raise TournamentError(f"--timeout must be positive, not {args.timeout:g}")
+    # game, player count (for the game and the entrants), deal sets: as the real tournament
+    lifecycle.new_tournament(
+        game=args.game, players=args.players, entrants=[n for _, n in bots], deal_sets=args.deal_sets, tid="check"
+    )
+    return bots
+
+
 def _demo(args: argparse.Namespace) -> int:
+    from cardarena.engine import GameError
+    from cardarena.store.tournaments import TournamentError
+
+    from .formats import FormatError
+
+    try:
+        bots = _check_demo(args)
+    except (TournamentError, FormatError, GameError) as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _run_demo(args, bots)
+    except PlatformError as exc:
+        return _report(exc)
+
+
+def _run_demo(args: argparse.Namespace, bots: list[tuple[str, str]]) -> int:
     from cardarena.processes import sigterm_as_keyboard_interrupt
-    from cardarena.server.commands import issue_token, spawn
+    from cardarena.server.commands import issue_token
     from cardarena.store.bots import BotStore
     from cardarena.store.connection import client_for
-    from cardarena.store.tournaments import TournamentStore
+    from cardarena.store.tournaments import TournamentError, TournamentStore
 
     from . import lifecycle
     from .celery_app import make_app
     from .commands import render_standings
-    from .run import START_TASK, _watch, bot_names
+    from .run import START_TASK, _watch
 
-    bots = bot_names(args.bots)
     run_id = uuid.uuid4().hex[:6]
     with sigterm_as_keyboard_interrupt():
         try:
-            with running_platform(grpc_port=args.grpc_port, http_port=args.http_port, verbose=args.verbose) as p:
+            with running_platform(
+                grpc_port=args.grpc_port, http_port=args.http_port, verbose=args.verbose, command="demo"
+            ) as p:
                 _print_addresses(p)
                 client = client_for(p.redis_url)
                 try:
@@ -171,7 +434,7 @@ def _demo(args: argparse.Namespace) -> int:
                             "--max-matches",
                             "8",
                         ]
-                        p.procs.append(spawn(argv, {**p.env, "CARDARENA_TOKEN": token}))
+                        p.start(f"bot {name}", argv, {**p.env, "CARDARENA_TOKEN": token})
                     t = lifecycle.new_tournament(
                         game=args.game,
                         players=args.players,
@@ -182,7 +445,11 @@ def _demo(args: argparse.Namespace) -> int:
                     ts.create(t)
                     make_app(p.redis_url).send_task(START_TASK, args=[t.id])
                     print(f"tournament {t.id}: {p.dashboard_url}tournaments/{t.id}", flush=True)
-                    _watch(ts, t.id, t.total_matches, p.procs, args.timeout)
+                    try:
+                        _watch(ts, t.id, t.total_matches, p.procs, args.timeout)
+                    except TournamentError as exc:
+                        p.check_alive()  # a part that died is named, with its log
+                        raise PlatformError(str(exc), status=1) from None
                     render_standings(lifecycle.refresh_standings(ts, t.id))
                     if not args.once:
                         print(f"done; the dashboard stays up at {p.dashboard_url} (Ctrl-C stops)", flush=True)
@@ -196,22 +463,55 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, not {value}")
+    return value
+
+
 def register(sub: Any) -> None:
     """Add ``up`` and ``demo``."""
     up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard on loopback")
-    up.add_argument("--grpc-port", type=int, default=50051, help="gRPC port (0 picks a free one)")
-    up.add_argument("--http-port", type=int, default=8080, help="dashboard port (0 picks a free one)")
-    up.add_argument("--verbose", action="store_true", help="show every process's log")
+    up.add_argument(
+        "--grpc-port",
+        type=_port,
+        default=50051,
+        help="gRPC port bots connect to (default %(default)s; 0 picks a free one)",
+    )
+    up.add_argument(
+        "--http-port", type=_port, default=8080, help="dashboard port (default %(default)s; 0 picks a free one)"
+    )
+    up.add_argument("--verbose", action="store_true", help="every process logs to stderr (not to log files)")
     up.set_defaults(func=_up)
 
     demo = sub.add_parser("demo", help="up, plus example bots and a Glaves round robin with duplicate deals")
     demo.add_argument("--once", action="store_true", help="run the tournament, print the standings and exit")
-    demo.add_argument("--grpc-port", type=int, default=0, help="gRPC port (0 picks a free one)")
-    demo.add_argument("--http-port", type=int, default=8080, help="dashboard port (0 picks a free one)")
-    demo.add_argument("--game", default="glaves")
-    demo.add_argument("--players", type=int, default=3)
-    demo.add_argument("--bots", default=DEMO_BOTS)
-    demo.add_argument("--deal-sets", type=int, default=2)
-    demo.add_argument("--timeout", type=float, default=1800)
-    demo.add_argument("--verbose", action="store_true")
+    demo.add_argument("--grpc-port", type=_port, default=0, help="gRPC port (default %(default)s: a free one)")
+    demo.add_argument(
+        "--http-port", type=_port, default=8080, help="dashboard port (default %(default)s; 0 picks a free one)"
+    )
+    demo.add_argument("--game", default="glaves", help="game id, see docs/games/ (default %(default)s)")
+    demo.add_argument(
+        "--players", type=int, default=3, help="players per match; the game must allow it (default %(default)s)"
+    )
+    demo.add_argument(
+        "--bots",
+        default=DEMO_BOTS,
+        help="entrants, comma-separated: built-in bots (random, heuristic) or .py files defining a Bot; "
+        "repeats are numbered heuristic-1, heuristic-2 ... (default %(default)s)",
+    )
+    demo.add_argument(
+        "--deal-sets",
+        type=int,
+        default=2,
+        help="deal sets, at least 1; each plays every seating on the same deals (default %(default)s)",
+    )
+    demo.add_argument(
+        "--timeout", type=float, default=1800, help="give up after this many seconds (default %(default)s)"
+    )
+    demo.add_argument("--verbose", action="store_true", help="every process logs to stderr (not to log files)")
     demo.set_defaults(func=_demo)

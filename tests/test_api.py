@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from cardarena.store.connection import client_for
+from cardarena.store.tournaments import TournamentStore
 from cardarena_dashboard import create_app
 from flask import Flask
 from flask.testing import FlaskClient
@@ -233,7 +235,7 @@ def test_admin_registers_a_bot_once(client: FlaskClient, seeded: Seeded, caplog:
     assert client.post("/api/v1/admin/bots", json=[1], headers=ADMIN).status_code == 400
 
 
-def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: Seeded) -> None:
+def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
     definition = {"id": "night", "game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 3}
     response = client.post("/api/v1/admin/tournaments", json=definition, headers=ADMIN)
     assert response.status_code == 201, response.get_json()
@@ -249,6 +251,11 @@ def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: See
         {**definition, "deal_sets": 0},
         {**definition, "options": {"bogus": 1}},
         {**definition, "time_control": {"move_ms": -1}},
+        {**definition, "time_control": {"move_ms": 0}},
+        {**definition, "fault_policy": {"max_strikes": -1}},
+        {**definition, "fault_policy": {"default_action": "last"}},
+        {**definition, "fault_policy": {"strikes": 2}},
+        {**definition, "entrants": ["alpha", "nobody"]},
         {**definition, "colour": "red"},
         {k: v for k, v in definition.items() if k != "game"},
     ]
@@ -256,6 +263,12 @@ def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: See
         got = client.post("/api/v1/admin/tournaments", json={**body, "id": body.get("id", "x") + "2"}, headers=ADMIN)
         assert got.status_code == 400, body
         assert got.get_json()["error"]["message"]
+    ruled = {**definition, "id": "ruled", "fault_policy": {"max_strikes": 1}, "time_control": {"move_ms": 500}}
+    response = client.post("/api/v1/admin/tournaments", json=ruled, headers=ADMIN)
+    assert response.status_code == 201, response.get_json()
+    stored = TournamentStore(client_for(redis_url)).require("ruled")  # the whole policy, defaults filled in
+    assert stored.fault_policy["max_strikes"] == 1 and stored.fault_policy["join_timeout_ms"] == 15000
+    assert stored.time_control == {"move_ms": 500, "bank_ms": 30000}
     cancelled = client.post("/api/v1/admin/tournaments/night/cancel", headers=ADMIN)
     assert cancelled.status_code == 200 and cancelled.get_json()["status"] == "cancelled"
     assert client.post("/api/v1/admin/tournaments/night/cancel", headers=ADMIN).status_code == 409

@@ -84,6 +84,7 @@ TOURNAMENT_FIELDS = {
     "seed": str,
     "options": dict,
     "time_control": dict,
+    "fault_policy": dict,
 }
 """Fields a tournament definition may have, with their JSON types."""
 REQUIRED = ("id", "game", "players", "entrants", "deal_sets")
@@ -91,7 +92,10 @@ REQUIRED = ("id", "game", "players", "entrants", "deal_sets")
 
 def tournament_from(data: dict[str, Any]) -> Any:
     """Check a tournament definition; raises ``ValueError`` (-> 400) naming the problem."""
+    from dataclasses import asdict
+
     from cardarena.engine import get_game
+    from cardarena.store.matches import FaultPolicy, TimeControl
     from cardarena.store.tournaments import Tournament
 
     unknown = sorted(set(data) - set(TOURNAMENT_FIELDS))
@@ -120,12 +124,13 @@ def tournament_from(data: dict[str, Any]) -> Any:
         raise ValueError(f"{len(entrants)} entrants cannot fill {players} seats")
     if not 1 <= data["deal_sets"] <= 10_000:
         raise ValueError("deal_sets must be between 1 and 10000")
-    tc = data.get("time_control") or {}
-    if set(tc) - {"move_ms", "bank_ms"} or not all(
-        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in tc.values()
-    ):
-        raise ValueError("time_control may hold positive integers move_ms and bank_ms")
-    return Tournament(**{**data, "entrants": tuple(entrants)})
+    tc = asdict(TimeControl.checked(data.get("time_control")))  # ValueError naming the field
+    policy = asdict(FaultPolicy.checked(data.get("fault_policy")))
+    bots = sources().bots
+    missing = [e for e in entrants if bots is not None and not bots.exists(e)]
+    if missing:
+        raise ValueError(f"not registered: {', '.join(missing)[:200]}")
+    return Tournament(**{**data, "entrants": tuple(entrants), "time_control": tc, "fault_policy": policy})
 
 
 @bp.post("/tournaments")

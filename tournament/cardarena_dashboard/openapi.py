@@ -284,7 +284,27 @@ SCHEMAS: dict[str, Any] = {
             "format": {"type": "string"},
             "seed": {"type": "string"},
             "options": {"type": "object"},
-            "time_control": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "time_control": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "move_ms": {"type": "integer", "minimum": 1, "default": 2000},
+                    "bank_ms": {"type": "integer", "minimum": 0, "default": 30000},
+                },
+            },
+            "fault_policy": {
+                "type": "object",
+                "additionalProperties": False,
+                "description": "What happens to a bot that times out, answers illegally or does not come "
+                "(docs/tournaments.md, 'Match rules').",
+                "properties": {
+                    "default_action": {"type": "string", "enum": ["first", "random"], "default": "first"},
+                    "max_strikes": {"type": "integer", "minimum": 0, "default": 3},
+                    "max_rejections": {"type": "integer", "minimum": 0, "default": 10},
+                    "join_timeout_ms": {"type": "integer", "minimum": 1, "default": 15000},
+                    "no_show_attempts": {"type": "integer", "minimum": 0, "default": 3},
+                },
+            },
         },
     },
     "Page_Match": _page_of("Match"),

@@ -185,7 +185,7 @@ def _child(argv: list[str]) -> None:
 def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     from cardarena.server.commands import spawn
 
-    return spawn([sys.executable, str(Path(__file__).resolve()), "--child", *args], env)
+    return spawn([sys.executable, str(Path(__file__).resolve()), "--child", *args], env, stdout=subprocess.PIPE)
 
 
 def _collect(procs: list[subprocess.Popen[bytes]], timeout: float) -> list[dict[str, Any]]:

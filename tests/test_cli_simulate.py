@@ -46,3 +46,12 @@ def test_bench_engine_json_lines(capsys: object) -> None:
     ours = [r for r in rows if r["game"] == "glaves"]
     assert [r["players"] for r in ours] == [2, 3, 4]
     assert all(r["us_per_action"] > 0 for r in rows)
+
+
+def test_simulate_reports_a_solitaire_by_the_engines_won(tmp_path: Path, capsys: object) -> None:
+    out = tmp_path / "out"
+    assert main(["simulate", "loot_the_loop", "--matches", "4", "--seed", "2", "--replays", str(out)]) == 0
+    won = sum(bool(json.loads(f.read_text())["result"]["won"][0]) for f in out.glob("*.json"))
+    text = capsys.readouterr().out  # type: ignore[attr-defined]
+    # a lone seat always ranks first: its "wins" would be every match
+    assert f"seat 0: won {won} of 4 ({100 * won / 4:.1f}%)  mean score" in text

@@ -1,14 +1,20 @@
-"""``cardarena match``: real service, bots as separate processes, replays that re-run."""
+"""``cardarena match``: real service, bots as separate processes, replays that re-run; what a
+bot author sees of faults, errors and output; argument errors; an interrupted run."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 from cardarena.engine import rerun
+from cardarena.server.commands import spawn
+from cardarena.store.connection import client_for
 
 
 def test_match_command_plays_over_grpc_and_writes_replays(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
@@ -25,3 +31,183 @@ def test_match_command_plays_over_grpc_and_writes_replays(tmp_path: Path, redis_
         replay = json.loads(path.read_text())
         assert replay["seats"] == ["random-1", "heuristic-2", "random-3"]
         rerun(replay)
+
+
+BOTS = {
+    "raises.py": "class Raises(Bot):\n    def choose(self, view, legal):\n        raise RuntimeError('boom')\n",
+    "illegal.py": "class Illegal(Bot):\n    def choose(self, view, legal):\n        return 'no-such-action'\n",
+    # 10 KB per decision: far more than a pipe holds over a match
+    "printer.py": "class Printer(Bot):\n    def choose(self, view, legal):\n        print('x' * 10000)\n"
+    "        return legal[0].id\n",
+    "slow.py": "import time\nclass Slow(Bot):\n    def choose(self, view, legal):\n        time.sleep(0.3)\n"
+    "        return legal[0].id\n",
+}
+
+
+def _bots(where: Path) -> dict[str, str]:
+    where.mkdir(exist_ok=True)
+    for name, body in BOTS.items():
+        (where / name).write_text("from cardarena_sdk import Bot\n" + body)
+    return {name.removesuffix(".py"): str(where / name) for name in BOTS}
+
+
+def _private_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """No REDIS_URL unless given, and a private data directory: nothing of the user's."""
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    return {**env, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share"), **extra}
+
+
+def _match(argv: list[str], env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cardarena.server", "match", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_match_reports_each_seats_faults_and_logs_its_output(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
+    bots = _bots(tmp_path / "bots")
+    out = tmp_path / "replays"
+    argv = ["glaves", "--players", "3", "--bots", f"{bots['raises']},{bots['illegal']},{bots['printer']}"]
+    argv += ["--move-ms", "1000", "--bank-ms", "0", "--replays", str(out)]
+    done = _match(argv, {**os.environ, "REDIS_URL": redis_url})
+    assert done.returncode == 0, done.stderr
+    logs = out / "logs"
+    assert (
+        f"raises-1: 3 timeouts, forfeited 1 of 1 matches; 3 errors logged; see {logs / 'raises-1.log'}" in done.stdout
+    )
+    assert "illegal-2: 3 illegal-action faults, forfeited 1 of 1 matches; " in done.stdout
+    assert "printer-3: " not in done.stdout.split("faults and errors:")[1]  # printing freely is no fault
+    assert f"bot logs in {logs}/" in done.stdout
+    replay = json.loads(next(out.glob("*.json")).read_text())
+    assert sorted({(f["seat"], f["fault"]) for f in replay["faults"]}) == [(0, "timeout"), (1, "illegal")]
+    raised = (logs / "raises-1.log").read_text()
+    assert "choose failed in match-" in raised and "RuntimeError: boom" in raised
+    assert "choose returned 'no-such-action'" in (logs / "illegal-2.log").read_text()
+    assert (logs / "printer-3.log").stat().st_size > 100_000
+
+
+def test_without_replays_the_logs_go_under_the_data_directory(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
+    done = _match(
+        ["glaves", "--players", "3", "--bots", "random,random,heuristic"], _private_env(tmp_path, REDIS_URL=redis_url)
+    )
+    assert done.returncode == 0, done.stderr
+    logs = Path(done.stdout.split("bot logs in ")[1].split()[0].rstrip("/"))
+    assert logs.parent == tmp_path / "home" / ".local" / "share" / "cardarena" / "logs"
+    assert sorted(p.name for p in logs.iterdir()) == ["heuristic-3.log", "random-1.log", "random-2.log"]
+    assert "connected to 127.0.0.1:" in (logs / "random-1.log").read_text()
+
+
+def test_a_solitaire_reports_the_engines_won(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
+    out = tmp_path / "out"
+    argv = ["loot_the_loop", "--players", "1", "--bots", "heuristic", "--matches", "2", "--replays", str(out)]
+    done = _match(argv, {**os.environ, "REDIS_URL": redis_url})
+    assert done.returncode == 0, done.stderr
+    won = sum(bool(json.loads(f.read_text())["result"]["won"][0]) for f in out.glob("*.json"))
+    assert f"heuristic-1: won {won} of 2 ({50 * won:.1f}%)  mean score" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("class B(Bot)\n    pass\n", "SyntaxError: expected ':' (line 2)"),
+        ("x = 1\n", "defines no cardarena_sdk.Bot subclass"),
+        (None, "neither a built-in bot (random, heuristic) nor a .py file"),
+    ],
+)
+def test_a_bad_bot_spec_is_a_one_line_error_before_anything_starts(
+    tmp_path: Path, body: str | None, reason: str
+) -> None:
+    spec = "randm"
+    if body is not None:
+        path = tmp_path / "bad.py"
+        path.write_text("from cardarena_sdk import Bot\n" + body)
+        spec = str(path)
+    env = _private_env(tmp_path)
+    done = _match(["glaves", "--players", "3", "--bots", f"random,{spec},random"], env, timeout=60)
+    assert (done.returncode, done.stderr) == (2, f"cardarena: error: {spec}: {reason}\n")
+    assert not (tmp_path / "home").exists()  # no Redis was started, nothing written
+    run = [sys.executable, "-m", "cardarena.server", "bot", "run", spec, "--token", "t"]
+    done = subprocess.run(run, env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (2, f"cardarena: error: {spec}: {reason}\n")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--options", "{bad"], "cardarena: error: --options is not JSON: "),
+        (["--options", "[1]"], "cardarena: error: --options must be a JSON object, got list"),
+        (["--replays", "afile"], "cardarena: error: --replays afile: exists and is not a directory"),
+        (["--matches", "0"], "argument --matches: must be at least 1, got 0"),
+        (["--matches", "-1"], "argument --matches: must be at least 1, got -1"),
+        (["--bots", "random,random"], "cardarena: error: --bots needs 3 entries, got 2"),
+        (["--players", "9"], "cardarena: error: "),
+    ],
+)
+def test_argument_errors_exit_2_without_a_traceback(tmp_path: Path, extra: list[str], message: str) -> None:
+    (tmp_path / "afile").write_text("")
+    argv = ["glaves", "--players", "3", "--bots", "random,random,random", *extra]
+    done = subprocess.run(
+        [sys.executable, "-m", "cardarena.server", "match", *argv],
+        env=_private_env(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_interrupted_match_withdraws_its_unfinished_matches(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
+    bots = _bots(tmp_path / "bots")
+    argv = [sys.executable, "-m", "cardarena.server", "match", "glaves", "--players", "3"]
+    argv += ["--bots", f"{bots['slow']},random,random", "--matches", "6", "--concurrency", "1"]
+    proc = subprocess.Popen(
+        argv, env={**os.environ, "REDIS_URL": redis_url}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    client = client_for(redis_url)
+    try:
+        # wait until a match is being played (the run's keys are under a prefix of its own)
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.communicate()
+            running = [k.decode() for k in client.scan_iter(f"{key_prefix}match-*:matches:running")]
+            if running and client.scard(running[0]):
+                break
+            assert time.monotonic() < deadline, "no match started"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.startswith("cardarena: interrupted; ") and err.count("\n") == 1 and "withdrawn" in err, err
+    run_prefix = running[0].removesuffix("matches:running")
+    statuses = [
+        client.hget(f"{run_prefix}match:{mid.decode()}", "status")
+        for mid in client.zrange(f"{run_prefix}matches:all", 0, -1)
+    ]
+    assert len(statuses) == 6
+    assert set(statuses) <= {b"done", b"withdrawn"} and b"withdrawn" in statuses
+    # nothing of the run is left to claim
+    assert client.scard(f"{run_prefix}matches:queued") == 0 and client.scard(f"{run_prefix}matches:running") == 0
+
+
+def test_spawned_children_never_block_on_their_output(tmp_path: Path) -> None:
+    talk = [
+        sys.executable,
+        "-c",
+        "import sys\nfor _ in range(100): print('x' * 10000); print('y' * 10000, file=sys.stderr)",
+    ]
+    quiet = spawn(talk, dict(os.environ))
+    with (tmp_path / "child.log").open("wb") as log:
+        logged = spawn(talk, dict(os.environ), log=log)
+        # far more than a pipe holds: a child whose output nobody reads would block for good
+        assert quiet.wait(timeout=60) == 0 and logged.wait(timeout=60) == 0
+    assert (tmp_path / "child.log").stat().st_size == 200 * 10001

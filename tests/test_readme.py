@@ -19,6 +19,7 @@ README = (ROOT / "README.md").read_text()
 COVERED_BY = {
     "python3 -m venv": ".ci/run",
     "cardarena demo": "tests/test_platform.py",
+    "cardarena up": "tests/test_platform.py",
     "ruff check": ".ci/run",
     "mypy": ".ci/run",
     "python -m pytest": ".ci/run",
@@ -87,6 +88,15 @@ def test_readme_first_bot_is_the_example_file() -> None:
     body = example.split('"""', 2)[2].lstrip("\n")
     assert snippet.group(1) == body
     assert len([line for line in body.splitlines() if line.strip()]) <= 12
+
+
+def test_readme_local_mode_snippet_runs_below_the_example(capsys: object) -> None:
+    snippet = re.search(r"```python\n(from cardarena_sdk.local import play\n.*?)```", README, re.S)
+    assert snippet and len(snippet.group(1).splitlines()) == 3
+    example = (ROOT / "clients/python/examples/low_card.py").read_text()
+    exec(compile(example + snippet.group(1), "low_card.py", "exec"), {"__name__": "readme"})
+    printed = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert re.fullmatch(r"\d+ first places in 20 matches\n", printed)
 
 
 def test_readme_match_command_runs(tmp_path: Path) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from cardarena.engine import games
-from cardarena_sdk import Bot, HeuristicBot, LegalAction, RandomBot, load_bot
+from cardarena_sdk import Bot, HeuristicBot, LegalAction, RandomBot, check_bot_spec, load_bot
 from cardarena_sdk.local import play
 
 
@@ -58,3 +59,56 @@ def test_load_bot_from_a_file(tmp_path: Path) -> None:
     assert isinstance(load_bot("random"), RandomBot)
     with pytest.raises(ValueError):
         load_bot("nonsense")
+
+
+def _bot_file(tmp_path: Path, body: str, name: str = "mine.py") -> str:
+    path = tmp_path / name
+    path.write_text("from cardarena_sdk import Bot\n" + body)
+    return str(path)
+
+
+def test_load_bot_takes_the_most_derived_of_the_files_own_subclasses(tmp_path: Path) -> None:
+    spec = _bot_file(
+        tmp_path,
+        "class Base(Bot):\n"
+        "    def choose(self, view, legal):\n"
+        "        return legal[0].id\n"
+        "class Middle(Base):\n"
+        "    pass\n"
+        "class Mine(Middle):\n"
+        "    def choose(self, view, legal):\n"
+        "        return legal[-1].id\n",
+    )
+    assert type(load_bot(spec)).__name__ == "Mine"
+
+
+def test_load_bot_refuses_unrelated_subclasses(tmp_path: Path) -> None:
+    spec = _bot_file(tmp_path, "class A(Bot):\n    pass\nclass B(Bot):\n    pass\n")
+    with pytest.raises(ValueError, match=r"mine\.py: defines several Bot subclasses \(A, B\)"):
+        load_bot(spec)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("class B(Bot)\n    pass\n", r"SyntaxError: expected ':' \(line 2\)"),
+        ("x = 1\n", r"defines no cardarena_sdk\.Bot subclass"),
+        ("import no_such_module_here\n", r"ModuleNotFoundError: No module named 'no_such_module_here' \(line 2\)"),
+        (
+            "class B(Bot):\n    def __init__(self, depth):\n        pass\n",
+            r"B\(\) failed: TypeError: .*depth",
+        ),
+    ],
+)
+def test_check_bot_spec_names_the_file_and_the_reason(tmp_path: Path, body: str, reason: str) -> None:
+    spec = _bot_file(tmp_path, body)
+    with pytest.raises(ValueError, match=rf"^{re.escape(spec)}: {reason}"):
+        check_bot_spec(spec)
+
+
+def test_check_bot_spec_refuses_unknown_names_and_missing_files(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"^randm: neither a built-in bot \(random, heuristic\) nor a \.py file$"):
+        check_bot_spec("randm")
+    with pytest.raises(ValueError, match=r"nope\.py: no such file$"):
+        check_bot_spec(str(tmp_path / "nope.py"))
+    check_bot_spec("heuristic")

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .engine import GameError, MatchRng, build_replay, get_game, play_match, random_policy
+from .summary import Tally
 
 AREA_COMMANDS = (
     "cardarena.server.commands",
@@ -28,26 +29,21 @@ def _simulate(args: argparse.Namespace) -> int:
     out = Path(args.replays) if args.replays else None
     if out:
         out.mkdir(parents=True, exist_ok=True)
-    wins = [0.0] * players
-    totals = [0.0] * players
+    tally = Tally(players)
     master = MatchRng(args.seed)
     for m in range(args.matches):
         seed = master.below(2**63)
         bots = [random_policy(MatchRng(f"{seed}/bot/{s}")) for s in range(players)]
         state = play_match(game.id, players, bots, seed=seed, options=options)
         result = state.result()
-        firsts = [s for s in range(players) if result.ranks[s] == 1]
-        for s in firsts:
-            wins[s] += 1 / len(firsts)
-        for s in range(players):
-            totals[s] += result.scores[s]
+        tally.add(result.scores, result.ranks, result.won)
         if out:
             seats = [f"random-{s + 1}" for s in range(players)]
             replay = build_replay(state, seed=seed, seats=seats)
             (out / f"{game.id}-{m + 1:05d}.json").write_text(json.dumps(replay, separators=(",", ":")))
     print(f"{game.name}, {players} players, {args.matches} matches (seed {args.seed}), random bots")
     for s in range(players):
-        print(f"  seat {s}: wins {wins[s]:.1f}  mean score {totals[s] / max(1, args.matches):.2f}")
+        print(f"  seat {s}: {tally.line(s)}")
     if out:
         print(f"replays written to {out}/")
     return 0

@@ -15,7 +15,17 @@ run(MyBot(), "127.0.0.1:50051", token="...")   # or cardarena_sdk.local.play(MyB
 token, reconnects with exponential back-off and plays many matches at once.
 """
 
-from .bot import Bot, HeuristicBot, LegalAction, RandomBot, builtin_bot, load_bot
+from .bot import Bot, HeuristicBot, LegalAction, RandomBot, builtin_bot, check_bot_spec, load_bot
 from .client import run, run_async
 
-__all__ = ["Bot", "HeuristicBot", "LegalAction", "RandomBot", "builtin_bot", "load_bot", "run", "run_async"]
+__all__ = [
+    "Bot",
+    "HeuristicBot",
+    "LegalAction",
+    "RandomBot",
+    "builtin_bot",
+    "check_bot_spec",
+    "load_bot",
+    "run",
+    "run_async",
+]

@@ -6,6 +6,7 @@ import importlib
 import importlib.util
 import random
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,16 @@ class Bot:
     def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
         """Return the ``id`` of one of ``legal`` for the seat whose ``view`` is given."""
         raise NotImplementedError
+
+    def on_rejected(self, view: dict[str, Any], legal: list[LegalAction], rejected: str, reason: str) -> str:
+        """The server rejected ``rejected`` (the answer given for this ``view``) as illegal,
+        saying ``reason``; return another answer while the clock runs.
+
+        The default calls :meth:`choose` again.  After ``max_rejections`` illegal answers to
+        one request (10 by default) the server plays a default action and records the fault
+        ``illegal``.
+        """
+        return self.choose(view, legal)
 
     def on_event(self, match_id: str, seat: int, action: str) -> None:
         """Called for every public action of a match (optional)."""
@@ -87,25 +98,70 @@ def builtin_bot(name: str, seed: int | str | None = None) -> Bot:
 
 
 def load_bot(spec: str, seed: int | str | None = None) -> Bot:
-    """A built-in bot name, or a path to a ``.py`` file defining one :class:`Bot` subclass."""
+    """A built-in bot name, or a path to a ``.py`` file defining a :class:`Bot` subclass.
+
+    The file's bot is the one subclass defined in it, or, when it defines several, the single
+    most-derived one whose bases the others are (``class B(A)`` with ``A`` a Bot subclass of
+    the file gives ``B``).  Raises :class:`ValueError` (``"<spec>: <reason>"``) when the spec
+    names no bot: an unknown name, a missing file, a file that fails to import (its error and
+    line), no or ambiguous Bot subclasses, a bot that cannot be constructed.
+    """
     if spec in BUILTIN:
         return builtin_bot(spec, seed)
     path = Path(spec)
-    if path.suffix != ".py" or not path.is_file():
-        raise ValueError(f"{spec!r} is neither a built-in bot ({', '.join(BUILTIN)}) nor a .py file")
+    if path.suffix != ".py":
+        raise ValueError(f"{spec}: neither a built-in bot ({', '.join(BUILTIN)}) nor a .py file")
+    if not path.is_file():
+        raise ValueError(f"{spec}: no such file")
     module_name = f"cardarena_user_bot_{abs(hash(path.resolve()))}"
     loader_spec = importlib.util.spec_from_file_location(module_name, path)
     if loader_spec is None or loader_spec.loader is None:
-        raise ValueError(f"cannot load {spec!r}")
+        raise ValueError(f"{spec}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[module_name] = module
-    loader_spec.loader.exec_module(module)
-    found = [
-        v
-        for v in vars(module).values()
-        if isinstance(v, type) and issubclass(v, Bot) and v not in (Bot, RandomBot, HeuristicBot)
-    ]
-    if len(found) != 1:
-        raise ValueError(f"{spec!r} must define exactly one Bot subclass, found {len(found)}")
-    bot: Bot = found[0]()
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[module_name]
+        raise ValueError(f"{spec}: {_describe(exc, path)}") from exc
+    cls = _bot_class(spec, module)
+    try:
+        bot = cls()
+    except Exception as exc:
+        raise ValueError(f"{spec}: {cls.__name__}() failed: {_describe(exc, path)}") from exc
     return bot
+
+
+def check_bot_spec(spec: str) -> None:
+    """Raise :class:`ValueError` (``"<spec>: <reason>"``) unless ``spec`` loads as a bot
+    (see :func:`load_bot`; a file is imported and its bot constructed once, here)."""
+    load_bot(spec)
+
+
+def _bot_class(spec: str, module: Any) -> type[Bot]:
+    """The bot class of a loaded bot file (see :func:`load_bot`)."""
+    builtins = (Bot, RandomBot, HeuristicBot)
+    found = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Bot) and v not in builtins]
+    own = [c for c in found if c.__module__ == module.__name__]
+    candidates = own or found  # a file that only imports its bot class from elsewhere
+    if not candidates:
+        raise ValueError(f"{spec}: defines no cardarena_sdk.Bot subclass")
+    leaves = [c for c in candidates if not any(o is not c and issubclass(o, c) for o in candidates)]
+    if len(leaves) != 1:
+        names = ", ".join(sorted(c.__name__ for c in leaves))
+        raise ValueError(f"{spec}: defines several Bot subclasses ({names}); keep one, or derive one from the others")
+    return leaves[0]
+
+
+def _describe(exc: BaseException, path: Path) -> str:
+    """``"SyntaxError: expected ':' (line 3)"``: the error and its line in ``path`` (if any)."""
+    if isinstance(exc, SyntaxError):
+        line = f" (line {exc.lineno})" if exc.lineno else ""
+        return f"{type(exc).__name__}: {exc.msg}{line}"
+    line = ""
+    target = path.resolve()
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == target:
+            line = f" (line {frame.lineno})"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}{line}" if text else f"{type(exc).__name__}{line}"

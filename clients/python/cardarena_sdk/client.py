@@ -15,12 +15,13 @@ import logging
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from cardarena.wire import codec
 
-from .bot import Bot
+from .bot import Bot, LegalAction
 
 log = logging.getLogger("cardarena_sdk")
 pb = codec.arena_pb2
@@ -33,8 +34,20 @@ class SessionEnded(Exception):
     """The server refused the session for good (bad token, wrong bot, bad Hello)."""
 
 
+@dataclass
+class _Link:
+    """What one session to an address got to (for the reconnect log)."""
+
+    welcomed: bool = False
+
+
 async def _session(
-    bot: Bot, server: str, token: str, stop: asyncio.Event, on_invite: Callable[[str], None] | None = None
+    bot: Bot,
+    server: str,
+    token: str,
+    stop: asyncio.Event,
+    on_invite: Callable[[str], None] | None = None,
+    link: _Link | None = None,
 ) -> None:
     async with grpc.aio.insecure_channel(
         server, options=[("grpc.keepalive_time_ms", 20000), ("grpc.keepalive_timeout_ms", 10000)]
@@ -67,15 +80,88 @@ async def _session(
 
         call = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
         pending: set[asyncio.Task[None]] = set()
-        chooser = _Chooser(bot)
+        chooser = _Chooser()
+        # The open request of each seat this session plays, per match: a rejection of its
+        # answer is met by asking the bot again (Bot.on_rejected) while the clock runs.
+        asked: dict[str, dict[int, _Asked]] = {}
 
-        def reply(request: Any, action: str) -> None:
+        def send(question: _Asked, action: object) -> None:
+            request = question.request
+            if not isinstance(action, str):
+                log.error(
+                    "%s returned %r (a %s, not an action id) in %s (seq %s); legal ids: %s",
+                    question.step,
+                    action,
+                    type(action).__name__,
+                    request.match_id,
+                    request.seq,
+                    _ids(question.legal),
+                )
+                action = str(action)
+            elif not any(a.id == action for a in question.legal):
+                log.error(
+                    "%s returned %r in %s (seq %s), not a legal id; legal ids: %s",
+                    question.step,
+                    action,
+                    request.match_id,
+                    request.seq,
+                    _ids(question.legal),
+                )
+            question.answer = action
             outbox.put_nowait(
                 pb.BotMessage(action=pb.Action(match_id=request.match_id, seq=request.seq, action_id=action))
             )
 
-        async def answer(request: Any, view: dict[str, Any], legal: list[Any]) -> None:
-            reply(request, await asyncio.to_thread(chooser.timed, view, legal))
+        async def answer(question: _Asked, choice: Callable[[], str]) -> None:
+            try:
+                action = await asyncio.to_thread(chooser.timed, choice)
+            except Exception:  # the request runs out of time; the author sees why
+                request = question.request
+                log.exception("%s failed in %s (seq %s)", question.step, request.match_id, request.seq)
+                return
+            send(question, action)
+
+        def decide(question: _Asked, choice: Callable[[], str]) -> None:
+            """Answer ``question`` with ``choice()``: inline for a fast bot, else in a worker thread."""
+            if chooser.fast:  # a bot that answers in well under a millisecond: no thread
+                try:
+                    action = chooser.timed(choice)
+                except Exception:  # as in a worker thread: the request runs out of time
+                    log.exception(
+                        "%s failed in %s (seq %s)", question.step, question.request.match_id, question.request.seq
+                    )
+                    return
+                send(question, action)
+                return
+            task = asyncio.create_task(answer(question, choice))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+
+        def rejected(r: Any) -> None:
+            question = next((q for q in asked.get(r.match_id, {}).values() if q.request.seq == r.seq), None)
+            if question is None or r.code != pb.REJECT_ILLEGAL_ACTION:
+                log.warning("action rejected in %s (seq %s): %s", r.match_id, r.seq, r.reason)
+                return
+            if r.move_ms_left <= 0 and r.bank_ms_left <= 0:  # no time left: the server plays a default
+                log.warning(
+                    "action %r rejected in %s (seq %s): %s; no time left to answer again",
+                    question.answer,
+                    r.match_id,
+                    r.seq,
+                    r.reason,
+                )
+                return
+            log.warning(
+                "action %r rejected in %s (seq %s): %s; asking the bot again",
+                question.answer,
+                r.match_id,
+                r.seq,
+                r.reason,
+            )
+            view, legal, answer_was, reason = question.view, question.legal, question.answer, r.reason
+            if type(bot).on_rejected is not Bot.on_rejected:
+                question.step = "on_rejected"
+            decide(question, lambda: bot.on_rejected(view, legal, answer_was, reason))
 
         async def stopper() -> None:
             await stop.wait()
@@ -83,19 +169,20 @@ async def _session(
 
         def handle(message: Any) -> None:
             kind = message.WhichOneof("kind")
-            if kind == "action_request":
+            if kind == "welcome":
+                w = message.welcome
+                if link is not None:
+                    link.welcomed = True
+                log.info("connected to %s as %s (instance %s, session %s)", server, w.bot, w.instance, w.session_id)
+                if w.resumed:
+                    log.info("resuming %s", ", ".join(w.resumed))
+            elif kind == "action_request":
                 request = message.action_request
                 view = codec.decode_view(request.view)
                 legal = codec.decode_legal(request.legal)
-                if chooser.fast:  # a bot that answers in well under a millisecond: no thread
-                    try:
-                        reply(request, chooser.timed(view, legal))
-                    except Exception:  # as in a worker thread: the request runs out of time
-                        log.exception("choose failed in %s (seq %s)", request.match_id, request.seq)
-                    return
-                task = asyncio.create_task(answer(request, view, legal))
-                pending.add(task)
-                task.add_done_callback(pending.discard)
+                question = _Asked(request, view, legal)
+                asked.setdefault(request.match_id, {})[request.seat] = question
+                decide(question, lambda: bot.choose(view, legal))
             elif kind == "batch":
                 for item in message.batch.messages:
                     handle(item)
@@ -106,6 +193,7 @@ async def _session(
                 bot.on_event(e.match_id, e.seat, e.action)
             elif kind == "match_end":
                 e = message.match_end
+                asked.pop(e.match_id, None)
                 bot.on_match_end(e.match_id, e.status, list(e.scores), list(e.ranks))
             elif kind == "match_invite":
                 inv = message.match_invite
@@ -113,8 +201,7 @@ async def _session(
                 if on_invite is not None and inv.address:
                     on_invite(inv.address)
             elif kind == "action_rejected":
-                r = message.action_rejected
-                log.warning("action rejected in %s (seq %s): %s", r.match_id, r.seq, r.reason)
+                rejected(message.action_rejected)
 
         watcher = asyncio.create_task(stopper())
         try:
@@ -134,15 +221,32 @@ async def _session(
             outbox.put_nowait(None)
 
 
+@dataclass
+class _Asked:
+    """An open request of one seat and the bot's last answer to it."""
+
+    request: Any
+    view: dict[str, Any]
+    legal: list[LegalAction]
+    answer: str = ""
+    step: str = "choose"
+    """The Bot method that gives the next answer (``choose``, then ``on_rejected``)."""
+
+
+def _ids(legal: list[LegalAction], limit: int = 20) -> str:
+    """The legal ids for a log line (the first ``limit`` of them)."""
+    ids = ", ".join(repr(a.id) for a in legal[:limit])
+    return ids if len(legal) <= limit else f"{ids} ... ({len(legal)} in all)"
+
+
 class _Chooser:
-    """Calls ``bot.choose`` and keeps a moving average of its duration: a bot that answers in
+    """Calls the bot and keeps a moving average of its duration: a bot that answers in
     well under a millisecond is called inline (a worker thread would cost more than the choice);
     a slower one runs in a worker thread so the stream keeps flowing."""
 
     FAST_S = 0.0005
 
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
+    def __init__(self) -> None:
         self.average = float("inf")
         self.calls = 0
 
@@ -151,11 +255,11 @@ class _Chooser:
         """Whether the recent choices were fast enough to make inline."""
         return self.calls >= 3 and self.average < self.FAST_S
 
-    def timed(self, view: dict[str, Any], legal: list[Any]) -> str:
-        """``bot.choose(view, legal)``, timed."""
+    def timed(self, choice: Callable[[], str]) -> str:
+        """``choice()`` (a call of the bot), timed."""
         start = time.perf_counter()
         try:
-            return self.bot.choose(view, legal)
+            return choice()
         finally:
             took = time.perf_counter() - start
             self.calls += 1
@@ -204,18 +308,30 @@ async def _keep(
     """One address: sessions with reconnects until ``stop``."""
     delay = 0.05
     while not stop.is_set():
+        link = _Link()
         try:
-            await _session(bot, server, token, stop, on_invite)
-            delay = 0.05
+            await _session(bot, server, token, stop, on_invite, link)
+            what = f"the server at {server} ended the session"
         except grpc.aio.AioRpcError as exc:
             if exc.code() in FATAL:
-                raise SessionEnded(f"{exc.code().name}: {exc.details()}") from None
-            log.info("session to %s lost (%s); reconnecting in %.2fs", server, exc.code().name, delay)
+                raise SessionEnded(f"{server}: {exc.code().name}: {exc.details()}") from None
+            why = f"{exc.code().name}: {exc.details()}"
+            if link.welcomed:
+                what = f"session to {server} lost ({why})"
+            elif exc.code() == grpc.StatusCode.UNAVAILABLE:
+                what = f"cannot reach {server} ({why})"
+            else:
+                what = f"session to {server} failed ({why})"
         if stop.is_set():
-            return
+            break
+        if link.welcomed:
+            delay = 0.05
+        wait = delay * (0.5 + random.random())
+        log.warning("%s: retrying in %.2f s", what, wait)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), delay * (0.5 + random.random()))
+            await asyncio.wait_for(stop.wait(), wait)
         delay = min(max_backoff, delay * 2)
+    log.info("stopped: no more sessions to %s", server)
 
 
 def run(bot: Bot, server: str, token: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..engine import GameError
 from .commands import register
 
 
@@ -15,7 +16,11 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)
     args = parser.parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except GameError as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

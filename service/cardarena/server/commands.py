@@ -8,6 +8,7 @@ import asyncio
 import collections
 import contextlib
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -15,21 +16,37 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from ..processes import parent_death_signal
+from ..processes import parent_death_signal, sigterm_as_keyboard_interrupt
 
 if TYPE_CHECKING:
     from ..store.bots import BotStore
+    from ..store.matches import MatchStore
 
 
-def _redis_url(args: argparse.Namespace) -> str:
+def _usage(message: str) -> NoReturn:
+    """An argument error: ``cardarena: error: <message>`` on stderr, exit status 2."""
+    print(f"cardarena: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+@contextlib.contextmanager
+def _redis(args: argparse.Namespace) -> Iterator[str]:
+    """``--redis-url``, else ``REDIS_URL``, else the user's shared embedded default (the one
+    ``up``, ``dashboard``, ``match`` and ``tournament run`` use), held while the block runs."""
+    from ..store.connection import default_redis
+
     url = getattr(args, "redis_url", None) or os.environ.get("REDIS_URL")
-    if not url:
-        raise SystemExit("cardarena: error: set REDIS_URL or pass --redis-url")
-    return str(url)
+    if url:
+        yield str(url)
+        return
+    with default_redis() as url:
+        print(f"cardarena: embedded Redis at {url}", file=sys.stderr, flush=True)
+        yield url
 
 
 def _service(args: argparse.Namespace) -> int:
@@ -41,9 +58,9 @@ def _service(args: argparse.Namespace) -> int:
     # 5 ms switch interval every reply a worker waits for can wait that long for the GIL.
     sys.setswitchinterval(0.0005)
 
-    async def main() -> None:
+    async def main(url: str) -> None:
         instance = Instance(
-            _redis_url(args),
+            url,
             port=args.port,
             host=args.host,
             name=args.instance_name,
@@ -65,7 +82,8 @@ def _service(args: argparse.Namespace) -> int:
         await stop.wait()
         await instance.stop(args.grace)
 
-    asyncio.run(main())
+    with _redis(args) as url:
+        asyncio.run(main(url))
     return 0
 
 
@@ -74,7 +92,8 @@ def _bot_register(args: argparse.Namespace) -> int:
     from ..store.connection import client_for
 
     try:
-        token = BotStore(client_for(_redis_url(args))).register(args.name)
+        with _redis(args) as url:
+            token = BotStore(client_for(url)).register(args.name)
     except BotError as exc:
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
@@ -87,10 +106,17 @@ def _bot_run(args: argparse.Namespace) -> int:
     from cardarena_sdk import load_bot
     from cardarena_sdk.client import SessionEnded, run_async
 
+    # Connects, failed connects with their back-off, session ends and the bot's errors (a
+    # raising choose, an illegal id) go to stderr.
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("cardarena_sdk").setLevel(logging.INFO)
     token = args.token or os.environ.get("CARDARENA_TOKEN")
     if not token:
-        raise SystemExit("cardarena: error: pass --token or set CARDARENA_TOKEN")
-    bot = load_bot(args.bot, args.seed)
+        _usage("pass --token or set CARDARENA_TOKEN")
+    try:
+        bot = load_bot(args.bot, args.seed)
+    except ValueError as exc:
+        _usage(str(exc))
     if args.name:
         bot.name = args.name
     if args.max_matches:
@@ -112,11 +138,20 @@ def _bot_run(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- cardarena match
-def spawn(argv: list[str], env: dict[str, str], *, log: Any = None) -> subprocess.Popen[bytes]:
-    """Start a child that dies with this process (Linux parent-death signal)."""
-    return subprocess.Popen(
-        argv, env=env, stdout=subprocess.PIPE, stderr=log or subprocess.DEVNULL, preexec_fn=parent_death_signal
-    )
+def spawn(argv: list[str], env: dict[str, str], *, log: Any = None, stdout: Any = None) -> subprocess.Popen[bytes]:
+    """Start a child that dies with this process (Linux parent-death signal).
+
+    Its stdout and stderr both go to ``log`` (a file or stream with a file descriptor;
+    ``None``: discarded), so a child that prints never blocks on a pipe nobody reads.  With
+    ``stdout=subprocess.PIPE`` the caller gets the child's stdout to read (and must read it);
+    stderr still goes to ``log``.
+    """
+    sink = log or subprocess.DEVNULL
+    if stdout is None:
+        out, err = sink, subprocess.STDOUT
+    else:
+        out, err = stdout, sink
+    return subprocess.Popen(argv, env=env, stdout=out, stderr=err, preexec_fn=parent_death_signal)
 
 
 def stop_process(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
@@ -149,7 +184,7 @@ def start_service(env: dict[str, str], *, extra: list[str] | None = None, log: A
         )
         threading.Thread(target=_drain, args=(proc.stderr, tail), daemon=True).start()
     else:
-        proc = spawn(argv, env, log=log)
+        proc = spawn(argv, env, log=log, stdout=subprocess.PIPE)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if not line:
@@ -182,87 +217,272 @@ def issue_token(bots: BotStore, name: str) -> str:
         return bots.rotate(name)
 
 
-def _match(args: argparse.Namespace) -> int:
-    from ..engine import MatchRng, get_game
-    from ..store.bots import BotStore
-    from ..store.connection import client_for
-    from ..store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
+class _ChildExited(Exception):
+    """A child process of ``cardarena match`` ended before the matches did."""
 
+
+def _json_options(text: str | None) -> dict[str, Any] | None:
+    """``--options`` as a JSON object (``None`` when not given); an argument error otherwise."""
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        _usage(f"--options is not JSON: {exc}")
+    if not isinstance(data, dict):
+        _usage(f"--options must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _at_least(low: int) -> Any:
+    """An argparse ``type``: an int of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    return parse
+
+
+def _replays_dir(text: str | None) -> Path | None:
+    """``--replays`` as a created directory; an argument error when it cannot be one."""
+    if not text:
+        return None
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        _usage(f"--replays {text}: exists and is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _usage(f"--replays {text}: {exc.strerror or exc}")
+    return out
+
+
+def _match(args: argparse.Namespace) -> int:
+    try:
+        return _match_checked(args)
+    except KeyboardInterrupt:  # before anything started
+        print("cardarena: interrupted", file=sys.stderr)
+        return 130
+
+
+def _match_checked(args: argparse.Namespace) -> int:
+    from cardarena_sdk import check_bot_spec
+
+    from ..engine import get_game
+    from ..store.connection import DEFAULT_DATA_DIR
+
+    # Everything is checked before a single process starts.
     game = get_game(args.game)
     players = args.players or game.min_players
-    game.options(players, json.loads(args.options) if args.options else None)
+    options = _json_options(args.options)
+    game.options(players, options)
     kinds = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(kinds) != players:
-        raise SystemExit(f"cardarena: error: --bots needs {players} entries, got {len(kinds)}")
-    seats = [f"{Path(k).stem}-{i + 1}" for i, k in enumerate(kinds)]
-    out = Path(args.replays) if args.replays else None
-    if out:
-        out.mkdir(parents=True, exist_ok=True)
-    run_id = uuid.uuid4().hex[:8]
-    procs: list[subprocess.Popen[bytes]] = []
-    with redis_for_run() as url:
-        env = {**os.environ, "REDIS_URL": url, "CARDARENA_PREFIX": os.environ.get("CARDARENA_PREFIX", "ca:")}
-        if os.environ.get("REDIS_URL"):
-            env["CARDARENA_PREFIX"] = f"{env['CARDARENA_PREFIX']}match-{run_id}:"
-        os.environ["CARDARENA_PREFIX"] = env["CARDARENA_PREFIX"]
-        client = client_for(url)
-        store, bots = MatchStore(client), BotStore(client)
+        _usage(f"--bots needs {players} entries, got {len(kinds)}")
+    for kind in dict.fromkeys(kinds):
         try:
-            service, port = start_service(env, log=sys.stderr if args.verbose else None)
-            procs.append(service)
-            for name, kind in zip(seats, kinds, strict=True):
-                token = issue_token(bots, name)
-                argv = [sys.executable, "-m", "cardarena.server", "bot", "run", kind, "--server", f"127.0.0.1:{port}"]
-                argv += ["--name", name, "--seed", f"{args.seed}/{name}", "--max-matches", str(args.concurrency)]
-                procs.append(spawn(argv, {**env, "CARDARENA_TOKEN": token}))
-            master = MatchRng(args.seed)
-            ids = []
-            tc = TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms)
-            for m in range(args.matches):
-                mid = f"match-{run_id}-{m + 1:05d}"
-                spec = MatchSpec(
-                    match_id=mid,
-                    game=game.id,
-                    players=players,
-                    seats=tuple(seats),
-                    seed=master.below(2**63),
-                    options=json.loads(args.options) if args.options else {},
-                    time_control=tc,
-                    fault_policy=FaultPolicy(),
-                )
-                store.enqueue(spec)
-                ids.append(mid)
-            wins = [0.0] * players
-            totals = [0.0] * players
-            pending = list(ids)
-            while pending:
-                for proc in procs:
-                    if proc.poll() is not None:
-                        raise SystemExit(f"cardarena: error: a child process exited ({proc.args!r})")
-                pending = [m for m in pending if store.status(m) != "done"]
-                time.sleep(0.1)
-            for number, mid in enumerate(ids):
-                result = store.result(mid) or {}
-                firsts = [s for s in range(players) if result["ranks"][s] == 1]
-                for s in firsts:
-                    wins[s] += 1 / len(firsts)
-                for s in range(players):
-                    totals[s] += result["scores"][s]
-                if out:
-                    replay = store.replay(mid)
-                    (out / f"{game.id}-{number + 1:05d}.json").write_text(json.dumps(replay, separators=(",", ":")))
-        finally:
-            for proc in reversed(procs):
-                stop_process(proc)
+            check_bot_spec(kind)
+        except ValueError as exc:
+            _usage(str(exc))
+    out = _replays_dir(args.replays)
+    run_id = uuid.uuid4().hex[:8]
+    logs = out / "logs" if out else DEFAULT_DATA_DIR / "logs" / f"match-{run_id}"
+    logs.mkdir(parents=True, exist_ok=True)
+    run = _MatchRun(args, game, players, kinds, run_id, options or {}, logs)
+    try:
+        with sigterm_as_keyboard_interrupt():
+            run.play()
+    except KeyboardInterrupt:
+        print(f"cardarena: interrupted; {run.unfinished()} (bot logs in {logs}/)", file=sys.stderr)
+        return 130
+    except _ChildExited as exc:
+        print(f"cardarena: error: {exc}; {run.unfinished()}", file=sys.stderr)
+        return 1
     print(f"{game.name}, {players} players, {args.matches} matches (seed {args.seed}) over gRPC")
     for s in range(players):
-        share = 100 * wins[s] / max(1, args.matches)
-        print(
-            f"  {seats[s]:>16}: wins {wins[s]:5.1f} ({share:4.1f}%)  mean score {totals[s] / max(1, args.matches):.2f}"
-        )
+        print(f"  {run.seats[s]:>16}: {run.tally.line(s)}")
+    troubles = [(s, line) for s in range(players) if (line := run.trouble(s))]
+    if troubles:
+        print("faults and errors:")
+        for s, line in troubles:
+            print(f"  {run.seats[s]:>16}: {line}")
+    print(f"bot logs in {logs}/")
     if out:
         print(f"replays written to {out}/")
     return 0
+
+
+class _MatchRun:
+    """One ``cardarena match`` run: the service and one process per bot, the matches, the
+    per-seat tallies; on any failure or interrupt its unfinished matches are withdrawn."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        game: Any,
+        players: int,
+        kinds: list[str],
+        run_id: str,
+        options: dict[str, Any],
+        logs: Path,
+    ) -> None:
+        from ..summary import Tally
+
+        self.args, self.game, self.players, self.kinds = args, game, players, kinds
+        self.run_id, self.options, self.logs = run_id, options, logs
+        self.seats = [f"{Path(k).stem}-{i + 1}" for i, k in enumerate(kinds)]
+        self.ids: list[str] = []
+        self.done = 0
+        self.withdrawn = 0
+        self.tally = Tally(players)
+        self.faults: list[Counter[str]] = [Counter() for _ in range(players)]
+        self.forfeits = [0] * players
+
+    def log_path(self, seat: int) -> Path:
+        """Where the bot in ``seat`` writes its stdout and stderr."""
+        return self.logs / f"{self.seats[seat]}.log"
+
+    def play(self) -> None:
+        """Start everything, play the matches, record the results; stop everything."""
+        from ..store.bots import BotStore
+        from ..store.connection import client_for
+        from ..store.matches import MatchStore
+
+        args = self.args
+        procs: list[subprocess.Popen[bytes]] = []
+        files: list[IO[bytes]] = []
+        finished = False
+        with redis_for_run() as url:
+            env = {**os.environ, "REDIS_URL": url, "CARDARENA_PREFIX": os.environ.get("CARDARENA_PREFIX", "ca:")}
+            if os.environ.get("REDIS_URL"):
+                env["CARDARENA_PREFIX"] = f"{env['CARDARENA_PREFIX']}match-{self.run_id}:"
+            os.environ["CARDARENA_PREFIX"] = env["CARDARENA_PREFIX"]
+            client = client_for(url)
+            store, bots = MatchStore(client), BotStore(client)
+            try:
+                # grace 0: whatever is still live when the service stops is voided at once
+                # (and, withdrawn first, never queued again)
+                service, port = start_service(env, extra=["--grace", "0"], log=sys.stderr if args.verbose else None)
+                procs.append(service)
+                for seat, (name, kind) in enumerate(zip(self.seats, self.kinds, strict=True)):
+                    token = issue_token(bots, name)
+                    argv = [sys.executable, "-m", "cardarena.server", "bot", "run", kind]
+                    argv += ["--server", f"127.0.0.1:{port}", "--name", name, "--seed", f"{args.seed}/{name}"]
+                    argv += ["--max-matches", str(args.concurrency)]
+                    files.append(self.log_path(seat).open("wb"))
+                    procs.append(spawn(argv, {**env, "CARDARENA_TOKEN": token}, log=files[-1]))
+                self._enqueue(store)
+                self._wait(store, procs)
+                self._record(store)
+                finished = True
+            finally:
+                if not finished:
+                    self._withdraw(store)
+                for proc in reversed(procs):
+                    stop_process(proc)
+                if not finished:
+                    self._withdraw(store)  # voided while stopping
+                for f in files:
+                    f.close()
+                client.close()
+
+    def _enqueue(self, store: MatchStore) -> None:
+        from ..engine import MatchRng
+        from ..store.matches import FaultPolicy, MatchSpec, TimeControl
+
+        master = MatchRng(self.args.seed)
+        tc = TimeControl(move_ms=self.args.move_ms, bank_ms=self.args.bank_ms)
+        for m in range(self.args.matches):
+            mid = f"match-{self.run_id}-{m + 1:05d}"
+            spec = MatchSpec(
+                match_id=mid,
+                game=self.game.id,
+                players=self.players,
+                seats=tuple(self.seats),
+                seed=master.below(2**63),
+                options=self.options,
+                time_control=tc,
+                fault_policy=FaultPolicy(),
+            )
+            store.enqueue(spec)
+            self.ids.append(mid)
+
+    def _wait(self, store: MatchStore, procs: list[subprocess.Popen[bytes]]) -> None:
+        pending = list(self.ids)
+        while pending:
+            for i, proc in enumerate(procs):
+                if proc.poll() is not None:
+                    if i == 0:
+                        raise _ChildExited(f"the service exited with status {proc.returncode}")
+                    seat = i - 1
+                    raise _ChildExited(
+                        f"bot {self.seats[seat]} exited with status {proc.returncode}; see {self.log_path(seat)}"
+                    )
+            pending = [m for m in pending if store.status(m) != "done"]
+            self.done = len(self.ids) - len(pending)
+            time.sleep(0.1)
+
+    def _record(self, store: MatchStore) -> None:
+        out = Path(self.args.replays) if self.args.replays else None
+        for number, mid in enumerate(self.ids):
+            result = store.result(mid) or {}
+            self.tally.add(result["scores"], result["ranks"], result.get("won"))
+            for seat in result.get("forfeited", []):
+                self.forfeits[seat] += 1
+            replay = store.replay(mid) or {}
+            for fault in replay.get("faults", []):
+                self.faults[int(fault["seat"])][str(fault["fault"])] += 1
+            if out:
+                (out / f"{self.game.id}-{number + 1:05d}.json").write_text(json.dumps(replay, separators=(",", ":")))
+
+    def _withdraw(self, store: MatchStore) -> None:
+        """Take the run's unfinished matches out of play for good (a later run sharing the
+        Redis must not claim them and wait for bots that are gone)."""
+        if not self.ids:
+            return
+        try:
+            store.withdraw(self.ids, f"cardarena match {self.run_id} stopped")
+            self.withdrawn = sum(1 for info in store.infos(self.ids) if info.get("status") == "withdrawn")
+        except Exception as exc:  # Redis gone: nothing more can be done about it
+            print(f"cardarena: warning: could not withdraw the unfinished matches: {exc}", file=sys.stderr)
+
+    def unfinished(self) -> str:
+        """What became of the matches of an aborted run."""
+        return f"{self.done} of {len(self.ids) or self.args.matches} matches done, {self.withdrawn} withdrawn"
+
+    def trouble(self, seat: int) -> str:
+        """``3 timeouts, forfeited 1 of 1 matches; 3 errors in <log>`` ("" when all went well)."""
+        names = {"timeout": "timeout", "illegal": "illegal-action fault", "disconnect": "disconnect"}
+        names |= {"no-show": "no-show", "resign": "resignation"}
+        parts = [_plural(n, names.get(kind, kind)) for kind, n in sorted(self.faults[seat].items())]
+        if self.forfeits[seat]:
+            parts.append(f"forfeited {self.forfeits[seat]} of {len(self.ids)} matches")
+        errors = _error_lines(self.log_path(seat))
+        text = ", ".join(parts)
+        if errors:
+            text += f"{'; ' if text else ''}{_plural(errors, 'error')} logged"
+        if not text:
+            return ""
+        return f"{text}; see {self.log_path(seat)}"
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _error_lines(path: Path) -> int:
+    """Error records in a bot's log (``bot run`` logs ``<time> ERROR <logger>: ...``)."""
+    try:
+        with path.open("rb") as f:
+            return sum(1 for line in f if b" ERROR " in line)
+    except OSError:
+        return 0
 
 
 def _bench_service(args: argparse.Namespace) -> int:
@@ -311,13 +531,13 @@ def register(sub: Any) -> None:
     match.add_argument("game")
     match.add_argument("--players", type=int, default=0)
     match.add_argument("--bots", required=True, help="one per seat: random, heuristic or a .py file")
-    match.add_argument("--matches", type=int, default=1)
+    match.add_argument("--matches", type=_at_least(1), default=1)
     match.add_argument("--seed", default="0")
     match.add_argument("--options", help="match options as JSON")
-    match.add_argument("--replays", metavar="DIR")
-    match.add_argument("--move-ms", type=int, default=2000)
-    match.add_argument("--bank-ms", type=int, default=30000)
-    match.add_argument("--concurrency", type=int, default=8, help="matches each bot plays at once")
+    match.add_argument("--replays", metavar="DIR", help="write the replays here, the bots' logs in DIR/logs/")
+    match.add_argument("--move-ms", type=_at_least(1), default=2000)
+    match.add_argument("--bank-ms", type=_at_least(0), default=30000)
+    match.add_argument("--concurrency", type=_at_least(1), default=8, help="matches each bot plays at once")
     match.add_argument("--verbose", action="store_true", help="show the service's log")
     match.set_defaults(func=_match)
 

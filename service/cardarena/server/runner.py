@@ -9,7 +9,7 @@ Clocks (measured here): a move may take ``move_ms``; time beyond it comes out of
 
 * illegal answer: ``ActionRejected`` with the engine's reason; the bot may answer again while
   its clock runs; ``max_rejections`` illegal answers to one request count as a fault
-  (``illegal``);
+  (``illegal``), and the last rejection says so with no time left (both ``*_ms_left`` 0);
 * clock runs out: fault ``timeout`` (``disconnect`` if the seat had no session at that time);
 * a fault plays the default action (``first`` or ``random`` legal action) and is a strike;
   ``max_strikes`` strikes (0: never) forfeit the seat; ``Resign`` forfeits at once; a seat
@@ -259,6 +259,10 @@ class MatchRunner:
                 self._stat(seat, "illegal_actions")
                 reason = state.check(seat, answer) or "not a legal action now"
                 now = time.monotonic()
+                last = bool(policy.max_rejections and rejections >= policy.max_rejections)
+                # The last rejection leaves no time: no answer is taken after it.
+                move_left = 0 if last else max(0, int((pending.move_deadline - now) * 1000))
+                bank_left = 0 if last else max(0, int((pending.deadline - max(now, pending.move_deadline)) * 1000))
                 self.live.send(
                     seat,
                     pb.ServerMessage(
@@ -267,12 +271,12 @@ class MatchRunner:
                             seq=pending.seq,
                             reason=reason,
                             code=pb.REJECT_ILLEGAL_ACTION,
-                            move_ms_left=max(0, int((pending.move_deadline - now) * 1000)),
-                            bank_ms_left=max(0, int((pending.deadline - max(now, pending.move_deadline)) * 1000)),
+                            move_ms_left=move_left,
+                            bank_ms_left=bank_left,
                         )
                     ),
                 )
-                if policy.max_rejections and rejections >= policy.max_rejections:
+                if last:
                     fault = "illegal"
                     break
         finally:

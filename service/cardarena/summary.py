@@ -1,0 +1,47 @@
+"""Per-seat tallies for the summaries of ``cardarena simulate`` and ``cardarena match``.
+
+With several players a seat's wins are its first places (shared on a tie); a solitaire has
+no opponent to beat, so its wins are the engine's own ``won`` (the game's standard, e.g. all
+the loot out), never its first places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class Tally:
+    """Wins and scores per seat over matches."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.matches = 0
+        self.firsts = [0.0] * players
+        self.totals = [0.0] * players
+        self.won = [0] * players
+        self.won_known = 0
+        """Matches whose result carried ``won``."""
+
+    def add(self, scores: Sequence[float], ranks: Sequence[int], won: Sequence[bool] | None = None) -> None:
+        """Count one match's result."""
+        self.matches += 1
+        firsts = [s for s in range(self.players) if ranks[s] == 1]
+        for s in firsts:
+            self.firsts[s] += 1 / len(firsts)
+        for s in range(self.players):
+            self.totals[s] += scores[s]
+        if won is not None:
+            self.won_known += 1
+            for s in range(self.players):
+                self.won[s] += bool(won[s])
+
+    def line(self, seat: int) -> str:
+        """``wins 2.0 (40.0%)  mean score 1.20`` (a solitaire: ``won 1 of 5 (20.0%)  ...``)."""
+        mean = f"mean score {self.totals[seat] / max(1, self.matches):.2f}"
+        if self.players == 1:
+            if not self.won_known:
+                return mean
+            rate = 100 * self.won[seat] / self.won_known
+            return f"won {self.won[seat]} of {self.won_known} ({rate:.1f}%)  {mean}"
+        share = 100 * self.firsts[seat] / max(1, self.matches)
+        return f"wins {self.firsts[seat]:5.1f} ({share:4.1f}%)  {mean}"

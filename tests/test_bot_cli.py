@@ -1,0 +1,113 @@
+"""``cardarena bot register|run`` and ``cardarena service`` as a bot author uses them: what
+``bot run`` says while it connects, and the README flow on a fresh machine (no REDIS_URL: the
+service and the registration share the user's embedded default)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+from cardarena.server.commands import stop_process
+from cardarena.store.bots import BotStore
+from cardarena.store.connection import client_for, free_port
+
+from .server_harness import ScriptedBot, ServiceProcess
+
+CLI = [sys.executable, "-m", "cardarena.cli"]
+
+
+def _fresh_env(tmp_path: Path) -> dict[str, str]:
+    """A user with no REDIS_URL and an empty data directory."""
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CARDARENA_PREFIX")}
+    home = tmp_path / "home"
+    return {**env, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")}
+
+
+def _read_until(stream: IO[str], needle: str, timeout: float = 30.0) -> str:
+    """Lines of ``stream`` up to the first containing ``needle``."""
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while needle not in seen:
+        assert time.monotonic() < deadline, seen
+        line = stream.readline()
+        assert line, f"stream ended before {needle!r}: {seen}"
+        seen += line
+    return seen
+
+
+def _bot_run(argv: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*CLI, "bot", "run", *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+
+
+def _interrupt(proc: subprocess.Popen[str]) -> str:
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    return err
+
+
+def test_bot_run_says_when_it_cannot_connect_and_when_it_retries(tmp_path: Path) -> None:
+    server = f"127.0.0.1:{free_port()}"  # nobody listens
+    proc = _bot_run(["random", "--server", server, "--token", "t"], _fresh_env(tmp_path))
+    try:
+        seen = _read_until(proc.stderr, "retrying in")  # type: ignore[arg-type]
+        seen += _read_until(proc.stderr, "retrying in")  # type: ignore[arg-type]
+    finally:
+        seen += _interrupt(proc)
+    assert seen.count(f"WARNING cardarena_sdk: cannot reach {server} (UNAVAILABLE: ") >= 2
+    assert f"stopped: no more sessions to {server}" in seen
+
+
+def test_bot_run_says_where_it_connected(redis_url: str, key_prefix: str) -> None:
+    service = ServiceProcess(redis_url)
+    try:
+        token = BotStore(client_for(redis_url)).register("talker")
+        proc = _bot_run(["random", "--server", service.address, "--token", token], dict(service.env))
+        try:
+            seen = _read_until(proc.stderr, "connected to")  # type: ignore[arg-type]
+        finally:
+            seen += _interrupt(proc)
+        assert f"INFO cardarena_sdk: connected to {service.address} as talker (instance " in seen
+    finally:
+        service.stop()
+
+
+def test_the_readme_flow_works_without_redis_url(tmp_path: Path) -> None:
+    """``cardarena service`` in one shell, ``cardarena bot register`` in another: both find the
+    same embedded default, so the printed token works on the service."""
+    env = _fresh_env(tmp_path)
+    port = free_port()
+    service = subprocess.Popen(
+        [*CLI, "service", "--port", str(port), "--grace", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert service.stdout is not None
+        line = service.stdout.readline()
+        assert json.loads(line) == {"event": "listening", "port": port}
+        done = subprocess.run(
+            [*CLI, "bot", "register", "low-card"], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        assert "cardarena: embedded Redis at redis://127.0.0.1:" in done.stderr
+        bot = ScriptedBot(f"127.0.0.1:{port}", done.stdout.strip(), "low-card")
+        try:
+            assert bot.expect("welcome").bot == "low-card"
+        finally:
+            bot.close()
+    finally:
+        stop_process(service)  # type: ignore[arg-type]
+    assert service.returncode == 0
+    data = tmp_path / "home" / ".local" / "share" / "cardarena" / "redis"
+    assert (data / "users").is_dir() and not list((data / "users").iterdir())  # both detached

@@ -1,10 +1,23 @@
-"""Shared test helpers."""
+"""Shared test helpers.
+
+The whole session (and every process it starts) gets a private ``XDG_DATA_HOME``: the
+commands' embedded default Redis, their log directories and beat's state go there, never
+into the user's own data directory.  Set before any ``cardarena`` module computes its paths.
+"""
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
-from cardarena.engine import Game, games
+_data_home = tempfile.mkdtemp(prefix="cardarena-tests-xdg-")
+os.environ["XDG_DATA_HOME"] = _data_home
+atexit.register(shutil.rmtree, _data_home, ignore_errors=True)
+
+from cardarena.engine import Game, games  # noqa: E402
 
 
 def game_seatings() -> Iterator[tuple[str, int]]:

@@ -213,8 +213,8 @@ BAD_DEMOS = [
     (["--players", "9"], "Glaves is played by 2 to 4 players, not 9"),
     (["--players", "4", "--bots", "random,heuristic,random"], "4-player tables need at least 4 entrants, got 3"),
     (["--deal-sets", "0"], "deal sets must be at least 1, not 0"),
-    (["--bots", "heuristic,clever,random"], "--bots: unknown bot 'clever'; built-in bots: random, heuristic"),
-    (["--bots", "random,random,nothere.py"], "--bots: no such bot file 'nothere.py'"),
+    (["--bots", "heuristic,clever,random"], "--bots: clever: neither a built-in bot (random, heuristic) nor a .py"),
+    (["--bots", "random,random,nothere.py"], "--bots: nothere.py: no such file"),
     (["--bots", " , "], "--bots names no bot"),
     (["--timeout", "0"], "--timeout must be positive"),
 ]

@@ -346,3 +346,36 @@ def test_run_with_bad_options_fails_before_starting_anything(
     client = client_for(redis_url)
     assert _run_tournaments(client, key_prefix) == []
     client.close()
+
+
+def test_run_checks_its_bots_before_starting_anything(redis_url: str, key_prefix: str, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("from cardarena_sdk import Bot\nclass B(Bot)\n    pass\n")
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    for spec, message in ((str(broken), "SyntaxError"), ("randm", "neither a built-in bot"), ("no.py", "no such file")):
+        args = ["--game", "glaves", "--players", "2", "--bots", f"random,{spec}"]
+        done = _cli("tournament", "run", *args, env=env, timeout=60)
+        assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+    client = client_for(redis_url)
+    assert _run_tournaments(client, key_prefix) == []
+    client.close()
+
+
+def test_a_bot_that_dies_mid_run_is_named_with_the_end_of_its_log(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    crash = tmp_path / "crash.py"
+    crash.write_text(
+        "import os, sys\nfrom cardarena_sdk import Bot\n\n\nclass Crash(Bot):\n"
+        "    def choose(self, view, legal):\n"
+        "        print('crash bot: giving up', file=sys.stderr, flush=True)\n        os._exit(3)\n"
+    )
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    done = _cli("tournament", "run", "--game", "glaves", "--players", "2", "--bots", f"random,{crash}", env=env)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "a child process exited with 3" in done.stderr and "crash-1" in done.stderr
+    assert "crash bot: giving up" in done.stderr and "cancelled" in done.stderr
+    client = client_for(redis_url)
+    (hkey,) = _run_tournaments(client, key_prefix)
+    assert client.hget(hkey, "status") == b"cancelled"
+    client.close()

@@ -203,7 +203,7 @@ def check_ports(grpc_port: int, http_port: int) -> None:
             raise PlatformError(problem)
 
 
-def _log_dir(data_dir: Path | None, command: str) -> Path:
+def new_log_dir(data_dir: Path | None, command: str) -> Path:
     """A fresh log directory for this run; older runs beyond :data:`KEEP_LOG_RUNS` are removed."""
     from cardarena.store.connection import DEFAULT_DATA_DIR
 
@@ -243,7 +243,7 @@ def running_platform(
 
     check_ports(grpc_port, http_port)
     embedded = configured_url() is None
-    log_dir = None if verbose else _log_dir(data_dir, command)
+    log_dir = None if verbose else new_log_dir(data_dir, command)
     with _redis(data_dir) as url, tempfile.TemporaryDirectory(prefix="cardarena-up-") as tmp:
         env = {**os.environ, "REDIS_URL": url}
         os.environ["REDIS_URL"] = url
@@ -345,18 +345,16 @@ def _up(args: argparse.Namespace) -> int:
 
 
 def check_bot_specs(bots: list[tuple[str, str]]) -> None:
-    """Raise ``TournamentError`` unless every bot kind is built in (SDK) or an existing ``.py`` file."""
+    """Raise ``TournamentError`` unless every bot kind loads: a built-in bot of the SDK, or a
+    ``.py`` file that imports and defines one bot class (``cardarena_sdk.check_bot_spec``)."""
     from cardarena.store.tournaments import TournamentError
-    from cardarena_sdk.bot import BUILTIN
+    from cardarena_sdk import check_bot_spec
 
     for kind, _ in bots:
-        if kind in BUILTIN:
-            continue
-        if kind.endswith(".py"):
-            if not Path(kind).is_file():
-                raise TournamentError(f"--bots: no such bot file {kind!r}")
-            continue
-        raise TournamentError(f"--bots: unknown bot {kind!r}; built-in bots: {', '.join(BUILTIN)}, or a .py file")
+        try:
+            check_bot_spec(kind)
+        except ValueError as exc:
+            raise TournamentError(f"--bots: {exc}") from None
 
 
 def _check_demo(args: argparse.Namespace) -> list[tuple[str, str]]:

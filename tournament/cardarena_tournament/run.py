@@ -19,7 +19,7 @@ import time
 import uuid
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from cardarena.engine import GameError
 from cardarena.store.tournaments import TournamentError
@@ -100,9 +100,11 @@ def _run_checked(args: argparse.Namespace) -> int:
     from . import lifecycle
     from .celery_app import make_app
     from .commands import match_rules, render_standings
+    from .platform import check_bot_specs, new_log_dir
 
     rules = match_rules(args)
     bots = bot_names(args.bots)
+    check_bot_specs(bots)
     names = [n for _, n in bots]
     # validate everything before starting a single process
     lifecycle.new_tournament(
@@ -110,7 +112,16 @@ def _run_checked(args: argparse.Namespace) -> int:
     )
     run_id = uuid.uuid4().hex[:8]
     procs: list[Any] = []
-    log = sys.stderr if args.verbose else None
+    logs = None if args.verbose else new_log_dir(None, "tournament-run")
+    files: dict[str, IO[bytes]] = {}
+
+    def log(part: str) -> Any:
+        """Where ``part`` logs: stderr with ``--verbose``, else its file in the run's log directory."""
+        if logs is None:
+            return sys.stderr
+        files[part] = (logs / f"{part}.log").open("wb")
+        return files[part]
+
     with redis_for_run() as url, tempfile.TemporaryDirectory(prefix="cardarena-run-") as tmp:
         prefix = os.environ.get("CARDARENA_PREFIX", "ca:")
         if os.environ.get("REDIS_URL"):
@@ -123,20 +134,21 @@ def _run_checked(args: argparse.Namespace) -> int:
         try:
             # No grace: when the run ends every match is done; when it is aborted the
             # tournament is cancelled first, so a match the service voids is withdrawn.
-            service, port = start_service(env, extra=["--grace", "0"], log=log)
+            service, port = start_service(env, extra=["--grace", "0"], log=log("service"))
             procs.append(service)
             registry = BotStore(client)
             for kind, name in bots:
                 token = issue_token(registry, name)
                 argv = [sys.executable, "-m", "cardarena.server", "bot", "run", kind, "--server", f"127.0.0.1:{port}"]
                 argv += ["--name", name, "--seed", f"{run_id}/{name}", "--max-matches", "8"]
-                procs.append(spawn(argv, {**env, "CARDARENA_TOKEN": token}, log=log))
+                procs.append(spawn(argv, {**env, "CARDARENA_TOKEN": token}, log=log(name)))
             cli = [sys.executable, "-m", "cardarena.cli"]
             level = "INFO" if args.verbose else "WARNING"
+            worker = [*cli, "worker", "--pool", "threads", "--concurrency", "2", "--loglevel", level]
+            procs.append(spawn(worker, env, log=log("worker")))
             procs.append(
-                spawn([*cli, "worker", "--pool", "threads", "--concurrency", "2", "--loglevel", level], env, log=log)
+                spawn([*cli, "beat", "--state", str(Path(tmp) / "beat"), "--loglevel", level], env, log=log("beat"))
             )
-            procs.append(spawn([*cli, "beat", "--state", str(Path(tmp) / "beat"), "--loglevel", level], env, log=log))
             t = lifecycle.new_tournament(
                 game=args.game,
                 players=args.players,
@@ -149,7 +161,7 @@ def _run_checked(args: argparse.Namespace) -> int:
             ts.create(t)
             tid = t.id
             make_app(url).send_task(START_TASK, args=[t.id])
-            _watch(ts, t.id, t.total_matches, procs, args.timeout)
+            _watch(ts, t.id, t.total_matches, procs, args.timeout, logs)
             snap = lifecycle.refresh_standings(ts, t.id)
             matches = ts.matches(t.id)
         except BaseException as exc:
@@ -168,6 +180,8 @@ def _run_checked(args: argparse.Namespace) -> int:
         finally:
             for proc in reversed(procs):
                 stop_process(proc)
+            for f in files.values():
+                f.close()
             client.close()
     if args.json:
         print(
@@ -200,7 +214,7 @@ def _run_checked(args: argparse.Namespace) -> int:
     return 0
 
 
-def _watch(ts: Any, tid: str, total: int, procs: list[Any], timeout: float) -> None:
+def _watch(ts: Any, tid: str, total: int, procs: list[Any], timeout: float, logs: Path | None = None) -> None:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -221,7 +235,22 @@ def _watch(ts: Any, tid: str, total: int, procs: list[Any], timeout: float) -> N
                 return
             for proc in procs:
                 if proc.poll() is not None:
-                    raise TournamentError(f"a child process exited with {proc.returncode}: {' '.join(proc.args)}")
+                    raise TournamentError(_exited(proc, logs))
             if time.monotonic() > deadline:
                 raise TournamentError(f"tournament {tid} did not finish in {timeout:.0f} s ({t.counted}/{total})")
             time.sleep(0.2)
+
+
+def _exited(proc: Any, logs: Path | None) -> str:
+    """What to say about a child process that exited: which one, and the end of its log."""
+    from .platform import tail
+
+    argv = [str(a) for a in proc.args]
+    said = f"a child process exited with {proc.returncode}: {' '.join(argv)}"
+    if logs is None:
+        return said + " (its log is above)"
+    part = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--name"), "")
+    part = part or next((p for p in ("service", "worker", "beat") if p in argv), "")
+    path = logs / f"{part}.log"
+    end = tail(path) if part else ""
+    return f"{said}; the end of its log ({path}):\n{end}" if end else f"{said} (logs: {logs})"

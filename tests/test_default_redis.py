@@ -288,3 +288,19 @@ def test_tournament_commands_use_the_embedded_default_without_redis_url(home: Pa
     assert done.returncode == 0 and f"cancelled {tid}" in done.stdout
     assert "[cancelled]" in _cli(env, "tournament", "status", tid).stdout
     _assert_nothing_left(data_dir)
+
+
+def test_a_local_run_does_not_take_over_a_registered_bots_name(home: Path) -> None:
+    env = _env_without_redis(home)
+    data_dir = home / ".local" / "share" / "cardarena" / "redis"
+    with default_redis(data_dir) as url:
+        client = client_for(url)
+        token = BotStore(client).register("random-1")  # a real bot, by `cardarena bot register`
+        client.close()
+    done = _cli(env, "match", "german_whist", "--players", "2", "--bots", "random,random", "--matches", "1")
+    assert done.returncode == 2 and "'random-1' is registered (not by a local run)" in done.stderr, done.stderr
+    with default_redis(data_dir) as url:
+        client = client_for(url)
+        assert BotStore(client).authenticate(token) == "random-1"  # its token still works
+        client.close()
+    _assert_nothing_left(data_dir)

@@ -54,3 +54,18 @@ def test_html_is_a_valid_name_and_stats_count(bots: BotStore) -> None:
     assert record is not None
     assert record.stats["timeouts"] == 1 and record.stats["matches"] == 2 and record.stats["forfeits"] == 0
     assert [b.name for b in bots.list()] == ["<b>bold</b> & co"]
+
+
+def test_bots_of_local_runs_are_not_entrants_and_keep_out_of_registered_names(bots: BotStore) -> None:
+    from cardarena.server.commands import issue_token
+
+    bots.register("alice")
+    first = issue_token(bots, "random-1")  # a local run (match, tournament run, demo)
+    assert bots.is_local("random-1") and not bots.is_local("alice")
+    assert bots.names() == ["alice", "random-1"] and bots.entrants() == ["alice"]
+    again = issue_token(bots, "random-1")  # the next run re-keys its own bot
+    assert bots.authenticate(again) == "random-1" and bots.authenticate(first) is None
+    alice_token = bots.rotate("alice")
+    with pytest.raises(BotExists, match="not by a local run"):
+        issue_token(bots, "alice")
+    assert bots.authenticate(alice_token) == "alice"  # untouched

@@ -379,3 +379,18 @@ def test_a_bot_that_dies_mid_run_is_named_with_the_end_of_its_log(
     (hkey,) = _run_tournaments(client, key_prefix)
     assert client.hget(hkey, "status") == b"cancelled"
     client.close()
+
+
+def test_all_takes_the_registered_bots_not_those_of_local_runs(redis_url: str, key_prefix: str) -> None:
+    from cardarena.server.commands import issue_token
+
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    bots = BotStore(client)
+    for name in ("alice", "bob"):
+        bots.register(name)
+    issue_token(bots, "random-1")
+    done = _cli("tournament", "create", "--game", "glaves", "--players", "2", "--all", env=env)
+    assert done.returncode == 0, done.stderr
+    assert TournamentStore(client).require(done.stdout.strip()).entrants == ("alice", "bob")
+    client.close()

@@ -119,7 +119,7 @@ def _create(args: argparse.Namespace) -> int:
             if entrants == "all":
                 from cardarena.store.bots import BotStore
 
-                template["entrants"] = BotStore(ts.r).names()
+                template["entrants"] = BotStore(ts.r).entrants()
             t = lifecycle.new_tournament(**template)
             ts.create(t)
             from .celery_app import make_app

@@ -377,6 +377,7 @@ def _check_demo(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def _demo(args: argparse.Namespace) -> int:
     from cardarena.engine import GameError
+    from cardarena.store.bots import BotError
     from cardarena.store.tournaments import TournamentError
 
     from .formats import FormatError
@@ -390,6 +391,9 @@ def _demo(args: argparse.Namespace) -> int:
         return _run_demo(args, bots)
     except PlatformError as exc:
         return _report(exc)
+    except BotError as exc:  # a demo bot's name is taken by a registered bot
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _run_demo(args: argparse.Namespace, bots: list[tuple[str, str]]) -> int:

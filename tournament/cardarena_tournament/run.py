@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from cardarena.engine import GameError
+from cardarena.store.bots import BotError
 from cardarena.store.tournaments import TournamentError
 
 from .formats import FormatError
@@ -83,7 +84,7 @@ class Interrupted(Exception):
 def _run(args: argparse.Namespace) -> int:
     try:
         return _run_checked(args)
-    except (TournamentError, FormatError, GameError) as exc:
+    except (TournamentError, FormatError, GameError, BotError) as exc:
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
     except Interrupted as exc:

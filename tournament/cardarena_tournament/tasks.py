@@ -44,7 +44,7 @@ def _all_bots() -> list[str]:
     from cardarena.store.bots import BotStore
 
     ts, _ = stores()
-    return BotStore(ts.r).names()
+    return BotStore(ts.r).entrants()
 
 
 @_task("start_tournament")

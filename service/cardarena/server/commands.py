@@ -204,16 +204,23 @@ def redis_for_run() -> Iterator[str]:
 
 
 def issue_token(bots: BotStore, name: str) -> str:
-    """A token for bot ``name`` in ``bots`` (a ``BotStore``): registered if new, else rotated.
+    """A token for the local run's bot ``name`` in ``bots`` (a ``BotStore``): registered (as
+    a local bot) if new, else rotated if a local run registered it.
 
     Re-running a command with the same bot names on a persistent store must work; the old
-    token of an existing bot stops working.
+    token of an existing local bot stops working.  A bot registered otherwise (``cardarena bot
+    register``, the admin API) keeps its token: :class:`~cardarena.store.bots.BotExists`.
     """
     from ..store.bots import BotExists
 
     try:
-        return bots.register(name)
+        return bots.register(name, local=True)
     except BotExists:
+        if not bots.is_local(name):
+            raise BotExists(
+                f"a bot named {name!r} is registered (not by a local run); a local run does not take "
+                "over its token: rename your bot file, or use REDIS_URL or another XDG_DATA_HOME"
+            ) from None
         return bots.rotate(name)
 
 
@@ -275,6 +282,7 @@ def _match_checked(args: argparse.Namespace) -> int:
     from cardarena_sdk import check_bot_spec
 
     from ..engine import get_game
+    from ..store.bots import BotError
     from ..store.connection import DEFAULT_DATA_DIR
 
     # Everything is checked before a single process starts.
@@ -304,6 +312,9 @@ def _match_checked(args: argparse.Namespace) -> int:
     except _ChildExited as exc:
         print(f"cardarena: error: {exc}; {run.unfinished()}", file=sys.stderr)
         return 1
+    except BotError as exc:  # a name taken by a registered bot
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
     print(f"{game.name}, {players} players, {args.matches} matches (seed {args.seed}) over gRPC")
     for s in range(players):
         print(f"  {run.seats[s]:>16}: {run.tally.line(s)}")

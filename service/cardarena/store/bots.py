@@ -97,8 +97,14 @@ class BotStore:
         salt = secrets.token_bytes(16)
         return f"{token_id}.{secret}", {"token_id": token_id, "salt": salt, "hash": _digest(salt, secret)}
 
-    def register(self, name: str) -> str:
-        """Register ``name``; returns its token (shown once).  Raises :class:`BotError`."""
+    LOCAL = property(lambda self: key("bots", "local"))
+
+    def register(self, name: str, *, local: bool = False) -> str:
+        """Register ``name``; returns its token (shown once).  Raises :class:`BotError`.
+
+        ``local``: a bot of a local run (``cardarena match``, ``tournament run``, ``demo``),
+        which names its bots after their kind (``random-1``); such bots are not entrants of
+        ``--all`` tournaments (see :meth:`entrants`)."""
         check_name(name)
         token, cred = self._issue(name)
         h = self._bot(name)
@@ -108,8 +114,19 @@ class BotStore:
         pipe.hset(h, mapping={"created_at": time.time(), "token_id": cred["token_id"]})
         pipe.hset(self._token(cred["token_id"]), mapping={"bot": name, "salt": cred["salt"], "hash": cred["hash"]})
         pipe.zadd(self.ALL, {name: 0})
+        if local:
+            pipe.sadd(self.LOCAL, name)
         pipe.execute()
         return token
+
+    def is_local(self, name: str) -> bool:
+        """Whether ``name`` was registered by a local run (``register(local=True)``)."""
+        return bool(self.r.sismember(self.LOCAL, name))
+
+    def entrants(self) -> list[str]:
+        """The bots an ``--all`` tournament takes: every registered bot but those of local runs."""
+        local = {n.decode() for n in self.r.smembers(self.LOCAL)}
+        return [n for n in self.names() if n not in local]
 
     def rotate(self, name: str) -> str:
         """Issue a new token for ``name`` (the old one stops working); returns it once."""

@@ -162,6 +162,21 @@ def test_argument_errors_exit_2_without_a_traceback(tmp_path: Path, extra: list[
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
+def test_options_a_game_refuses_only_when_it_builds_a_match_are_refused_first(tmp_path: Path) -> None:
+    """Schnapsen checks its target's range when it builds a state: `match` builds one before
+    anything starts (before, the service claimed and voided the match for ever)."""
+    argv = ["schnapsen", "--bots", "random,random", "--options", '{"target": 0}']
+    done = subprocess.run(
+        [sys.executable, "-m", "cardarena.server", "match", *argv],
+        env=_private_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "target" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "home").exists()  # nothing was started
+
+
 def test_an_interrupted_match_withdraws_its_unfinished_matches(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
     bots = _bots(tmp_path / "bots")
     argv = [sys.executable, "-m", "cardarena.server", "match", "glaves", "--players", "3"]

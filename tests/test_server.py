@@ -352,6 +352,31 @@ def test_a_bot_that_never_connects_is_a_no_show(service: ServiceProcess, stores:
     alice.close()
 
 
+def test_a_match_no_instance_can_set_up_is_withdrawn_not_claimed_for_ever(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """Options the engine refuses when it builds the match (queued by a client that did not
+    check them): the match goes back to the queue a few times, in case an instance of another
+    version can play it, then it is withdrawn with the reason, instead of a claim loop that
+    spins for ever."""
+    from cardarena.server.service import INVALID_SPEC_ATTEMPTS
+
+    matches, bots = stores
+    carol = ScriptedBot(service.address, bots.register("carol"), "carol")  # keeps the claim loop claiming
+    carol.expect("welcome")
+    matches.enqueue(spec("bad-options", "schnapsen", ["carol", "carol"], options={"target": 0}))
+    deadline = time.monotonic() + 30
+    while matches.status("bad-options") != "withdrawn":
+        assert time.monotonic() < deadline, matches.info("bad-options")
+        time.sleep(0.05)
+    info = matches.info("bad-options")
+    assert int(info["attempts"]) == INVALID_SPEC_ATTEMPTS
+    assert "invalid spec" in info["withdrawn_reason"] and "target" in info["withdrawn_reason"]
+    time.sleep(0.5)
+    assert matches.attempts("bad-options") == INVALID_SPEC_ATTEMPTS and matches.result("bad-options") is None
+    carol.close()
+
+
 def test_a_match_whose_bots_never_come_is_played_out_by_forfeit_at_its_last_attempt(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore]
 ) -> None:

@@ -82,6 +82,7 @@ def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) 
         (["--game", "glaves", "--players", "2", "--bots", "a,a"], "repeated"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--schedule", "sometimes"], "bad schedule"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--deal-sets", "0"], "deal sets"),
+        (["--game", "schnapsen", "--players", "2", "--bots", "a,b", "--options", '{"target": 0}'], "target"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--fault-policy", '{"max_strikes": -1}'], ">= 0"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--fault-policy", '{"strikes": 1}'], "unknown field"),
         (["--game", "glaves", "--players", "2", "--all", "--fault-policy", '{"default_action": "x"}'], "'first' or"),

@@ -119,7 +119,7 @@ def tournament_from(data: dict[str, Any]) -> Any:
         raise ValueError("entrants must be distinct")
     game = get_game(data["game"])  # InvalidOptions is a ValueError
     players = data["players"]
-    game.options(players, data.get("options") or {})
+    game.new_state(players, game.options(players, data.get("options") or {}))  # ranges too (InvalidOptions)
     if len(entrants) < players:
         raise ValueError(f"{len(entrants)} entrants cannot fill {players} seats")
     if not 1 <= data["deal_sets"] <= 10_000:

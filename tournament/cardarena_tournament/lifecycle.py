@@ -83,6 +83,7 @@ def new_tournament(
     ``TournamentError`` with a message naming the bad input."""
     g = get_game(game)
     full_options = g.options(players, options)
+    g.new_state(players, full_options)  # some games check ranges only when they build a match
     formats.check_field(list(entrants), players)
     if deal_sets < 1:
         raise formats.FormatError(f"deal sets must be at least 1, not {deal_sets}")

@@ -289,7 +289,7 @@ def _match_checked(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     players = args.players or game.min_players
     options = _json_options(args.options)
-    game.options(players, options)
+    game.new_state(players, game.options(players, options))  # ranges too: a match must be playable
     kinds = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(kinds) != players:
         _usage(f"--bots needs {players} entries, got {len(kinds)}")
@@ -435,7 +435,11 @@ class _MatchRun:
                     raise _ChildExited(
                         f"bot {self.seats[seat]} exited with status {proc.returncode}; see {self.log_path(seat)}"
                     )
-            pending = [m for m in pending if store.status(m) != "done"]
+            infos = store.infos(pending)
+            for mid, info in zip(pending, infos, strict=True):
+                if info.get("status") == "withdrawn":
+                    raise _ChildExited(f"match {mid} could not be played: {info.get('withdrawn_reason', '')}")
+            pending = [m for m, info in zip(pending, infos, strict=True) if info.get("status") != "done"]
             self.done = len(self.ids) - len(pending)
             time.sleep(0.1)
 

@@ -44,6 +44,10 @@ pb = codec.arena_pb2
 pb_grpc = codec.arena_pb2_grpc
 
 
+INVALID_SPEC_ATTEMPTS = 5
+"""Claims of a match that no instance can set up before it is withdrawn (see ``_invalid``)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Limits and timings of one instance."""
@@ -418,13 +422,25 @@ class Instance:
                     lease_ms=self.limits.lease_ms,
                     invite=self.invite,
                 )
-            except Exception as exc:  # an invalid spec (unknown game, bad options): give it back
-                log.error("match_invalid", extra={"fields": {"match_id": spec.match_id, "error": str(exc)}})
-                await asyncio.to_thread(self.matches.void, spec.match_id, self.name, f"invalid spec: {exc}")
+            except Exception as exc:  # an invalid spec (unknown game, bad options)
+                await asyncio.to_thread(self._invalid, spec.match_id, exc)
                 continue
             task = asyncio.create_task(runner.run())
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
+
+    def _invalid(self, match_id: str, exc: Exception) -> None:
+        """A claimed match this instance cannot set up (an unknown game, options its engine
+        refuses).  It goes back to the queue (an instance with another version may know the
+        game) until its :data:`INVALID_SPEC_ATTEMPTS`-th claim, when it is withdrawn for good
+        instead of being claimed again and again."""
+        reason = f"invalid spec: {exc}"
+        attempts = self.matches.attempts(match_id)
+        final = attempts >= INVALID_SPEC_ATTEMPTS
+        log.error("match_invalid", extra={"fields": {"match_id": match_id, "error": str(exc), "withdrawn": final}})
+        if final:
+            self.matches.withdraw([match_id], reason)  # a running match: the void below withdraws it
+        self.matches.void(match_id, self.name, reason)
 
     async def wait_matches(self) -> None:
         """Wait until no match is being played."""

@@ -538,21 +538,31 @@ def register(sub: Any) -> None:
     run.add_argument("--server", default="127.0.0.1:50051")
     run.add_argument("--token", help="the bot's token (default: $CARDARENA_TOKEN)")
     run.add_argument("--name", help="the registered bot name (default: from the token)")
-    run.add_argument("--seed", default=None)
-    run.add_argument("--max-matches", type=int, default=0)
+    run.add_argument("--seed", default=None, help="seed of the built-in bots' random choices (default: random)")
+    run.add_argument(
+        "--max-matches", type=int, default=0, help="matches played at once (default 0: the bot's own max_matches)"
+    )
     run.set_defaults(func=_bot_run)
 
     match = sub.add_parser("match", help="play matches over gRPC between bots in their own processes")
-    match.add_argument("game")
-    match.add_argument("--players", type=int, default=0)
+    match.add_argument("game", help="game id (see docs/games/)")
+    match.add_argument("--players", type=int, default=0, help="seats per match (default 0: the game's minimum)")
     match.add_argument("--bots", required=True, help="one per seat: random, heuristic or a .py file")
-    match.add_argument("--matches", type=_at_least(1), default=1)
-    match.add_argument("--seed", default="0")
+    match.add_argument("--matches", type=_at_least(1), default=1, help="how many (default %(default)s)")
+    match.add_argument(
+        "--seed",
+        default="0",
+        help="the run's seed (default %(default)s): the deals, and the built-in bots' random choices; "
+        "with --concurrency 1 a run repeats exactly, with more the bots' choices depend on how "
+        "their matches interleave",
+    )
     match.add_argument("--options", help="match options as JSON")
     match.add_argument("--replays", metavar="DIR", help="write the replays here, the bots' logs in DIR/logs/")
-    match.add_argument("--move-ms", type=_at_least(1), default=2000)
-    match.add_argument("--bank-ms", type=_at_least(0), default=30000)
-    match.add_argument("--concurrency", type=_at_least(1), default=8, help="matches each bot plays at once")
+    match.add_argument("--move-ms", type=_at_least(1), default=2000, help="move clock (default %(default)s)")
+    match.add_argument("--bank-ms", type=_at_least(0), default=30000, help="time bank (default %(default)s)")
+    match.add_argument(
+        "--concurrency", type=_at_least(1), default=8, help="matches each bot plays at once (default %(default)s)"
+    )
     match.add_argument("--verbose", action="store_true", help="show the service's log")
     match.set_defaults(func=_match)
 

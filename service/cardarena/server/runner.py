@@ -257,7 +257,9 @@ class MatchRunner:
                 rejections += 1
                 self.metrics.illegal.inc()
                 self._stat(seat, "illegal_actions")
-                reason = state.check(seat, answer) or "not a legal action now"
+                # The engine's reason; an id it would take in another spelling is still not one
+                # of the ids offered (each request lists them).
+                reason = state.check(seat, answer) or f"{answer[:64]!r} is not one of the {len(legal)} legal action ids"
                 now = time.monotonic()
                 last = bool(policy.max_rejections and rejections >= policy.max_rejections)
                 # The last rejection leaves no time: no answer is taken after it.

@@ -239,3 +239,40 @@ def test_solitaires_keep_the_score_with_deal_scores() -> None:
 def test_seat_metrics_rejects_an_unknown_metric() -> None:
     with pytest.raises(ValueError, match="unknown metric"):
         seat_metrics([], metric="points")
+
+
+def test_a_forfeiting_seat_never_gains_from_the_match() -> None:
+    from cardarena_tournament.standings import forfeits_last
+
+    assert forfeits_last((5.0, -5.0), (0,)) == (-5.0, 5.0)  # the forfeiter outscored: swapped
+    assert forfeits_last((-5.0, 5.0), (0,)) == (-5.0, 5.0)  # it lost anyway: unchanged
+    # three seats, seat 1 forfeited with the best margin: the others keep their order above it
+    assert forfeits_last((1.0, 4.0, -5.0), (1,)) == (4.0, -5.0, 1.0)
+    assert forfeits_last((1.0, 4.0, -5.0), (1, 2)) == (4.0, 1.0, -5.0)
+    assert forfeits_last((1.0, 4.0, -5.0), (0, 1, 2)) == (1.0, 4.0, -5.0)  # everybody: unchanged
+    assert forfeits_last((1.0, 4.0, -5.0), ()) == (1.0, 4.0, -5.0)
+
+
+def test_a_bot_that_never_came_cannot_top_the_standings() -> None:
+    """The server's default actions for an absent bot can outscore a real bot (found in a user
+    review: a registered bot that never connected ranked first on its default play)."""
+    outcomes = []
+    for d in range(6):
+        for s, seats in enumerate((("ghost", "real"), ("real", "ghost"))):
+            ghost = seats.index("ghost")
+            deal = [0.0, 0.0]
+            deal[ghost], deal[1 - ghost] = 3.0, 8.0  # lower is better here: the ghost "wins" every deal
+            outcomes.append(
+                Outcome(
+                    f"t:0:0:{s}:{d}",
+                    seats,
+                    tuple(deal),
+                    tuple(2 if x == ghost else 1 for x in range(2)),
+                    str(d),
+                    deal_scores=(tuple(deal),),
+                    forfeited=(ghost,),
+                )
+            )
+    snap = compute(outcomes, ["ghost", "real"], higher_is_better=False, resamples=50)
+    assert [r.bot for r in snap.rows] == ["real", "ghost"]
+    assert snap.rows[0].mean == 2.5 and snap.rows[1].mean == -2.5

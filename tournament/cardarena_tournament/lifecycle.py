@@ -180,6 +180,7 @@ def outcomes_of(ts: TournamentStore, tid: str) -> list[standings.Outcome]:
                 deal_set=m["deal_set"],
                 won=tuple(bool(x) for x in res["won"]) if res.get("won") is not None else None,
                 deal_scores=_deal_scores(res.get("deal_scores")),
+                forfeited=tuple(int(x) for x in res.get("forfeited") or ()),
             )
         )
     return out

@@ -21,6 +21,14 @@ difference).  A margin keeps the size of a win, which is what duplicate deals co
   and whenever some counted result has no per-deal scores (recorded before they were stored),
   so that one table never mixes the two scales.
 
+**Forfeits.** A seat that forfeited a match (strikes, resignation, no-show: the server then
+played default actions for it) never gains from it: the table's margins are handed out again,
+the highest to the seats that did not forfeit (in their own order) and the lowest to those
+that did (in theirs).  The table still sums to zero, and a match where nobody or everybody
+forfeited is unchanged.  (The default actions can outscore a bot: without this a bot that
+never came could top the standings.)  Points, places and ratings use the recorded ranks,
+which already put forfeiting seats last.
+
 Solitaires: the game score itself (``score``), better being lower where the game says so.
 Only the primary metric is deal by deal: points, W/D/L, places and ratings describe the
 matches (their final ranks), and ``mean_score`` is the mean final score.
@@ -78,6 +86,8 @@ class Outcome:
     deal_scores: tuple[tuple[float, ...], ...] | None = None
     """Each deal's score per seat, in the order dealt (the engine's ``State.scores_by_deal``);
     ``None`` for results recorded without them."""
+    forfeited: tuple[int, ...] = ()
+    """Seats that forfeited (strikes, resignation, no-show): see "Forfeits" in the module docstring."""
 
 
 @dataclass(slots=True)
@@ -169,17 +179,31 @@ def seat_metrics(
     if metric == "score":
         return [tuple(float(x) for x in o.scores) for o in group]
     if metric == "margin":
-        return [tuple(match_margin(o.scores, s, higher_is_better) for s in range(len(o.seats))) for o in group]
-    if metric != "deal_margin":
+        values = [tuple(match_margin(o.scores, s, higher_is_better) for s in range(len(o.seats))) for o in group]
+    elif metric == "deal_margin":
+        deals = common_prefix(group)
+        values = []
+        for o in group:
+            played = (o.deal_scores or ())[:deals]
+            values.append(
+                tuple(sum(match_margin(d, s, higher_is_better) for d in played) / deals for s in range(len(o.seats)))
+            )
+    else:
         raise ValueError(f"unknown metric {metric!r}")
-    deals = common_prefix(group)
-    out = []
-    for o in group:
-        played = (o.deal_scores or ())[:deals]
-        out.append(
-            tuple(sum(match_margin(d, s, higher_is_better) for d in played) / deals for s in range(len(o.seats)))
-        )
-    return out
+    return [forfeits_last(v, o.forfeited) for v, o in zip(values, group, strict=True)]
+
+
+def forfeits_last(values: tuple[float, ...], forfeited: Sequence[int]) -> tuple[float, ...]:
+    """A table's margins with forfeiting seats holding the lowest ones (see "Forfeits")."""
+    if not forfeited or len(set(forfeited)) >= len(values):
+        return values
+    gone = set(forfeited)
+    order = sorted(range(len(values)), key=lambda s: (s in gone, -values[s]))  # who gets the k-th best
+    ranked = sorted(values, reverse=True)
+    out = [0.0] * len(values)
+    for place, seat in enumerate(order):
+        out[seat] = ranked[place]
+    return tuple(out)
 
 
 def choose_metric(outcomes: Sequence[Outcome], *, solitaire: bool = False, deals_fixed_by_seed: bool = False) -> str:

@@ -228,5 +228,24 @@ def test_a_schedule_whose_run_cannot_be_created_does_not_hold_up_the_others(stor
     assert info is not None and info["next_run"] == 160.0 and info["last_run"] == 100.0
     assert "3-player tables need at least 3 entrants" in info["last_error"] and info["last_error_at"] == 102.0
     assert store.schedule_info("b-xy")["last_tournament"] == "b-xy-101"  # type: ignore[index]
-    # Next time there are enough bots: the run is created and starts.
+    # Next time there are enough bots: the run is created and starts (b-xy's first run is
+    # over by then: runs of a schedule never overlap).
+    assert store.cancel("b-xy-101")
     assert lifecycle.start_due_schedules(store, ms, 161.0, lambda: ["x", "y", "z"]) == ["a-all-160", "b-xy-161"]
+
+
+def test_scheduled_runs_never_overlap(store: TournamentStore) -> None:
+    """A run is skipped while the previous one still plays (a '1s' typo for '1h' used to start
+    a tournament every second)."""
+    from cardarena_tournament import lifecycle
+
+    ms = MatchStore(store.r)
+    template = {"game": "glaves", "players": 2, "entrants": ["x", "y"], "deal_sets": 1}
+    lifecycle.create_schedule(store, "every 1s", template, sid="fast", now=100.0)
+    assert lifecycle.start_due_schedules(store, ms, 100.0) == ["fast-100"]
+    assert lifecycle.start_due_schedules(store, ms, 101.5) == []  # fast-100 still running
+    info = store.schedule_info("fast")
+    assert info is not None and info["next_run"] == 102.0 and "fast-100 is still playing" in info["last_error"]
+    assert [t.id for t in store.list()] == ["fast-100"]
+    assert store.cancel("fast-100")
+    assert lifecycle.start_due_schedules(store, ms, 103.0) == ["fast-102"]

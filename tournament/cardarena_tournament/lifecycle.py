@@ -409,6 +409,16 @@ def start_due_schedules(
         following = next_after(s, due)
         if following <= now:  # runs missed while nothing was up collapse into this one
             following = next_after(s, now)
+        previous = ts.get(f"{sid}-{int(last)}") if (last := ts.last_run(sid)) is not None else None
+        if previous is not None and previous.status in ("upcoming", "running"):
+            # Runs never overlap: with a short interval (or a long tournament) the next one
+            # would compete with this one for the same bots.
+            if ts.claim_run(sid, now, following) is not None:
+                at = f"{datetime.fromtimestamp(due, tz=UTC):%Y-%m-%d %H:%M:%S}"
+                ts.schedule_failed(
+                    sid, f"run due {at} UTC skipped: the previous run {previous.id} is still playing", now
+                )
+            continue
         template = dict(s.template)
         if template.get("entrants") == "all":
             template["entrants"] = list(all_bots()) if all_bots else []

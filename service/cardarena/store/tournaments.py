@@ -506,6 +506,12 @@ class TournamentStore:
         got = self._claim_run(keys=[self.DUE, key("schedule", schedule_id)], args=[schedule_id, now, next_at])
         return float(got) if got is not None else None
 
+    def last_run(self, schedule_id: str) -> float | None:
+        """The due time of the schedule's latest run started (its tournament is
+        ``<schedule>-<int(due)>``), or ``None``."""
+        raw = self.r.hget(key("schedule", schedule_id), "last_run")
+        return float(raw) if raw is not None else None
+
     def schedule_failed(self, schedule_id: str, message: str, at: float) -> None:
         """Note that the run due now could not be created (shown by :meth:`schedule_info`)."""
         self.r.hset(key("schedule", schedule_id), mapping={"last_error": message, "last_error_at": repr(at)})

@@ -304,3 +304,32 @@ def test_a_local_run_does_not_take_over_a_registered_bots_name(home: Path) -> No
         assert BotStore(client).authenticate(token) == "random-1"  # its token still works
         client.close()
     _assert_nothing_left(data_dir)
+
+
+def test_a_local_match_never_plays_on_a_platform_sharing_its_redis(home: Path) -> None:
+    """`cardarena up` in one shell, `cardarena match` in another: both on the embedded default.
+    The platform's service (with a bot of its own connected, so it claims) must not take the
+    local run's matches: they are queued in the run's own lane."""
+    from .server_harness import ServiceProcess
+
+    env = _env_without_redis(home)
+    data_dir = home / ".local" / "share" / "cardarena" / "redis"
+    out = home / "out"
+    with default_redis(data_dir) as url:
+        client = client_for(url)
+        token = BotStore(client).register("resident")
+        platform = ServiceProcess(url, "--instance-name", "platform-svc", "--grace", "0")
+        resident = platform.bot_process("random", "resident", token, "--max-matches", "8")
+        try:
+            argv = ["match", "german_whist", "--players", "2", "--bots", "random,random", "--matches", "6"]
+            done = _cli(env, *argv, "--replays", str(out))
+            assert done.returncode == 0, done.stderr[-2000:]
+            replays = [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
+            assert len(replays) == 6
+            assert all(r["instance"] != "platform-svc" for r in replays)
+        finally:
+            resident.terminate()
+            resident.wait(10)
+            platform.stop()
+            client.close()
+    _assert_nothing_left(data_dir)

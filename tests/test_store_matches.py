@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import redis
 from cardarena.store.connection import client_for
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
@@ -125,3 +127,26 @@ def test_embedded_redis_leaves_nothing_running(tmp_path: object) -> None:
     assert not alive
     data = Path(str(tmp_path))
     assert (data / "appendonly.aof").exists() or (data / "appendonlydir").exists()  # Redis 6 / 7
+
+
+def test_lanes_keep_their_matches_apart(redis_url: str, key_prefix: str) -> None:
+    """A local run's service claims its own lane only, and a platform's only the default lane;
+    a voided or lost match goes back to its own lane."""
+    client = client_for(redis_url)
+    platform, run = MatchStore(client), MatchStore(client, lane="run-1")
+    platform.enqueue(spec("p:0"))
+    run.enqueue_many([replace(spec("r:0"), queue="run-1"), replace(spec("r:1"), queue="run-1")])
+    got = platform.claim("platform", wait_s=0.2)
+    assert got is not None and got.match_id == "p:0"
+    assert platform.claim("platform", wait_s=0.2) is None  # not the run's
+    first = run.claim("run", wait_s=0.2)
+    assert first is not None and first.match_id == "r:0" and first.queue == "run-1"
+    assert run.void("r:0", "run", "server stopped")
+    assert platform.claim("platform", wait_s=0.2) is None  # back in the run's lane, not the default one
+    assert {run.claim("run", wait_s=0.2).match_id for _ in range(2)} == {"r:0", "r:1"}  # type: ignore[union-attr]
+    # queued but missing from its list (a crash between the two): re-pushed to its own lane
+    run.enqueue(replace(spec("r:2"), queue="run-1"))
+    client.lrem(run.QUEUE, 0, "r:2")
+    assert run.requeue_lost() == ["r:2"]
+    assert client.lrange(run.QUEUE, 0, -1) == [b"r:2"] and client.llen(platform.QUEUE) == 0
+    client.close()

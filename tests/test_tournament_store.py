@@ -249,3 +249,22 @@ def test_scheduled_runs_never_overlap(store: TournamentStore) -> None:
     assert [t.id for t in store.list()] == ["fast-100"]
     assert store.cancel("fast-100")
     assert lifecycle.start_due_schedules(store, ms, 103.0) == ["fast-102"]
+
+
+def test_a_tournament_queues_its_matches_in_its_lane(store: TournamentStore) -> None:
+    """`tournament run` plays in its own lane: its matches, queued at the start or by the
+    reconciler, reach only its own service."""
+    from cardarena_tournament import lifecycle
+
+    platform, run = MatchStore(store.r), MatchStore(store.r, lane="run-9")
+    for tid in ("lane1", "lane2"):
+        t = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=1, tid=tid, queue="run-9")
+        store.create(t)
+    assert lifecycle.start_tournament(store, platform, "lane1") == 2
+    # lane2 is marked running with nothing queued (a crash in between): the reconciler queues it
+    assert store.start("lane2", [{"match_id": m.match_id} for m in lifecycle.expand(store.require("lane2"))])
+    assert lifecycle.reconcile(store, platform)["enqueued"] == 2
+    assert platform.claim("platform", wait_s=0.1) is None
+    claimed = [run.claim("run", wait_s=0.1) for _ in range(5)]
+    assert sorted(c.match_id.split(":")[0] for c in claimed if c) == ["lane1", "lane1", "lane2", "lane2"]
+    assert all(c.queue == "run-9" for c in claimed if c)

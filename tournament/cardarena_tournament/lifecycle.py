@@ -78,6 +78,7 @@ def new_tournament(
     name: str = "",
     tid: str | None = None,
     schedule_id: str | None = None,
+    queue: str = "",
 ) -> Tournament:
     """A validated :class:`Tournament` (not stored).  Raises ``GameError``, ``FormatError`` or
     ``TournamentError`` with a message naming the bad input."""
@@ -105,6 +106,7 @@ def new_tournament(
         time_control=tc,
         fault_policy=policy,
         schedule_id=schedule_id,
+        queue=queue,
         total_matches=len(expand_parts(tid, entrants, players, deal_sets, seed if seed is not None else tid)),
     )
 
@@ -133,6 +135,7 @@ def spec_for(t: Tournament, m: formats.ScheduledMatch) -> MatchSpec:
         time_control=TimeControl(**t.time_control),
         fault_policy=FaultPolicy(**t.fault_policy),
         tournament=t.id,
+        queue=t.queue,
     )
 
 

@@ -135,7 +135,9 @@ def _run_checked(args: argparse.Namespace) -> int:
         try:
             # No grace: when the run ends every match is done; when it is aborted the
             # tournament is cancelled first, so a match the service voids is withdrawn.
-            service, port = start_service(env, extra=["--grace", "0"], log=log("service"))
+            # its own lane: a platform's service on the same Redis never plays these matches
+            lane = f"run-{run_id}"
+            service, port = start_service(env, extra=["--grace", "0", "--queue", lane], log=log("service"))
             procs.append(service)
             registry = BotStore(client)
             for kind, name in bots:
@@ -158,6 +160,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                 **rules,
                 seed=args.seed,
                 name=f"local run {run_id}",
+                queue=lane,
             )
             ts.create(t)
             tid = t.id

@@ -72,6 +72,7 @@ def _service(args: argparse.Namespace) -> int:
                 lease_ms=args.lease_ms,
             ),
             advertise=args.advertise,
+            lane=args.queue,
         )
         port = await instance.start()
         print(json.dumps({"event": "listening", "port": port}), flush=True)
@@ -379,7 +380,12 @@ class _MatchRun:
             try:
                 # grace 0: whatever is still live when the service stops is voided at once
                 # (and, withdrawn first, never queued again)
-                service, port = start_service(env, extra=["--grace", "0"], log=sys.stderr if args.verbose else None)
+                # its own lane: a platform's service on the same Redis never plays these matches,
+                # and this one plays no other
+                lane = ["--queue", f"match-{self.run_id}"]
+                service, port = start_service(
+                    env, extra=["--grace", "0", *lane], log=sys.stderr if args.verbose else None
+                )
                 procs.append(service)
                 for seat, (name, kind) in enumerate(zip(self.seats, self.kinds, strict=True)):
                     token = issue_token(bots, name)
@@ -417,6 +423,7 @@ class _MatchRun:
                 players=self.players,
                 seats=tuple(self.seats),
                 seed=master.below(2**63),
+                queue=f"match-{self.run_id}",
                 options=self.options,
                 time_control=tc,
                 fault_policy=FaultPolicy(),
@@ -516,6 +523,13 @@ def register(sub: Any) -> None:
     svc.add_argument("--redis-url")
     svc.add_argument("--metrics-port", type=int, default=0, help="Prometheus /metrics port (0: off)")
     svc.add_argument("--instance-name")
+    svc.add_argument(
+        "--queue",
+        default="",
+        metavar="LANE",
+        help="play only the matches queued in this lane (default: the platform's lane); "
+        "`match` and `tournament run` give their own service a private lane",
+    )
     svc.add_argument(
         "--advertise",
         help="address other instances send this instance's bots to (default $CARDARENA_SERVICE_ADDR, else host:port)",

@@ -261,11 +261,13 @@ class Instance:
         limits: Limits | None = None,
         admin_token: str | None = None,
         advertise: str | None = None,
+        lane: str = "",
     ) -> None:
         self.name = name or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.limits = limits or Limits()
         client = client_for(redis_url)
-        self.matches = MatchStore(client)
+        self.matches = MatchStore(client, lane=lane)
+        """Claims from the lane ``lane`` only (see ``MatchSpec.queue``)."""
         self.bots = BotStore(client)
         self.presence = PresenceStore(client)
         self.advertise = advertise or os.environ.get("CARDARENA_SERVICE_ADDR") or ""

@@ -109,6 +109,10 @@ class MatchSpec:
     time_control: TimeControl = field(default_factory=TimeControl)
     fault_policy: FaultPolicy = field(default_factory=FaultPolicy)
     tournament: str | None = None
+    queue: str = ""
+    """The lane: only a service claiming from this lane plays the match (``""``: the default
+    lane of every ``cardarena service``; a local run (``match``, ``tournament run``) uses its
+    own, so it never plays, nor is played by, the matches of a platform on the same Redis)."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON form (as stored)."""
@@ -129,6 +133,7 @@ class MatchSpec:
             time_control=TimeControl(**(data.get("time_control") or {})),
             fault_policy=FaultPolicy(**(data.get("fault_policy") or {})),
             tournament=data.get("tournament"),
+            queue=str(data.get("queue") or ""),
         )
 
 
@@ -186,14 +191,18 @@ if redis.call('HEXISTS', h, 'withdrawn_reason') == 1 then
 end
 redis.call('HSET', h, 'status', 'queued', 'last_void', ARGV[4])
 redis.call('SADD', KEYS[5], ARGV[1])
-redis.call('RPUSH', KEYS[4], ARGV[1])
+local lane = redis.call('HGET', h, 'queue')
+local jobs = KEYS[4]
+if lane and lane ~= '' then jobs = jobs .. ':' .. lane end
+redis.call('RPUSH', jobs, ARGV[1])
 return 1
 """
 
 _ENQUEUE = """
 local h = KEYS[1]
 if redis.call('HSETNX', h, 'spec', ARGV[1]) == 0 then return 0 end
-redis.call('HSET', h, 'status', 'queued', 'attempts', 0, 'created_at', ARGV[2], 'game', ARGV[3], 'tournament', ARGV[4])
+redis.call('HSET', h, 'status', 'queued', 'attempts', 0, 'created_at', ARGV[2], 'game', ARGV[3], 'tournament', ARGV[4],
+  'queue', ARGV[6])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
 redis.call('SADD', KEYS[3], ARGV[5])
 redis.call('LPUSH', KEYS[4], ARGV[5])
@@ -225,9 +234,11 @@ return 1
 class MatchStore:
     """Repository of matches on one Redis client."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, *, lane: str = "") -> None:
         # redis-py's return types are wide unions; this module decodes every reply itself.
         self.r: Any = client
+        self.lane = lane
+        """The lane :meth:`claim` takes matches from (see :attr:`MatchSpec.queue`)."""
         self._claim = client.register_script(_CLAIM)
         self._claim_next = client.register_script(_CLAIM_NEXT)
         self._complete = client.register_script(_COMPLETE)
@@ -249,7 +260,14 @@ class MatchStore:
     def _replay(mid: str) -> str:
         return key("match", mid, "replay")
 
-    QUEUE = property(lambda self: key("jobs"))
+    QUEUE = property(lambda self: self.jobs(self.lane))
+    """The job list of this store's lane."""
+
+    @staticmethod
+    def jobs(lane: str) -> str:
+        """The job list of ``lane``."""
+        return key("jobs", lane) if lane else key("jobs")
+
     RUNNING = property(lambda self: key("matches", "running"))
     QUEUED = property(lambda self: key("matches", "queued"))
     ALL = property(lambda self: key("matches", "all"))
@@ -272,11 +290,12 @@ class MatchStore:
                 "created_at": now,
                 "game": spec.game,
                 "tournament": spec.tournament or "",
+                "queue": spec.queue,
             },
         )
         pipe.zadd(self.ALL, {spec.match_id: now})
         pipe.sadd(self.QUEUED, spec.match_id)
-        pipe.lpush(self.QUEUE, spec.match_id)
+        pipe.lpush(self.jobs(spec.queue), spec.match_id)
         pipe.execute()
         return True
 
@@ -290,13 +309,14 @@ class MatchStore:
             pipe = self.r.pipeline(transaction=False)
             for spec in specs[start : start + chunk]:
                 self._enqueue(
-                    keys=[self._h(spec.match_id), self.ALL, self.QUEUED, self.QUEUE],
+                    keys=[self._h(spec.match_id), self.ALL, self.QUEUED, self.jobs(spec.queue)],
                     args=[
                         json.dumps(spec.to_json(), sort_keys=True),
                         repr(now),
                         spec.game,
                         spec.tournament or "",
                         spec.match_id,
+                        spec.queue,
                     ],
                     client=pipe,
                 )
@@ -375,7 +395,7 @@ class MatchStore:
         """Give a running match back for a rerun (nothing of it is recorded)."""
         return bool(
             self._requeue(
-                keys=[self._h(mid), self._lease(mid), self.RUNNING, self.QUEUE, self.QUEUED],
+                keys=[self._h(mid), self._lease(mid), self.RUNNING, self.jobs(""), self.QUEUED],
                 args=[mid, "0", instance, reason],
             )
         )
@@ -399,16 +419,21 @@ class MatchStore:
         for raw in self.r.smembers(self.RUNNING):
             mid = raw.decode() if isinstance(raw, bytes) else str(raw)
             if self._requeue(
-                keys=[self._h(mid), self._lease(mid), self.RUNNING, self.QUEUE, self.QUEUED],
+                keys=[self._h(mid), self._lease(mid), self.RUNNING, self.jobs(""), self.QUEUED],
                 args=[mid, "1", "", "lease expired"],
             ):
                 back.append(mid)
-        queued = {m.decode() if isinstance(m, bytes) else str(m) for m in self.r.smembers(self.QUEUED)}
-        if queued:
-            listed = {m.decode() if isinstance(m, bytes) else str(m) for m in self.r.lrange(self.QUEUE, 0, -1)}
-            for mid in sorted(queued - listed):
-                if self.status(mid) == "queued":
-                    self.r.rpush(self.QUEUE, mid)
+        queued = sorted(m.decode() if isinstance(m, bytes) else str(m) for m in self.r.smembers(self.QUEUED))
+        by_lane: dict[str, list[str]] = {}
+        for mid, info in zip(queued, self.infos(queued), strict=True):
+            if info.get("status") == "queued":
+                by_lane.setdefault(info.get("queue", ""), []).append(mid)
+        for lane, mids in by_lane.items():
+            jobs = self.jobs(lane)
+            listed = {m.decode() if isinstance(m, bytes) else str(m) for m in self.r.lrange(jobs, 0, -1)}
+            for mid in mids:
+                if mid not in listed:
+                    self.r.rpush(jobs, mid)
                     back.append(mid)
         return back
 

@@ -75,6 +75,8 @@ class Tournament:
     strikes, illegal answers, no-shows (empty: the defaults)."""
     schedule_id: str | None = None
     """The recurring schedule that created this run, if any."""
+    queue: str = ""
+    """The lane its matches are queued in (``MatchSpec.queue``; ``tournament run`` uses its own)."""
     status: str = "upcoming"
     created_at: float = 0.0
     started_at: float | None = None

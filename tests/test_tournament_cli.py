@@ -395,3 +395,18 @@ def test_all_takes_the_registered_bots_not_those_of_local_runs(redis_url: str, k
     assert done.returncode == 0, done.stderr
     assert TournamentStore(client).require(done.stdout.strip()).entrants == ("alice", "bob")
     client.close()
+
+
+def test_the_run_summary_names_the_bots_that_had_faults(tmp_path: Path) -> None:
+    from cardarena_tournament.run import fault_lines
+
+    matches = [
+        {"seats": ["a", "b"], "result": {"strikes": [0, 3], "forfeited": [1]}},
+        {"seats": ["b", "a"], "result": {"strikes": [1, 0], "forfeited": []}},
+        {"seats": ["a", "c"], "result": {"strikes": [0, 0], "forfeited": []}},
+    ]
+    assert fault_lines(matches, tmp_path) == [
+        "faults (a bot's own log says why):",
+        f"  b: 4 strikes, forfeited 1 of 2 matches; log: {tmp_path / 'b.log'}",
+    ]
+    assert fault_lines(matches[2:], None) == []

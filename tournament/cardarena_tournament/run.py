@@ -207,6 +207,8 @@ def _run_checked(args: argparse.Namespace) -> int:
                             "ranks": (m["result"] or {}).get("ranks"),
                             "won": (m["result"] or {}).get("won"),
                             "deal_scores": (m["result"] or {}).get("deal_scores"),
+                            "forfeited": (m["result"] or {}).get("forfeited"),
+                            "strikes": (m["result"] or {}).get("strikes"),
                         }
                         for m in matches
                     ],
@@ -215,7 +217,30 @@ def _run_checked(args: argparse.Namespace) -> int:
         )
     else:
         render_standings(snap)
+        for line in fault_lines(matches, logs):
+            print(line)
     return 0
+
+
+def fault_lines(matches: list[dict[str, Any]], logs: Path | None) -> list[str]:
+    """Per bot that had any: its strikes (time-outs, disconnects, illegal-answer runs) and
+    forfeits over the tournament, with where its log is."""
+    strikes: Counter[str] = Counter()
+    forfeits: Counter[str] = Counter()
+    for m in matches:
+        result = m.get("result") or {}
+        for seat, bot in enumerate(m["seats"]):
+            strikes[bot] += int((result.get("strikes") or [0] * len(m["seats"]))[seat])
+            forfeits[bot] += seat in (result.get("forfeited") or ())
+    bots = sorted(b for b in set(strikes) | set(forfeits) if strikes[b] or forfeits[b])
+    if not bots:
+        return []
+    played = Counter(bot for m in matches for bot in m["seats"])
+    lines = ["faults (a bot's own log says why):"]
+    for bot in bots:
+        where = f"; log: {logs / (bot + '.log')}" if logs else ""
+        lines.append(f"  {bot}: {strikes[bot]} strikes, forfeited {forfeits[bot]} of {played[bot]} matches{where}")
+    return lines
 
 
 def _watch(ts: Any, tid: str, total: int, procs: list[Any], timeout: float, logs: Path | None = None) -> None:

@@ -229,8 +229,10 @@ def test_admin_registers_a_bot_once(client: FlaskClient, seeded: Seeded, caplog:
     assert body["bot"]["name"] == "gamma" and "." in body["token"]
     assert body["token"] not in caplog.text
     assert client.post("/api/v1/admin/bots", json={"name": "gamma"}, headers=ADMIN).status_code == 409
-    for bad in [{"name": ""}, {"name": " x"}, {"name": 5}, {}, {"name": "x" * 65}]:
+    for bad in [{"name": ""}, {"name": " x"}, {"name": 5}, {}, {"name": "x" * 65}, {"name": "a:b"}, {"name": "x,y"}]:
         assert client.post("/api/v1/admin/bots", json=bad, headers=ADMIN).status_code == 400, bad
+    comma = client.post("/api/v1/admin/bots", json={"name": "x,y"}, headers=ADMIN).get_json()
+    assert "must not contain ','" in comma["error"]["message"]
     assert client.post("/api/v1/admin/bots", data="not json", headers=ADMIN).status_code == 400
     assert client.post("/api/v1/admin/bots", json=[1], headers=ADMIN).status_code == 400
 

@@ -264,7 +264,15 @@ SCHEMAS: dict[str, Any] = {
     "BotRegistration": {
         "type": "object",
         "required": ["name"],
-        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64}},
+        "properties": {
+            "name": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 64,
+                "pattern": "^[^:,]*$",
+                "description": "1-64 printable characters, no leading or trailing space, no `:` or `,`.",
+            }
+        },
     },
     "RegisteredBot": {
         "type": "object",

@@ -310,8 +310,12 @@ def test_standings_table_shows_the_win_rate_for_solitaires(capsys: pytest.Captur
     render_standings({**snap, "tournament": "t"})
     out = capsys.readouterr().out
     assert "win rate" in out and "25.0% (1/4)" in out
+    assert "rating:" not in out  # solitaires are not rated
     render_standings({**compute([], ["a", "b"]).to_json(), "tournament": "m"})
-    assert "win rate" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "win rate" not in out
+    said = " ".join(out.split())  # the caption wraps to the table's width
+    assert "rating: OpenSkill ordinal over all of the bot's matches of the game (every tournament), when these" in said
 
 
 def test_the_standings_table_shows_bot_names_as_written(capsys: pytest.CaptureFixture[str]) -> None:

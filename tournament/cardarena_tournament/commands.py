@@ -237,7 +237,11 @@ def render_standings(snapshot: dict[str, Any]) -> None:
     metric = snapshot.get("metric", "points")
     solitaire = metric == "score"  # solitaires show the win rate where others show places
     table = Table(
-        title=f"{escape(str(snapshot.get('tournament', '')))} standings ({snapshot.get('counted', 0)} matches counted)"
+        title=f"{escape(str(snapshot.get('tournament', '')))} standings ({snapshot.get('counted', 0)} matches counted)",
+        caption=None
+        if solitaire
+        else "rating: OpenSkill ordinal over all of the bot's matches of the game (every tournament), "
+        "when these standings were computed",
     )
     last = ("win rate",) if solitaire else ("win share", "places", "rating")
     for col in ("#", "bot", f"mean {metric.replace('_', ' ')}/deal set", "95% CI", "sep.", "matches", *last):

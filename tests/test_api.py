@@ -113,6 +113,48 @@ def test_openapi_document_matches_the_routes(app: Flask, client: FlaskClient) ->
     assert documented == routes
 
 
+def test_the_document_names_every_field_the_api_returns(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    from cardarena.store.bots import BotStore
+    from cardarena_tournament import lifecycle
+
+    ts = TournamentStore(client_for(redis_url))
+    rules = {"time_control": {"move_ms": 500}, "fault_policy": {"max_strikes": 1, "default_action": "random"}}
+    entrants = ["alpha", "beta"]
+    ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=entrants, deal_sets=1, tid="ruled", **rules))
+    template = {"game": "glaves", "players": 2, "entrants": entrants, "deal_sets": 1, "name": "Nightly", **rules}
+    lifecycle.create_schedule(ts, "0 2 * * *", template, sid="ruled-nightly", now=1_800_000_000.0)
+    BotStore(client_for(redis_url)).count("beta", "forfeits", 10)
+    schemas = _json(client, "/api/v1/openapi.json")["components"]["schemas"]
+
+    def documented(schema: dict[str, Any], found: dict[str, Any], where: str) -> None:
+        assert set(found) <= set(schema["properties"]), (where, set(found) - set(schema["properties"]))
+
+    tournament = _json(client, "/api/v1/tournaments/ruled")
+    assert tournament["time_control"] == {"move_ms": 500, "bank_ms": 30000}  # the defaults filled in
+    assert tournament["fault_policy"]["max_strikes"] == 1 and tournament["fault_policy"]["max_rejections"] == 10
+    documented(schemas["Tournament"], tournament, "tournament")
+    for rule in ("time_control", "fault_policy"):
+        documented(schemas["Tournament"]["properties"][rule], tournament[rule], f"tournament {rule}")
+    schedule = _json(client, "/api/v1/schedules/ruled-nightly")
+    documented(schemas["Schedule"], schedule, "schedule")
+    shape = schemas["Schedule"]["properties"]["template"]
+    documented(shape, schedule["template"], "template")
+    assert schedule["template"]["time_control"] == {"move_ms": 500}  # as given: each run fills in the defaults
+    for rule in ("time_control", "fault_policy"):
+        assert f"`{rule}`" in shape["description"]
+        documented(shape["properties"][rule], schedule["template"][rule], f"template {rule}")
+    standings = _json(client, "/api/v1/tournaments/cup/standings")
+    documented(schemas["Standings"], standings, "standings")
+    for row in standings["items"]:
+        documented(schemas["StandingRow"], row, "standings row")
+    bot = _json(client, "/api/v1/bots/beta")
+    documented(schemas["Bot"], bot, "bot")
+    assert (
+        bot["stats"]["forfeits"] == 10
+        and "a no-show plays none" in schemas["Bot"]["properties"]["stats"]["description"]
+    )
+
+
 def test_schedules(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
     assert _json(client, "/api/v1/schedules")["items"] == []
     seeded_schedules = seed_schedules(redis_url)
@@ -229,8 +271,10 @@ def test_admin_registers_a_bot_once(client: FlaskClient, seeded: Seeded, caplog:
     assert body["bot"]["name"] == "gamma" and "." in body["token"]
     assert body["token"] not in caplog.text
     assert client.post("/api/v1/admin/bots", json={"name": "gamma"}, headers=ADMIN).status_code == 409
-    for bad in [{"name": ""}, {"name": " x"}, {"name": 5}, {}, {"name": "x" * 65}]:
+    for bad in [{"name": ""}, {"name": " x"}, {"name": 5}, {}, {"name": "x" * 65}, {"name": "a:b"}, {"name": "x,y"}]:
         assert client.post("/api/v1/admin/bots", json=bad, headers=ADMIN).status_code == 400, bad
+    comma = client.post("/api/v1/admin/bots", json={"name": "x,y"}, headers=ADMIN).get_json()
+    assert "must not contain ','" in comma["error"]["message"]
     assert client.post("/api/v1/admin/bots", data="not json", headers=ADMIN).status_code == 400
     assert client.post("/api/v1/admin/bots", json=[1], headers=ADMIN).status_code == 400
 

@@ -191,4 +191,9 @@ def test_schedules_and_bots_pages_in_a_real_browser(
     browser.find_element(By.LINK_TEXT, XSS).click()
     WebDriverWait(browser, 10).until(lambda d: d.find_element(By.TAG_NAME, "h1").text == f"Bot {XSS}")
     assert browser.execute_script("return window.__xss === undefined")
+    # when it was registered as a date, and what each of its numbers counts
+    assert browser.find_element(By.CSS_SELECTOR, "table.fields td.when").text.endswith(" UTC")
+    matches = browser.find_element(By.ID, "stat-matches")
+    assert "(a no-show plays none)" in matches.text and "a no-show" in browser.find_element(By.ID, "stat-forfeits").text
+    _shot(browser, "bot")
     _no_console_errors(browser)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from cardarena.engine import get_game
@@ -15,7 +17,7 @@ from cardarena_dashboard import create_app
 from flask import Flask
 from flask.testing import FlaskClient
 
-from .dashboard_data import XSS, Seeded, SeededSchedules, finish_match, seed, seed_schedules
+from .dashboard_data import BOTS, XSS, Seeded, SeededSchedules, finish_match, seed, seed_schedules
 
 
 @pytest.fixture
@@ -347,8 +349,141 @@ def test_bots_page_with_no_bots(client: FlaskClient) -> None:
 
 def test_tournament_page_says_the_rating_spans_all_the_bots_matches(client: FlaskClient, seeded: Seeded) -> None:
     page = client.get("/tournaments/cup").get_data(as_text=True)
-    note = "the bot's OpenSkill rating (ordinal) over all of its Glaves matches, in every tournament, not only this one"
-    assert note in page
+    note = "OpenSkill rating (ordinal) now, over all of its Glaves matches, in every tournament, not only this one"
+    assert note in page and "as on its page and at the end of its line in the plot below" in page
     assert "OpenSkill rating over all of each bot's Glaves matches (every tournament)" in page  # by the plot
     part = client.get("/tournaments/cup/standings.part").get_data(as_text=True)
-    assert "rating*</th>" in part and "over all of the bot's Glaves matches" in part
+    assert "current rating*</th>" in part and "over all of the bot's Glaves matches" in part
+
+
+def _table_rating(page: str, bot: str) -> str:
+    row = re.search(rf'<a href="/bots/{bot}">{bot}</a></td>.*?<td class="num rating">([^<]*)</td>', page, re.S)
+    assert row, f"no standings row for {bot}"
+    return row.group(1)
+
+
+def _plot_rating(svg: str, bot: str) -> str:
+    found = re.search(rf">{bot} (-?\d+\.\d)</text>", svg)
+    assert found, f"no line for {bot} in the plot"
+    return found.group(1)
+
+
+def _standings_with_the_ratings_now(redis_url: str, seeded: Seeded) -> None:
+    """Store the standings snapshot as ``lifecycle.refresh_standings`` does: with the ratings of now."""
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_tournament.standings import compute
+
+    ts = TournamentStore(client_for(redis_url))
+    snapshot = compute(seeded.outcomes, BOTS, resamples=200).to_json()
+    ratings = ts.ratings("glaves")
+    for row in snapshot["rows"]:
+        row["rating"] = ratings.get(row["bot"])
+    ts.save_standings(seeded.tournament, snapshot)
+
+
+def _rated_elsewhere(redis_url: str, match_id: str) -> None:
+    """alpha beats beta in a match of another tournament: their current ratings move."""
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_tournament.standings import rate_match
+
+    seats = ("alpha", "beta")
+    TournamentStore(client_for(redis_url)).apply_rating(
+        "glaves", match_id, seats, lambda c: rate_match(c, seats, [1, 2])
+    )
+
+
+def test_a_running_tournament_shows_the_current_rating_like_its_plot_and_the_bot_page(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    from cardarena.store.tournaments import TournamentStore
+
+    _standings_with_the_ratings_now(redis_url, seeded)
+    _rated_elsewhere(redis_url, "other:0:01:0")  # ...which the next matches elsewhere leave behind
+    stored = TournamentStore(client_for(redis_url)).standings("cup")
+    assert stored is not None
+    for bot in ("alpha", "beta"):
+        current = client.get(f"/api/v1/bots/{bot}").get_json()["ratings"]["glaves"]["ordinal"]
+        then = next(r for r in stored["rows"] if r["bot"] == bot)["rating"]["ordinal"]
+        assert f"{then:.2f}" != f"{current:.2f}"  # the snapshot's rating is out of date
+        assert _table_rating(client.get("/tournaments/cup").get_data(as_text=True), bot) == f"{current:.2f}"
+        assert _plot_rating(client.get("/tournaments/cup/ratings.svg").get_data(as_text=True), bot) == f"{current:.1f}"
+        api = client.get("/api/v1/tournaments/cup/standings").get_json()
+        assert next(r for r in api["items"] if r["bot"] == bot)["rating"] == current and api["rating_as_of"] is None
+
+
+def test_a_finished_tournament_shows_the_rating_at_its_end_and_does_not_change(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_dashboard.reads import when_text
+
+    ts = TournamentStore(client_for(redis_url))
+    for mid in list(seeded.pending):
+        finish_match(redis_url, seeded, mid)
+    assert ts.finish("cup")
+    _standings_with_the_ratings_now(redis_url, seeded)
+    ended = ts.require("cup").finished_at
+    assert ended is not None
+    at_end = {b: client.get(f"/api/v1/bots/{b}").get_json()["ratings"]["glaves"]["ordinal"] for b in ("alpha", "beta")}
+    part = client.get("/tournaments/cup/standings.part")
+    svg = client.get("/tournaments/cup/ratings.svg").get_data(as_text=True)
+    time.sleep(0.01)
+    _rated_elsewhere(redis_url, "later:0:01:0")  # the bots play on after the tournament
+    assert client.get("/api/v1/bots/alpha").get_json()["ratings"]["glaves"]["ordinal"] != at_end["alpha"]
+    # the standings, their ETag and the plot are as they were when the tournament ended
+    again = client.get("/tournaments/cup/standings.part", headers={"If-None-Match": part.headers["ETag"]})
+    assert again.status_code == 304
+    assert client.get("/tournaments/cup/ratings.svg").get_data(as_text=True) == svg
+    page = client.get("/tournaments/cup").get_data(as_text=True)
+    for bot, rating in at_end.items():
+        assert _table_rating(page, bot) == f"{rating:.2f}"
+        assert _plot_rating(svg, bot) == f"{rating:.1f}"  # the table and the plot agree
+    assert f"as it stood when this tournament ended ({when_text(ended)})" in page
+    assert f"until this tournament ended ({when_text(ended)})" in page and "rating at end*</th>" in page
+    api = client.get("/api/v1/tournaments/cup/standings").get_json()
+    assert api["rating_as_of"] == ended
+    assert {r["bot"]: r["rating"] for r in api["items"] if r["bot"] in at_end} == at_end
+    # the bot's own page goes on with its current rating
+    assert "/bots/alpha/ratings/glaves.svg" in client.get("/bots/alpha").get_data(as_text=True)
+    current = client.get("/bots/alpha/ratings/glaves.svg").get_data(as_text=True)
+    assert _plot_rating(current, "alpha") != f"{at_end['alpha']:.1f}"
+
+
+def test_tournament_rows_tell_same_named_runs_apart(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_tournament import lifecycle
+
+    ts = TournamentStore(client_for(redis_url))
+    for tid, created in (("t-first", 1_800_000_000.0), ("t-second", 1_800_090_000.0)):
+        t = lifecycle.new_tournament(game="glaves", players=3, entrants=["alpha", "beta", XSS], deal_sets=1, tid=tid)
+        ts.create(replace(t, created_at=created))
+    page = client.get("/tournaments").get_data(as_text=True)
+    first, second = _row(page, "tournament-t-first"), _row(page, "tournament-t-second")
+    assert ">Glaves 3p</a>" in first and ">Glaves 3p</a>" in second  # the same default name...
+    assert '<small class="meta tid">t-first</small>' in first and "2027-01-15 08:00 UTC" in first  # ...told apart
+    assert '<small class="meta tid">t-second</small>' in second and "2027-01-16 09:00 UTC" in second
+    assert "<th>created</th>" in page and "<th>started</th>" in page
+    started = client.get("/api/v1/tournaments/cup").get_json()["started_at_text"]
+    assert started and started.endswith(" UTC") and started in _row(page, "tournament-cup")
+
+
+def test_the_bot_page_shows_when_it_was_registered_and_what_each_number_counts(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    from cardarena.store.bots import BotStore
+    from cardarena_dashboard.reads import when_text
+
+    BotStore(client_for(redis_url)).count("beta", "forfeits", 10)  # a no-show: it forfeits, plays nothing
+    bot = client.get("/api/v1/bots/beta").get_json()
+    page = client.get("/bots/beta").get_data(as_text=True)
+    assert bot["created_at_text"] == when_text(bot["created_at"]) and bot["created_at_text"].endswith(" UTC")
+    assert f'<th>registered</th><td class="when">{bot["created_at_text"]}</td>' in page
+    assert repr(bot["created_at"]) not in page and str(bot["created_at"])[:8] not in page  # no raw unix time
+    matches, forfeits = _row(page, "stat-matches"), _row(page, "stat-forfeits")
+    assert '<td class="num">0</td>' in matches and "matches played to the end (a no-show plays none)" in matches
+    assert '<td class="num">10</td>' in forfeits and "a no-show" in forfeits
+    for name in ("timeouts", "illegal_actions", "disconnects"):
+        assert _row(page, f"stat-{name}").count("<td") == 2, name  # each counter with what it counts
+    listing = client.get("/bots").get_data(as_text=True)
+    assert '<th class="num" title="matches played to the end (a no-show plays none)">matches played</th>' in listing
+    assert "“matches played” counts matches played to the end (a no-show plays none)" in listing

@@ -208,6 +208,54 @@ def test_a_part_that_exits_during_start_up_is_reported_with_its_log_tail(tmp_pat
     assert later.value.status == 1 and "exited with status 3" in str(later.value)
 
 
+def test_a_part_killed_by_a_signal_is_reported_as_killed_with_a_plain_log(tmp_path: Path) -> None:
+    """A real child: coloured log lines (as Celery writes them), then SIGKILL."""
+    from cardarena_tournament.platform import Platform, PlatformError
+
+    platform = Platform(redis_url="redis://unused", grpc_port=0, http_port=0, env=dict(os.environ), log_dir=tmp_path)
+    script = (
+        "import os, signal, sys\n"
+        "print('\\x1b[1;32m[INFO]\\x1b[0m ready \\x1b]8;;http://x\\x1b\\\\link\\x1b]8;;\\x1b\\\\')\n"
+        "print('\\x1b[31mboom\\x1b[m\\x1b(B', file=sys.stderr, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)"
+    )
+    part = platform.start("worker", [sys.executable, "-c", script], dict(os.environ))
+    assert part.proc.wait(30) == -signal.SIGKILL
+    with pytest.raises(PlatformError) as caught:
+        platform.check_alive()
+    exc = caught.value
+    assert str(exc) == f"the worker was killed by signal 9 (SIGKILL); the end of its log ({tmp_path / 'worker.log'}):"
+    assert exc.status == 1 and "status -9" not in str(exc)
+    assert exc.detail.splitlines() == ["[INFO] ready link", "boom"]
+    assert "\x1b" not in exc.detail
+
+
+@pytest.mark.parametrize(
+    ("status", "starting", "said"),
+    [
+        (3, False, "exited with status 3"),
+        (3, True, "exited during start-up with status 3"),
+        (-9, False, "was killed by signal 9 (SIGKILL)"),
+        (-15, True, "was killed during start-up by signal 15 (SIGTERM)"),
+        (-99, False, "was killed by signal 99"),
+        (None, True, "exited during start-up"),
+    ],
+)
+def test_how_a_part_ended_is_said_in_words(status: int | None, starting: bool, said: str) -> None:
+    from cardarena_tournament.platform import ended
+
+    assert ended(status, starting=starting) == said
+
+
+def test_log_excerpts_are_plain_text(tmp_path: Path) -> None:
+    from cardarena_tournament.platform import plain_text, tail
+
+    assert plain_text("\x1b[38;5;196mred\x1b[0m \x1b]0;title\x07x\x1b7\x1b8 \x1b(Bdone\tok\x08") == "red x done\tok"
+    log = tmp_path / "part.log"
+    log.write_bytes(b"\x1b[2K\rone\r\n\x1b[33mtwo\x1b[0m\n\x1b[0m\n")
+    assert tail(log) == "one\ntwo"  # a line left empty by its escapes is dropped too
+
+
 BAD_DEMOS = [
     (["--game", "nosuch"], "unknown game 'nosuch'"),
     (["--players", "9"], "Glaves is played by 2 to 4 players, not 9"),

@@ -40,10 +40,17 @@ def test_rotate_replaces_the_token(bots: BotStore) -> None:
         bots.rotate("nobody")
 
 
-@pytest.mark.parametrize("name", ["", " padded", "tab\there", "x" * 65, "new\nline", "a:b"])
+@pytest.mark.parametrize("name", ["", " padded", "tab\there", "x" * 65, "new\nline", "a:b", "x,y"])
 def test_invalid_names_are_refused(bots: BotStore, name: str) -> None:
     with pytest.raises(InvalidBotName):
         bots.register(name)
+
+
+def test_a_comma_is_refused_with_the_reason(bots: BotStore) -> None:
+    """``--bots A,B,C`` splits on commas: a bot named ``x,y`` could never be entered."""
+    with pytest.raises(InvalidBotName, match="must not contain ','"):
+        bots.register("x,y")
+    assert bots.names() == []
 
 
 def test_html_is_a_valid_name_and_stats_count(bots: BotStore) -> None:

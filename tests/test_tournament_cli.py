@@ -105,6 +105,32 @@ def test_status_of_an_unknown_tournament(redis_url: str, key_prefix: str) -> Non
     assert done.returncode == 2 and "unknown tournament" in done.stderr
 
 
+def test_status_prints_each_thing_once_with_the_match_rules(redis_url: str, key_prefix: str) -> None:
+    from cardarena_tournament import lifecycle
+
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    ts = TournamentStore(client)
+    rules = {"time_control": {"move_ms": 500}, "fault_policy": {"max_strikes": 1, "default_action": "random"}}
+    ts.create(lifecycle.new_tournament(game="glaves", players=3, entrants=["a", "b", "c"], deal_sets=2, tid="t3"))
+    ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=1, tid="named",
+                                       name="Spring Cup", **rules))  # fmt: skip
+    client.close()
+    lines = _cli("tournament", "status", "t3", env=env).stdout.splitlines()
+    assert lines[0] == "t3  [upcoming]  glaves  3 players  0/12 matches counted"  # the default name left out
+    assert "Glaves" not in lines[0]
+    assert lines[2] == "time control: move_ms=2000  bank_ms=30000"
+    assert lines[3] == (
+        "fault policy: default_action=first  max_strikes=3  max_rejections=10  join_timeout_ms=15000  "
+        "no_show_attempts=3"
+    )
+    lines = _cli("tournament", "status", "named", env=env).stdout.splitlines()
+    assert lines[0] == "named  'Spring Cup'  [upcoming]  glaves  2 players  0/2 matches counted"
+    assert lines[1] == "entrants: a, b  deal sets: 1"
+    assert lines[2] == "time control: move_ms=500  bank_ms=30000"
+    assert lines[3].startswith("fault policy: default_action=random  max_strikes=1  max_rejections=10")
+
+
 def test_the_tournament_rules_reach_every_match(redis_url: str, key_prefix: str) -> None:
     from cardarena.store.matches import FaultPolicy, TimeControl
     from cardarena_tournament import lifecycle
@@ -189,6 +215,16 @@ def test_schedules_are_listed_with_their_next_run_and_removed(redis_url: str, ke
     assert listed[0]["next_run"] > time.time() and listed[0]["last_error"] is None
     text = _cli("tournament", "schedules", env=env).stdout
     assert sid in text and "all registered bots" in text and "02:00 UTC" in text
+    assert "'" not in text.splitlines()[0].split("glaves")[0]  # no --name: none shown
+    done = _cli(
+        "tournament", "create", "--game", "glaves", "--players", "2", "--all", "--schedule", "1h",
+        "--name", "Hourly <cup>", env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    hourly = done.stdout.split()[1]
+    line = next(x for x in _cli("tournament", "schedules", env=env).stdout.splitlines() if x.startswith(hourly))
+    assert line.startswith(f"{hourly}  'Hourly <cup>'  glaves 2p  every 3600s")
+    assert _cli("tournament", "unschedule", hourly, env=env).returncode == 0
     done = _cli("tournament", "unschedule", sid, env=env)
     assert done.returncode == 0 and sid in done.stdout
     assert "no schedules" in _cli("tournament", "schedules", env=env).stdout
@@ -274,8 +310,12 @@ def test_standings_table_shows_the_win_rate_for_solitaires(capsys: pytest.Captur
     render_standings({**snap, "tournament": "t"})
     out = capsys.readouterr().out
     assert "win rate" in out and "25.0% (1/4)" in out
+    assert "rating:" not in out  # solitaires are not rated
     render_standings({**compute([], ["a", "b"]).to_json(), "tournament": "m"})
-    assert "win rate" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "win rate" not in out
+    said = " ".join(out.split())  # the caption wraps to the table's width
+    assert "rating: OpenSkill ordinal over all of the bot's matches of the game (every tournament), when these" in said
 
 
 def test_the_standings_table_shows_bot_names_as_written(capsys: pytest.CaptureFixture[str]) -> None:

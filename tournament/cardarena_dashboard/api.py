@@ -103,8 +103,9 @@ def tournament_detail(tournament_id: str) -> Response:
 def tournament_standings(tournament_id: str) -> Response:
     """A tournament's standings, best first."""
     found = reads.tournament(sources(), tournament_id)
-    rows = reads.standings(sources(), tournament_id, found.get("game"))
-    return _with_etag({"tournament": tournament_id, "items": rows})
+    as_of = reads.rating_as_of(found)
+    rows = reads.standings(sources(), tournament_id, found.get("game"), as_of)
+    return _with_etag({"tournament": tournament_id, "items": rows, "rating_as_of": as_of})
 
 
 @bp.get("/tournaments/<tournament_id>/matches")

@@ -71,6 +71,36 @@ TOURNAMENT_STATUSES = ("upcoming", "running", "finished", "cancelled")
 
 _NUM = {"type": "number", "nullable": True}
 _STR = {"type": "string", "nullable": True}
+_TIME = {**_STR, "description": "The time before as `YYYY-MM-DD HH:MM UTC`; null when unset."}
+
+
+def _time_control(**extra: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "Clocks of every match (docs/tournaments.md, 'Match rules').",
+        "properties": {
+            "move_ms": {"type": "integer", "minimum": 1, "default": 2000},
+            "bank_ms": {"type": "integer", "minimum": 0, "default": 30000},
+        },
+        **extra,
+    }
+
+
+def _fault_policy(**extra: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "What happens to a bot that times out, answers illegally or does not come "
+        "(docs/tournaments.md, 'Match rules').",
+        "properties": {
+            "default_action": {"type": "string", "enum": ["first", "random"], "default": "first"},
+            "max_strikes": {"type": "integer", "minimum": 0, "default": 3},
+            "max_rejections": {"type": "integer", "minimum": 0, "default": 10},
+            "join_timeout_ms": {"type": "integer", "minimum": 1, "default": 15000},
+            "no_show_attempts": {"type": "integer", "minimum": 0, "default": 3},
+        },
+        **extra,
+    }
+
 
 SCHEMAS: dict[str, Any] = {
     "Error": {
@@ -150,10 +180,26 @@ SCHEMAS: dict[str, Any] = {
             "entrants": {"type": "array", "items": {"type": "string"}},
             "deal_sets": {"type": "integer"},
             "format": {"type": "string"},
+            "seed": {"type": "string"},
+            "options": {"type": "object", "description": "Game options of every match (the defaults filled in)."},
+            "time_control": _time_control(
+                description="Clocks of every match, the defaults filled in (empty for a tournament stored "
+                "before match rules existed: the defaults). docs/tournaments.md, 'Match rules'."
+            ),
+            "fault_policy": _fault_policy(
+                description="Time-outs, strikes, illegal answers and no-shows of every match, the defaults "
+                "filled in (empty: the defaults). docs/tournaments.md, 'Match rules'."
+            ),
             "status": {"type": "string", "enum": ["upcoming", "running", "finished", "cancelled"]},
             "total_matches": {"type": "integer"},
             "counted": {"type": "integer"},
             "schedule_id": _STR,
+            "created_at": {"type": "number", "description": "When it was created (unix time)."},
+            "started_at": {**_NUM, "description": "When it started (unix time); null while upcoming."},
+            "finished_at": {**_NUM, "description": "When it finished or was cancelled (unix time)."},
+            "created_at_text": _TIME,
+            "started_at_text": _TIME,
+            "finished_at_text": _TIME,
             "next_run": _NUM,
             "next_run_text": _STR,
         },
@@ -168,7 +214,9 @@ SCHEMAS: dict[str, Any] = {
             "template": {
                 "type": "object",
                 "description": "The runs' definition: `game`, `players`, `entrants` (a list of bot names, or "
-                '`"all"`: every bot registered when a run starts), `deal_sets`, `options`, `name`.',
+                '`"all"`: every bot registered when a run starts), `deal_sets`, `options`, `time_control`, '
+                "`fault_policy`, `name`. `options`, `time_control` and `fault_policy` are as given when the "
+                "schedule was created: null or only the fields given; each run fills in the defaults.",
                 "properties": {
                     "game": {"type": "string"},
                     "players": {"type": "integer"},
@@ -179,6 +227,10 @@ SCHEMAS: dict[str, Any] = {
                         ]
                     },
                     "deal_sets": {"type": "integer"},
+                    "options": {"type": "object", "nullable": True},
+                    "time_control": _time_control(nullable=True),
+                    "fault_policy": _fault_policy(nullable=True),
+                    "name": {"type": "string", "description": "Empty: each run is named `<Game> <n>p`."},
                 },
             },
             "cron": {**_STR, "description": "Cron expression (UTC), or null for an interval schedule."},
@@ -222,7 +274,13 @@ SCHEMAS: dict[str, Any] = {
             "ci_low": {**_NUM, "description": "95 % bootstrap confidence interval, low end."},
             "ci_high": _NUM,
             "separated": {"type": "boolean", "nullable": True, "description": "Separated from the next rank."},
-            "rating": {**_NUM, "description": "OpenSkill ordinal."},
+            "rating": {
+                **_NUM,
+                "description": "The bot's OpenSkill ordinal over all of its rated matches of the game (every "
+                "tournament, not only this one): its current rating while the tournament is upcoming or running "
+                "(as `/bots/{name}` shows it); once it is finished or cancelled, its rating when the tournament "
+                "ended (see `rating_as_of`), so the standings of a finished tournament do not change.",
+            },
             "matches": {"nullable": True},
             "win_rate": {
                 **_NUM,
@@ -244,15 +302,30 @@ SCHEMAS: dict[str, Any] = {
     "Standings": {
         "type": "object",
         "required": ["tournament", "items"],
-        "properties": {"tournament": {"type": "string"}, "items": {"type": "array", "items": _ref("StandingRow")}},
+        "properties": {
+            "tournament": {"type": "string"},
+            "items": {"type": "array", "items": _ref("StandingRow")},
+            "rating_as_of": {
+                **_NUM,
+                "description": "null: `rating` is each bot's current rating; else the tournament's end "
+                "(`finished_at`, unix time): `rating` is each bot's rating then.",
+            },
+        },
     },
     "Bot": {
         "type": "object",
         "required": ["name"],
         "properties": {
             "name": {"type": "string"},
-            "created_at": {"type": "number"},
-            "stats": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "created_at": {"type": "number", "description": "When it was registered (unix time)."},
+            "created_at_text": _TIME,
+            "stats": {
+                "type": "object",
+                "additionalProperties": {"type": "integer"},
+                "description": "Counters over every match the bot was seated in: `matches` (played to the "
+                "end; a no-show plays none), `timeouts`, `illegal_actions`, `disconnects`, `forfeits` (too "
+                "many strikes, a resignation or a no-show).",
+            },
             "connected": {
                 "type": "boolean",
                 "nullable": True,
@@ -264,7 +337,15 @@ SCHEMAS: dict[str, Any] = {
     "BotRegistration": {
         "type": "object",
         "required": ["name"],
-        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64}},
+        "properties": {
+            "name": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 64,
+                "pattern": "^[^:,]*$",
+                "description": "1-64 printable characters, no leading or trailing space, no `:` or `,`.",
+            }
+        },
     },
     "RegisteredBot": {
         "type": "object",
@@ -284,27 +365,8 @@ SCHEMAS: dict[str, Any] = {
             "format": {"type": "string"},
             "seed": {"type": "string"},
             "options": {"type": "object"},
-            "time_control": {
-                "type": "object",
-                "additionalProperties": False,
-                "properties": {
-                    "move_ms": {"type": "integer", "minimum": 1, "default": 2000},
-                    "bank_ms": {"type": "integer", "minimum": 0, "default": 30000},
-                },
-            },
-            "fault_policy": {
-                "type": "object",
-                "additionalProperties": False,
-                "description": "What happens to a bot that times out, answers illegally or does not come "
-                "(docs/tournaments.md, 'Match rules').",
-                "properties": {
-                    "default_action": {"type": "string", "enum": ["first", "random"], "default": "first"},
-                    "max_strikes": {"type": "integer", "minimum": 0, "default": 3},
-                    "max_rejections": {"type": "integer", "minimum": 0, "default": 10},
-                    "join_timeout_ms": {"type": "integer", "minimum": 1, "default": 15000},
-                    "no_show_attempts": {"type": "integer", "minimum": 0, "default": 3},
-                },
-            },
+            "time_control": _time_control(additionalProperties=False),
+            "fault_policy": _fault_policy(additionalProperties=False),
         },
     },
     "Page_Match": _page_of("Match"),

@@ -169,7 +169,8 @@ def _fmt(value: float | None, digits: int = 2) -> str:
 
 def _standings_context(tournament_id: str) -> dict[str, Any]:
     tournament = reads.tournament(sources(), tournament_id)
-    rows = reads.standings(sources(), tournament_id, tournament.get("game"))
+    as_of = reads.rating_as_of(tournament)
+    rows = reads.standings(sources(), tournament_id, tournament.get("game"), as_of)
     bounds: list[float] = [v for r in rows for v in (r["ci_low"], r["ci_high"], r["mean"]) if v is not None] + [0.0]
     low, high = min(bounds), max(bounds)
     span = (high - low) or 1.0
@@ -197,6 +198,7 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
         "bar_width": BAR_WIDTH,
         "zero_x": x(0.0),
         "finished_matches": tournament.get("counted", 0),
+        "rating_as_of_text": reads.when_text(as_of),  # None: current ratings
         "poll_ms": current_app.config["POLL_MS"],
     }
 
@@ -218,7 +220,9 @@ def tournament_page(tournament_id: str) -> str:
 def tournament_ratings(tournament_id: str) -> Response:
     """The entrants' rating histories as a server-rendered SVG plot."""
     t = reads.tournament(sources(), tournament_id)
-    history = {b: reads.rating_history(sources(), b, str(t.get("game"))) for b in t.get("entrants") or []}
+    as_of = reads.rating_as_of(t)
+    until = None if as_of is None else (tournament_id, as_of)  # a finished tournament's plot ends with it
+    history = {b: reads.rating_history(sources(), b, str(t.get("game")), until) for b in t.get("entrants") or []}
     return _svg(layout(history))
 
 
@@ -253,6 +257,16 @@ def standings_part(tournament_id: str) -> Response:
     return response
 
 
+STAT_NOTES = {
+    "matches": "matches played to the end (a no-show plays none)",
+    "timeouts": "decisions not answered in time (the server played a default action for the bot)",
+    "illegal_actions": "answers refused as illegal (each refused answer counts)",
+    "disconnects": "connections lost while the bot was seated in a match",
+    "forfeits": "seats given up in a match: too many strikes, a resignation or a no-show",
+}
+"""What each of a bot's statistics counts (``BotStore`` counters), as the pages say it."""
+
+
 @bp.get("/bots")
 def bot_list() -> str:
     """Registered bots in name order, paged: matches, rated games, whether connected now."""
@@ -263,7 +277,7 @@ def bot_list() -> str:
         row["rated"] = [{"game": g, "rating": _fmt(v)} for g, v in rated[row["name"]].items()]
     prev_url = url_for(".bot_list", offset=max(0, page.offset - page.limit), limit=page.limit) if page.offset else None
     next_url = url_for(".bot_list", offset=page.offset + page.limit, limit=page.limit) if more else None
-    return render_template("bots.html", bots=rows, prev_url=prev_url, next_url=next_url)
+    return render_template("bots.html", bots=rows, prev_url=prev_url, next_url=next_url, notes=STAT_NOTES)
 
 
 @bp.get("/bots/<path:name>")
@@ -271,4 +285,7 @@ def bot_page(name: str) -> str:
     """A bot: games, rating, recent matches, time-outs and illegal actions."""
     bot = reads.bot(sources(), name)
     matches, _ = list_matches(sources(), MatchFilter(bot=name), 0, 20)
-    return render_template("bot.html", bot=bot, matches=matches, games=list(bot.get("ratings", {})))
+    stats: dict[str, Any] = bot.get("stats") or {}
+    names = [*STAT_NOTES, *sorted(set(stats) - set(STAT_NOTES))]  # a counter added later shows too
+    counters = [(k, stats.get(k, 0), STAT_NOTES.get(k, "")) for k in names]
+    return render_template("bot.html", bot=bot, matches=matches, games=list(bot.get("ratings", {})), counters=counters)

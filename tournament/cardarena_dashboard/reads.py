@@ -64,14 +64,23 @@ def tournaments(sources: Sources, status: str | None = None) -> list[dict[str, A
 
 
 def _with_next_run(store: Any, row: dict[str, Any]) -> dict[str, Any]:
+    """The row with ``next_run`` (of its schedule) and the ``*_text`` (UTC) of its times."""
     when = store.next_run(row["schedule_id"]) if row.get("schedule_id") else None
     row["next_run"] = when
     row["next_run_text"] = _when(when) if when else None
+    for name in ("created_at", "started_at", "finished_at"):
+        row[f"{name}_text"] = when_text(row.get(name))
     return row
 
 
 def _when(stamp: float) -> str:
     return datetime.fromtimestamp(stamp, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def when_text(stamp: Any) -> str | None:
+    """A unix time as ``2026-03-01 14:05 UTC``; ``None`` for a missing (or zero) time."""
+    value = _float(stamp)
+    return _when(value) if value else None
 
 
 ALL_BOTS = "all"
@@ -192,10 +201,29 @@ def standing_row(row: Mapping[str, Any], position: int) -> dict[str, Any]:
     }
 
 
-def standings(sources: Sources, tournament_id: str, game: str | None = None) -> list[dict[str, Any]]:
+ENDED = ("finished", "cancelled")
+"""Tournament statuses whose page shows ratings as they stood at the end (:func:`rating_as_of`)."""
+
+
+def rating_as_of(tournament: Mapping[str, Any]) -> float | None:
+    """When the ratings on a tournament's page (standings and plot) are taken: its end
+    (``finished_at``) once it is finished or cancelled, so that the page stays as it was;
+    ``None`` (now: the bot's current rating) while it is upcoming or running."""
+    if tournament.get("status") in ENDED:
+        return _float(tournament.get("finished_at")) or None
+    return None
+
+
+def standings(
+    sources: Sources, tournament_id: str, game: str | None = None, as_of: float | None = None
+) -> list[dict[str, Any]]:
     """A tournament's standings rows, best first (empty before the first counted result).
 
-    Rows without a rating get the bot's current rating (OpenSkill ordinal) in ``game``.
+    ``rating`` is the bot's OpenSkill ordinal in ``game`` over all of its rated matches: the
+    current one (the ratings store the bot page reads) when ``as_of`` is ``None``, else the one
+    it had at ``as_of`` (the tournament's end: :func:`rating_as_of`), the same value the
+    tournament's rating plot ends on.  The snapshot's own rating (taken whenever the standings
+    were last computed) is not shown: it would disagree with both.
     """
     store = _tournament_store(sources)
     snapshot = plain(store.standings(tournament_id))
@@ -207,19 +235,37 @@ def standings(sources: Sources, tournament_id: str, game: str | None = None) -> 
     if not isinstance(rows, list):
         return []
     out = [standing_row(r, n + 1) for n, r in enumerate(rows) if isinstance(r, Mapping)]
-    if game and any(r["rating"] is None for r in out):
-        ratings = store.ratings(game)
+    if not game:
+        return out
+    if as_of is None:
+        current = store.ratings(game)
         for r in out:
-            if r["rating"] is None and r["bot"] in ratings:
-                r["rating"] = _float(ratings[r["bot"]])
+            r["rating"] = _float(current.get(r["bot"]))
+    else:
+        for r in out:
+            history = rating_history(sources, r["bot"], game, until=(tournament_id, as_of))
+            r["rating"] = history[-1] if history else None
     return out
 
 
-def rating_history(sources: Sources, bot: str, game: str) -> list[float]:
-    """The bot's rating (OpenSkill ordinal) after each counted match of ``game``."""
+def rating_history(sources: Sources, bot: str, game: str, until: tuple[str, float] | None = None) -> list[float]:
+    """The bot's rating (OpenSkill ordinal) after each rated match of ``game``.
+
+    ``until=(tournament id, t)``: only up to the end of that tournament, i.e. the points up to
+    the later of the last one at or before ``t`` and the last one of the tournament's own
+    matches (so a clock difference between workers cannot drop its last match)."""
     if sources.tournaments is None:
         return []
     points = sources.tournaments.rating_history(bot, game)
+    if until is not None:
+        tid, t = until
+        own = f"{tid}:"
+        end = 0
+        for n, p in enumerate(points):
+            stamp = _float(p.get("t"))
+            if (stamp is not None and stamp <= t) or str(p.get("match_id", "")).startswith(own):
+                end = n + 1
+        points = points[:end]
     return [v for p in points if (v := _float(_first(p, "ordinal", "rating", "mu"))) is not None]
 
 
@@ -280,4 +326,6 @@ def bot(sources: Sources, name: str) -> dict[str, Any]:
 
 
 def _public_bot(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in row.items() if "token" not in k and "hash" not in k and "secret" not in k}
+    public = {k: v for k, v in row.items() if "token" not in k and "hash" not in k and "secret" not in k}
+    public["created_at_text"] = when_text(public.get("created_at"))  # registered (UTC)
+    return public

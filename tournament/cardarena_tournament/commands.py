@@ -14,7 +14,7 @@ from typing import Any
 
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
-from cardarena.store.tournaments import TournamentError, TournamentStore
+from cardarena.store.tournaments import Tournament, TournamentError, TournamentStore
 
 from . import lifecycle
 from .formats import FormatError
@@ -147,9 +147,37 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data))
     else:
-        print(f"{t.id}  {t.name}  [{t.status}]  {t.game} {t.players}p  {t.counted}/{t.total_matches} matches")
-        print(f"entrants: {', '.join(t.entrants)}  deal sets: {t.deal_sets}")
+        for line in status_lines(t):
+            print(line)
     return 0
+
+
+def _default_name(game: str, players: int) -> str:
+    """The name a tournament gets without ``--name`` (``Glaves 3p``)."""
+    from cardarena.engine import games
+
+    g = games().get(game)
+    return f"{g.name if g is not None else game} {players}p"
+
+
+def _fields(values: dict[str, Any]) -> str:
+    return "  ".join(f"{k}={v}" for k, v in values.items())
+
+
+def status_lines(t: Tournament) -> list[str]:
+    """``tournament status``: the id (and the name unless it is the default ``<Game> <n>p``),
+    status, game, players and counted matches; entrants; the time control; the fault policy."""
+    from dataclasses import asdict
+
+    from cardarena.store.matches import FaultPolicy, TimeControl
+
+    name = f"  {t.name!r}" if t.name and t.name != _default_name(t.game, t.players) else ""
+    return [
+        f"{t.id}{name}  [{t.status}]  {t.game}  {t.players} players  {t.counted}/{t.total_matches} matches counted",
+        f"entrants: {', '.join(t.entrants)}  deal sets: {t.deal_sets}",
+        f"time control: {_fields({**asdict(TimeControl()), **t.time_control})}",  # empty: the defaults
+        f"fault policy: {_fields({**asdict(FaultPolicy()), **t.fault_policy})}",
+    ]
 
 
 def _cancel(args: argparse.Namespace) -> int:
@@ -180,7 +208,8 @@ def _schedules(args: argparse.Namespace) -> int:
         who = "all registered bots" if tpl.get("entrants") == "all" else ", ".join(tpl.get("entrants") or [])
         when = f"every {i['every']:g}s" if i.get("every") else f"cron {i['cron']!r} (UTC)"
         nxt = _utc(i["next_run"]) + " UTC" if i.get("next_run") is not None else "-"
-        print(f"{i['id']}  {tpl.get('game')} {tpl.get('players')}p  {when}  next run: {nxt}  entrants: {who}")
+        name = f"  {tpl['name']!r}" if tpl.get("name") else ""
+        print(f"{i['id']}{name}  {tpl.get('game')} {tpl.get('players')}p  {when}  next run: {nxt}  entrants: {who}")
         if i.get("last_tournament"):
             print(f"    last run: {i['last_tournament']}")
         if i.get("last_error"):
@@ -208,7 +237,11 @@ def render_standings(snapshot: dict[str, Any]) -> None:
     metric = snapshot.get("metric", "points")
     solitaire = metric == "score"  # solitaires show the win rate where others show places
     table = Table(
-        title=f"{escape(str(snapshot.get('tournament', '')))} standings ({snapshot.get('counted', 0)} matches counted)"
+        title=f"{escape(str(snapshot.get('tournament', '')))} standings ({snapshot.get('counted', 0)} matches counted)",
+        caption=None
+        if solitaire
+        else "rating: OpenSkill ordinal over all of the bot's matches of the game (every tournament), "
+        "when these standings were computed",
     )
     last = ("win rate",) if solitaire else ("win share", "places", "rating")
     for col in ("#", "bot", f"mean {metric.replace('_', ' ')}/deal set", "95% CI", "sep.", "matches", *last):

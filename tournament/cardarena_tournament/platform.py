@@ -26,6 +26,7 @@ import errno
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -138,7 +139,8 @@ def _output(log: Path | None) -> Iterator[IO[Any]]:
 
 
 def tail(log: Path | None, lines: int = LOG_TAIL_LINES) -> str:
-    """The last ``lines`` non-empty lines of a log file ("" if none)."""
+    """The last ``lines`` non-empty lines of a log file ("" if none), without terminal escape
+    sequences (:func:`plain_text`)."""
     if log is None:
         return ""
     try:
@@ -148,8 +150,38 @@ def tail(log: Path | None, lines: int = LOG_TAIL_LINES) -> str:
             text = f.read().decode(errors="replace")
     except OSError:
         return ""
-    kept = [line.rstrip() for line in text.splitlines() if line.strip()]
+    kept = [line.rstrip() for line in plain_text(text).splitlines() if line.strip()]
     return "\n".join(kept[-lines:])
+
+
+_ANSI = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC (terminal titles, hyperlinks) ending in BEL or ST
+    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor movement, erasing
+    r"|\x1b[ -/]*[0-~]"  # the other escapes (ESC ( B, ESC 7, ESC M ...)
+    r"|[\x00-\x08\x0e-\x1f\x7f]"  # stray control characters (a lone ESC, backspace ...)
+)
+
+
+def plain_text(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters (tabs and line breaks
+    stay): coloured log lines (Celery's, rich's) quoted in a report print as plain text."""
+    return _ANSI.sub("", text)
+
+
+def ended(status: int | None, *, starting: bool = False) -> str:
+    """How a child with exit ``status`` ended: ``exited with status 3``, ``was killed by signal
+    9 (SIGKILL)`` (``Popen`` reports death by a signal as a negative status) or ``exited``;
+    ``starting`` adds "during start-up" after the verb."""
+    when = " during start-up" if starting else ""
+    if status is None:
+        return f"exited{when}"
+    if status < 0:
+        try:
+            name = f" ({signal.Signals(-status).name})"
+        except ValueError:
+            name = ""
+        return f"was killed{when} by signal {-status}{name}"
+    return f"exited{when} with status {status}"
 
 
 def failure(
@@ -165,7 +197,7 @@ def failure(
             + (f" (log: {log})" if log else ""),
             status=code,
         )
-    said = f"the {name} exited{' during start-up' if starting else ''} with status {status}"
+    said = f"the {name} {ended(status, starting=starting)}"
     if log is None:
         said += " (its log is above)"
     elif end:

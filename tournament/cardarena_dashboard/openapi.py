@@ -194,6 +194,11 @@ SCHEMAS: dict[str, Any] = {
             "total_matches": {"type": "integer"},
             "counted": {"type": "integer"},
             "schedule_id": _STR,
+            "queue": {
+                "type": "string",
+                "description": "The lane its matches wait in: empty for the platform's, `run-...` for a "
+                "`cardarena tournament run` (played only by that run's service).",
+            },
             "created_at": {"type": "number", "description": "When it was created (unix time)."},
             "started_at": {**_NUM, "description": "When it started (unix time); null while upcoming."},
             "finished_at": {**_NUM, "description": "When it finished or was cancelled (unix time)."},

@@ -9,11 +9,13 @@ reproduces the match both from its recorded chance outcomes and from its seed.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from cardarena.engine import (
     CHANCE,
     IllegalAction,
+    InvalidOptions,
     MatchRng,
     NotYourTurn,
     State,
@@ -22,6 +24,8 @@ from cardarena.engine import (
     rerun,
     rerun_from_seed,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .conftest import game_seatings
 
@@ -114,6 +118,73 @@ def test_options_are_validated(game_id: str, players: int) -> None:
         game.new_state(players, {"no_such_option": 1})
     with pytest.raises(ValueError, match="players"):
         game.new_state(game.max_players + 1)
+
+
+def _first_decision(state: State) -> None:
+    """Deal (from a fixed seed) until a seat is asked to act; it has something to do."""
+    rng = MatchRng("options")
+    while state.is_chance():
+        state.apply_chance(state.sample_chance(rng))
+    if not state.is_terminal():
+        assert state.legal_actions(state.to_act()[0])
+
+
+@pytest.mark.parametrize(("game_id", "players"), SEATINGS)
+def test_options_refuses_bad_values_by_name_and_range(game_id: str, players: int) -> None:
+    """``options()`` alone validates (the platform checks options with it before a match is
+    queued): every integer option has a range, and values outside it or of the wrong type are
+    refused naming the option; the ends of each range and the defaults make playable matches."""
+    game = get_game(game_id)
+    defaults = game.option_defaults(players)
+    ranges = game.option_ranges(players)
+    assert set(ranges) <= set(defaults)
+    for key, default in defaults.items():
+        assert type(default) in (int, bool), f"{key}: an option of another type needs its own checks here"
+        bad: list[object] = [None, "1", 1.5, [1]]
+        if type(default) is int:
+            bounds = ranges.get(key)
+            assert bounds is not None, f"integer option {key} has no range in option_ranges()"
+            assert bounds.low <= default <= bounds.high
+            assert bounds.low >= 0 and bounds.high < 2**31  # counts; views carry them as int32
+            for value in (-1, -5, bounds.low - 1, bounds.high + 1):
+                with pytest.raises(InvalidOptions, match=rf"option {key} must be {re.escape(str(bounds))}, got"):
+                    game.options(players, {key: value})
+            bad.append(True)
+            for good in {bounds.low, bounds.high, default}:
+                _first_decision(game.new_state(players, game.options(players, {key: good})))
+        else:
+            bad.append(1)
+        for value in bad:
+            with pytest.raises(InvalidOptions, match=rf"option {key} must be"):
+                game.options(players, {key: value})
+
+
+_OPTION_VALUES = st.one_of(
+    st.integers(-3, 1200),
+    st.integers(),
+    st.sampled_from([0, 1, 2, 1000, 100_000, 2**31]),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=3),
+    st.floats(allow_nan=False),
+)
+
+
+@pytest.mark.parametrize(("game_id", "players"), SEATINGS)
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_options_that_options_accepts_make_a_match(game_id: str, players: int, data: st.DataObject) -> None:
+    game = get_game(game_id)
+    keys = sorted(game.option_defaults(players))
+    given_options = data.draw(st.dictionaries(st.sampled_from(keys), _OPTION_VALUES) if keys else st.just({}))
+    try:
+        options = game.options(players, given_options)
+    except InvalidOptions:
+        return
+    assert game.options(players, options) == options  # validated options validate again unchanged
+    state = game.new_state(players, options)
+    assert state.options == options
+    _first_decision(state)
 
 
 def test_registry_ids_are_snake_case() -> None:

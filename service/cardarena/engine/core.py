@@ -108,6 +108,20 @@ class Result:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class OptionRange:
+    """The inclusive range of an integer option, and what a special value means."""
+
+    low: int
+    high: int
+    note: str = ""
+    """What a value means beyond its number, e.g. ``0: play to the target``."""
+
+    def __str__(self) -> str:
+        text = f"from {self.low} to {self.high}"
+        return f"{text} ({self.note})" if self.note else text
+
+
 def ranks_from_scores(scores: Sequence[float], *, higher_is_better: bool = True) -> tuple[int, ...]:
     """Competition ranks (1, 1, 3 ...) from scores; equal scores share a place."""
     sign = -1 if higher_is_better else 1
@@ -188,7 +202,10 @@ class Game(ABC):
     def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
         """The full, validated options for a match (defaults filled in).
 
-        Subclasses extend :meth:`option_defaults`; unknown keys are rejected.
+        The platform validates a match's options with this method alone before the match is
+        queued, so it must reject everything :meth:`new_state` would not play: unknown keys,
+        wrong types (``None`` included) and values out of range (:meth:`option_ranges`).  A
+        game with further constraints (options that only go together) extends it.
         """
         self.check_players(players)
         defaults = self.option_defaults(players)
@@ -201,12 +218,21 @@ class Game(ABC):
         merged = {**defaults, **given}
         for key, value in merged.items():
             default = defaults[key]
-            if default is not None and value is not None and type(value) is not type(default):
+            if default is not None and type(value) is not type(default):
                 raise InvalidOptions(f"option {key} must be a {type(default).__name__}, got {value!r}")
+        for key, bounds in self.option_ranges(players).items():
+            value = merged[key]
+            if isinstance(value, int) and not bounds.low <= value <= bounds.high:
+                raise InvalidOptions(f"option {key} must be {bounds}, got {value!r}")
         return merged
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
         """Every option this game knows, with its default for ``players``."""
+        return {}
+
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        """The allowed range of every integer option (the conformance suite requires one for
+        each); :meth:`options` rejects a value outside it."""
         return {}
 
     def teams(self, players: int, options: Mapping[str, JSON]) -> tuple[int, ...] | None:

@@ -59,8 +59,8 @@ from ..engine.core import (
     Game,
     IllegalAction,
     InvalidChance,
-    InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     SnapshotView,
     State,
@@ -840,13 +840,8 @@ class Bourre(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 10, "chip_limit": 20}
 
-    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
-        merged = super().options(players, options)
-        if int(merged["deals"]) < 1:
-            raise InvalidOptions("option deals must be at least 1")
-        if int(merged["chip_limit"]) < 0:
-            raise InvalidOptions("option chip_limit must be 0 (no limit) or positive")
-        return merged
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"deals": OptionRange(1, 1000), "chip_limit": OptionRange(0, 100_000, "0: no limit")}
 
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> BourreState:
         return BourreState(self, players, self.options(players, options))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..engine.core import JSON
+from ..engine.core import JSON, OptionRange
 from .trick_taking import TrickGame, TrickLayout, TrickState
 
 
@@ -45,6 +45,10 @@ class GermanWhist(TrickGame):
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 1}
+
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        # German Whist has no target: ``deals`` alone ends the match, so 0 is not a value.
+        return {"deals": OptionRange(1, 1000)}
 
 
 GAME = GermanWhist()

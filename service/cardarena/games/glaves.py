@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..engine.core import JSON
+from ..engine.core import JSON, OptionRange
 from .trick_taking import JACKS, TrickGame, TrickLayout, TrickState, jack_penalty
 
 HAND_POINTS = {2: 16, 3: 7, 4: 3}
@@ -68,6 +68,9 @@ class Glaves(TrickGame):
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"target": TARGET.get(players, 0), "deals": 0}
+
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"target": OptionRange(1, 1000), "deals": OptionRange(0, 1000, "0: play to the target")}
 
 
 GAME = Glaves()

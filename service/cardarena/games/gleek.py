@@ -63,8 +63,8 @@ from ..engine.core import (
     Game,
     IllegalAction,
     InvalidChance,
-    InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     SnapshotView,
     State,
@@ -904,11 +904,8 @@ class Gleek(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 3}
 
-    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
-        merged = super().options(players, options)
-        if int(merged["deals"]) < 1:
-            raise InvalidOptions("option deals must be at least 1")
-        return merged
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"deals": OptionRange(1, 1000)}
 
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> GleekState:
         return GleekState(self, players, self.options(players, options))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..engine.core import JSON
+from ..engine.core import JSON, OptionRange
 from .trick_taking import TrickGame, TrickLayout, TrickState, jack_penalty
 
 TARGET = 20
@@ -47,6 +47,9 @@ class Knaves(TrickGame):
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"target": TARGET, "deals": 0}
+
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"target": OptionRange(1, 1000), "deals": OptionRange(0, 1000, "0: play to the target")}
 
 
 GAME = Knaves()

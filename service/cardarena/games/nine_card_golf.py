@@ -68,8 +68,8 @@ from ..engine.core import (
     Game,
     IllegalAction,
     InvalidChance,
-    InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     SnapshotView,
     State,
@@ -254,12 +254,8 @@ class NineCardGolf(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 4, "turn_limit": 30}
 
-    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
-        merged = super().options(players, options)
-        for key in ("deals", "turn_limit"):
-            if int(merged[key]) < 1:
-                raise InvalidOptions(f"option {key} must be at least 1, got {merged[key]!r}")
-        return merged
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"deals": OptionRange(1, 1000), "turn_limit": OptionRange(1, 1000)}
 
     def decks(self, players: int) -> int:
         """How many 54-card decks a match of ``players`` uses."""

@@ -24,6 +24,7 @@ from cardarena.engine import (
     rerun,
     rerun_from_seed,
 )
+from cardarena.engine.cards import CODES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,43 @@ def check_rejections(state: State, rng: MatchRng) -> None:
     assert json.dumps(state.view_json(None), sort_keys=True) == before
 
 
+def perturbations(action: str, rng: MatchRng) -> set[str]:
+    """Ids close to a legal ``action``: parts reordered, dropped, doubled or replaced, a
+    trailing ``:``, another card, another number, another case."""
+    kind, *args = action.split(":")
+    out = {action + ":", kind + ":", action.upper(), action.lower(), " " + action, action + " "}
+    if args:
+        out.add(kind)
+        out.add(":".join([kind, *args[:-1]]))
+        out.add(":".join([kind, *args, args[-1]]))
+        out.add(":".join([kind, *args, CODES[rng.below(52)]]))
+        for i, arg in enumerate(args):
+            others = [CODES[rng.below(52)], "XX", "", "-1", "99"]
+            if arg.lstrip("-").isdigit():
+                others += [str(int(arg) + 1), str(int(arg) - 1), "0" + arg, "+" + arg]
+            for other in others:
+                out.add(":".join([kind, *args[:i], other, *args[i + 1 :]]))
+    if len(args) >= 2:
+        out.add(":".join([kind, *reversed(args)]))
+        out.add(":".join([kind, *args[1:], args[0]]))
+    return out
+
+
+def check_exact_ids(state: State, seat: int, legal: tuple[str, ...], rng: MatchRng) -> None:
+    """``apply`` accepts exactly the ids of ``legal_actions``, and ``check`` gives the reason
+    for any other (tried on copies: ids near the legal ones)."""
+    candidates: set[str] = set()
+    for action in {*legal[:3], *legal[-3:]}:  # the first and the last (Bourré: the longest exchanges)
+        candidates |= perturbations(action, rng)
+    for action in sorted(candidates - set(legal)):
+        reason = state.check(seat, action)
+        assert reason, f"check() finds no reason against {action!r}, not in {legal[:8]}"
+        with pytest.raises(IllegalAction):
+            state.clone().apply(seat, action)
+    for action in legal[:4]:
+        assert state.check(seat, action) is None
+
+
 def check_views(state: State) -> None:
     for seat in [None, *range(state.players)]:
         text = json.dumps(state.view_json(seat))
@@ -78,6 +116,7 @@ def playout(game_id: str, players: int, seed: int) -> State:
             if steps % 7 == 1:
                 check_rejections(state, picker)
                 check_views(state)
+                check_exact_ids(state, seats[0], state.legal_actions(seats[0]), MatchRng(f"ids/{seed}/{steps}"))
             for seat in seats:
                 legal = state.legal_actions(seat)
                 assert legal, f"seat {seat} is asked to act but has no legal action"

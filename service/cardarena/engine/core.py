@@ -13,9 +13,11 @@ The contract covers all games of the product:
   the match's :class:`~cardarena.engine.rng.MatchRng` and feeds the outcome (a JSON-able
   dict) back through :meth:`State.apply_chance`.  Rules never hold an RNG, and a replay
   carries every outcome, so it re-runs without the seed.
-* **Actions** are stable strings (``play:QH``, ``bid:13``, ``pass``).  :meth:`State.apply`
-  checks the action before any state changes and raises :class:`IllegalAction` with a reason
-  a bot author can act on; :meth:`State.legal_actions` lists what is allowed.
+* **Actions** are stable strings (``play:QH``, ``bid:13``, ``pass``).  :meth:`State.legal_actions`
+  lists what is allowed, each in its one spelling, and :meth:`State.apply` accepts exactly those
+  ids: it checks the action before any state changes and raises :class:`IllegalAction` with a
+  reason a bot author can act on for any other (``exchange:3H:2D`` when the legal id is
+  ``exchange:2D:3H``, ``bid:040``, ``pass:``); :meth:`State.check` returns that reason.
 * **Views.** :meth:`State.view` is everything one seat may see (its hand, public cards,
   public knowledge); a spectator view (``seat=None``) shows public information only.
 * **Log.** Every applied action and chance outcome is recorded per deal; replays, spectator
@@ -275,7 +277,9 @@ class State(ABC):
 
     @abstractmethod
     def apply(self, seat: int, action: str) -> None:
-        """Check and apply one action; raises :class:`IllegalAction` and changes nothing then."""
+        """Check and apply one action; raises :class:`IllegalAction` and changes nothing then.
+
+        Accepts exactly the ids of :meth:`legal_actions` (never another spelling of one)."""
 
     @abstractmethod
     def sample_chance(self, rng: MatchRng) -> dict[str, JSON]:
@@ -319,7 +323,8 @@ class State(ABC):
         return action
 
     def check(self, seat: int, action: str) -> str | None:
-        """The reason ``action`` is illegal for ``seat`` now, or ``None`` if it is legal."""
+        """The reason ``action`` is illegal for ``seat`` now, or ``None`` if it is legal, i.e.
+        one of :meth:`legal_actions` (the only ids :meth:`apply` accepts)."""
         if action in self.legal_actions(seat):
             return None
         try:
@@ -327,7 +332,9 @@ class State(ABC):
             clone.apply(seat, action)
         except IllegalAction as exc:
             return exc.reason
-        return None
+        # apply breaking the contract (accepting an id legal_actions does not list) is a bug of
+        # the game, which the conformance suite catches; the id is still not legal
+        return f"{action!r} is not one of the legal actions"
 
     @abstractmethod
     def clone(self) -> State:

@@ -633,7 +633,14 @@ class BourreState(State):
                     action=action,
                 )
             discards = self._parse_exchange(seat, action)
-            self._actions.append((seat, exchange_id(discards)))
+            canonical = exchange_id(discards)
+            if action != canonical:  # apply accepts exactly the ids legal_actions lists
+                raise IllegalAction(
+                    f"write this exchange as {canonical!r} (the cards in legal_actions' order), not {action!r}",
+                    seat=seat,
+                    action=action,
+                )
+            self._actions.append((seat, canonical))
             self._exchange(seat, discards)
             return
         if kind != "play":

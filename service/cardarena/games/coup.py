@@ -669,7 +669,7 @@ class CoupState(State):
         if (
             kind in ("lose", "show", "return")
             and info.cards
-            and any(INDEX[c] not in self._hands[seat] for c in info.cards)
+            and any(INDEX.get(c) not in self._hands[seat] for c in info.cards)
         ):
             return IllegalAction(f"{' '.join(info.cards)} is not in your hand" + hint, seat=seat, action=action)
         return IllegalAction(f"you must answer the {stage} step" + hint, seat=seat, action=action)

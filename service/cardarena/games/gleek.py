@@ -598,7 +598,7 @@ class GleekState(State):
             self._apply_play(seat, action, kind, arg, expected)
 
     def _number(self, seat: int, action: str, arg: str) -> int:
-        if not arg.isdigit():
+        if not (arg.isascii() and arg.isdigit()) or str(int(arg)) != arg:  # one spelling per number: no 040
             raise UnknownAction(f"{action!r} needs a whole number, e.g. bid:13 or raise:2", seat=seat, action=action)
         return int(arg)
 
@@ -611,7 +611,7 @@ class GleekState(State):
         return card
 
     def _apply_auction(self, seat: int, action: str, kind: str, arg: str, expected: str) -> None:
-        if kind not in ("bid", "pass") or (kind == "pass" and arg):
+        if kind not in ("bid", "pass") or (kind == "pass" and action != "pass"):
             raise IllegalAction(f"now is the auction: {expected}", seat=seat, action=action)
         if kind == "pass":
             if self._bid == 0:
@@ -671,7 +671,7 @@ class GleekState(State):
         opened = self._ruff_opener >= 0
         if (opened and kind not in ("call", "raise", "fold")) or (not opened and kind not in ("open", "pass")):
             raise IllegalAction(f"now is the ruff betting: {expected}", seat=seat, action=action)
-        if kind != "raise" and arg:
+        if kind != "raise" and action != kind:  # "pass:" is not "pass"
             raise UnknownAction(f"unknown action {action!r}: expected {expected}", seat=seat, action=action)
         mult = 2 if self._doubled else 1
         n = self.players

@@ -90,11 +90,31 @@ def check_exact_ids(state: State, seat: int, legal: tuple[str, ...], rng: MatchR
         assert state.check(seat, action) is None
 
 
+_WORD = re.compile(r"[0-9A-Za-z]+")
+
+
+def visible_tokens(value: object) -> set[str]:
+    """Every string of a view (keys and values) and every word inside one: ``"5D,6H"`` shows
+    ``5D`` and ``6H`` as much as ``["5D", "6H"]`` does."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, str):
+            found.add(item)
+            found.update(_WORD.findall(item))
+    return found
+
+
 def check_views(state: State) -> None:
+    """No view shows one of its seat's secrets (the check relies on ``secrets()`` alone)."""
     for seat in [None, *range(state.players)]:
-        text = json.dumps(state.view_json(seat))
-        secrets = state.secrets(seat)
-        leaked = sorted(s for s in secrets if f'"{s}"' in text)
+        leaked = sorted(state.secrets(seat) & visible_tokens(state.view_json(seat)))
         assert not leaked, f"seat {seat} sees {leaked}"
 
 
@@ -103,7 +123,8 @@ def playout(game_id: str, players: int, seed: int) -> State:
     state = game.new_state(players)
     rng = MatchRng(seed)
     picker = MatchRng(f"pick/{seed}")
-    steps = 0
+    steps = decisions = 0
+    hidden = False
     while not state.is_terminal():
         steps += 1
         assert steps < MAX_STEPS, "the match does not terminate"
@@ -113,10 +134,12 @@ def playout(game_id: str, players: int, seed: int) -> State:
             state.apply_chance(state.sample_chance(rng))
         else:
             assert all(0 <= s < players for s in seats)
-            if steps % 7 == 1:
+            if steps % 7 == 1 or decisions == 0:
                 check_rejections(state, picker)
                 check_views(state)
                 check_exact_ids(state, seats[0], state.legal_actions(seats[0]), MatchRng(f"ids/{seed}/{steps}"))
+            decisions += 1
+            hidden = hidden or any(state.secrets(s) for s in [None, *range(players)])
             for seat in seats:
                 legal = state.legal_actions(seat)
                 assert legal, f"seat {seat} is asked to act but has no legal action"
@@ -127,6 +150,11 @@ def playout(game_id: str, players: int, seed: int) -> State:
                 state.apply(seat, picker.choice(legal))
         problems = state.invariants()
         assert not problems, problems
+    declared = game.hidden_information
+    if declared == "secrets":
+        assert hidden, f"{game_id} says State.secrets() lists what it hides, but it was always empty"
+    else:
+        assert not hidden, f"{game_id} says hidden_information = {declared!r}, but secrets() is not empty"
     return state
 
 
@@ -224,6 +252,31 @@ def test_options_that_options_accepts_make_a_match(game_id: str, players: int, d
     state = game.new_state(players, options)
     assert state.options == options
     _first_decision(state)
+
+
+def test_the_leak_check_sees_card_codes_inside_strings() -> None:
+    state = get_game("glaves").new_state(3)
+    state.apply_chance(state.sample_chance(MatchRng(1)))
+    other = state.view_json(1)["hand"]
+    assert set(other) <= state.secrets(0)
+
+    class Leaky(type(state)):
+        def view_json(self, seat: int | None) -> dict[str, object]:
+            return {**super().view_json(seat), "note": f"seat 1 holds {','.join(other)}"}
+
+    state.__class__ = Leaky
+    with pytest.raises(AssertionError, match=rf"seat None sees \[.*'{other[0]}'"):
+        check_views(state)
+
+
+def test_a_game_cannot_leave_its_secrets_undeclared() -> None:
+    """``secrets`` has no silent default: a state class that does not implement it cannot be
+    made, and a game that hides nothing says so (``hidden_information``)."""
+    assert "secrets" in State.__abstractmethods__
+    from cardarena.engine import games
+
+    for game in games().values():
+        assert game.hidden_information in ("secrets", "none", "own_tests")
 
 
 def test_registry_ids_are_snake_case() -> None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 from .rng import MatchRng
 
@@ -38,6 +38,9 @@ CHANCE = -1
 
 JSON = Any
 """A JSON-compatible value (dict, list, str, int, float, bool or None)."""
+
+HiddenInformation = Literal["secrets", "none", "own_tests"]
+"""How a game declares what it hides (:attr:`Game.hidden_information`)."""
 
 
 class GameError(ValueError):
@@ -164,6 +167,14 @@ class Game(ABC):
     """A short rules summary for people (the dashboard's games page)."""
     higher_is_better: ClassVar[bool] = True
     """Whether a higher final score is better (Golf: lower)."""
+    hidden_information: ClassVar[HiddenInformation] = "secrets"
+    """How the game declares what it hides (:meth:`State.secrets` is required either way):
+    ``"secrets"`` (the default): :meth:`State.secrets` lists the hidden tokens (card codes) and
+    the conformance suite checks that no view shows one, alone or inside a string, and that the
+    list is not always empty; ``"none"``: nothing is hidden, ``secrets()`` is always empty;
+    ``"own_tests"``: hidden information that tokens cannot name (Skull: every rose looks
+    alike), so ``secrets()`` is empty and the game's own tests compare the views of states that
+    differ only in a hidden card (the module docstring says which)."""
     deals_fixed_by_seed: ClassVar[bool] = False
     """Whether the ``k``-th deal of a match (its cards and its dealer) is a function of the match
     seed and ``k`` alone, whatever is played: the match RNG is drawn from only when a deal
@@ -347,12 +358,16 @@ class State(ABC):
         """
         return []
 
+    @abstractmethod
     def secrets(self, seat: int | None) -> frozenset[str]:
         """Tokens (card codes ...) that ``seat`` must not be able to see now.
 
-        The conformance suite checks that none of them occurs in ``view_json(seat)``.
+        The information-leak check of the conformance suite relies on it alone: it fails when
+        one of them occurs in ``view_json(seat)``, as a value or inside a string (``"5D,6H"``).
+        Every game implements it, so hidden information is never left undeclared by a
+        default; a game that hides nothing returns ``frozenset()`` and says so with
+        :attr:`Game.hidden_information` ``= "none"``.
         """
-        return frozenset()
 
 
 class FieldsView:

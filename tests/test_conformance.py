@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 
 import pytest
 from cardarena.engine import (
     CHANCE,
     IllegalAction,
+    InvalidChance,
     InvalidOptions,
     MatchRng,
     NotYourTurn,
@@ -25,6 +27,7 @@ from cardarena.engine import (
     rerun_from_seed,
 )
 from cardarena.engine.cards import CODES
+from cardarena.engine.replay import DEAL_KEYS, opening_outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -118,6 +121,27 @@ def check_views(state: State) -> None:
         assert not leaked, f"seat {seat} sees {leaked}"
 
 
+def check_chance_as_replayed(before: State, after: State, outcome: dict[str, object]) -> None:
+    """A chance outcome, in the form a replay gives it back, has the same effect: an opening
+    outcome is re-run as the replay's deal without ``actions`` and ``scores`` (with ``dealer``
+    from the deal record), an outcome inside a deal as its JSON.  So a game whose
+    ``apply_chance`` refuses what the replay passes fails here, not when a replay is re-run."""
+    assert json.loads(json.dumps(outcome)) == outcome, "a chance outcome must be JSON (lists, not tuples)"
+    records = after.deal_records()
+    if len(records) > len(before.deal_records()):
+        record = records[-1]
+        assert not set(DEAL_KEYS) & set(outcome), f"an opening outcome may not use the keys {DEAL_KEYS}"
+        assert outcome.get("dealer") == record.dealer, "an opening outcome names its dealer (the deal record's)"
+        replay = json.loads(json.dumps(build_replay(after, seed=0, seats=["x"] * after.players)))
+        again = opening_outcome(replay["deals"][-1])
+    else:
+        again = json.loads(json.dumps(outcome))
+    replayed = before.clone()
+    replayed.apply_chance(again)
+    for seat in [None, *range(after.players)]:
+        assert replayed.view_json(seat) == after.view_json(seat)
+
+
 def playout(game_id: str, players: int, seed: int) -> State:
     game = get_game(game_id)
     state = game.new_state(players)
@@ -131,7 +155,10 @@ def playout(game_id: str, players: int, seed: int) -> State:
         seats = state.to_act()
         assert seats, "nobody to act in a live match"
         if seats == (CHANCE,):
-            state.apply_chance(state.sample_chance(rng))
+            before = state.clone()
+            outcome = state.sample_chance(rng)
+            state.apply_chance(outcome)
+            check_chance_as_replayed(before, state, outcome)
         else:
             assert all(0 <= s < players for s in seats)
             if steps % 7 == 1 or decisions == 0:
@@ -267,6 +294,42 @@ def test_the_leak_check_sees_card_codes_inside_strings() -> None:
     state.__class__ = Leaky
     with pytest.raises(AssertionError, match=rf"seat None sees \[.*'{other[0]}'"):
         check_views(state)
+
+
+def _first_deal(state: State) -> None:
+    before = state.clone()
+    outcome = state.sample_chance(MatchRng(1))
+    state.apply_chance(outcome)
+    check_chance_as_replayed(before, state, outcome)
+
+
+def test_the_chance_check_catches_a_deal_a_replay_cannot_give_back() -> None:
+    """Two ways a game breaks re-runs: its ``apply_chance`` refuses the ``dealer`` the replay
+    adds, or its deal record keeps less than the outcome it needs."""
+    base = type(get_game("glaves").new_state(3))
+
+    class NoDealerKey(base):
+        def sample_chance(self, rng: MatchRng) -> dict[str, object]:
+            return {k: v for k, v in super().sample_chance(rng).items() if k != "dealer"}
+
+        def apply_chance(self, outcome: Mapping[str, object]) -> None:
+            if "dealer" in outcome:
+                raise InvalidChance("unknown key 'dealer'")
+            super().apply_chance({**outcome, "dealer": 0})
+
+    class ForgetfulRecord(base):
+        def apply_chance(self, outcome: Mapping[str, object]) -> None:
+            super().apply_chance(outcome)
+            record = self.deal_records()[-1]
+            record.chance = {k: v for k, v in record.chance.items() if k != "trump_card"}
+
+    _first_deal(base(get_game("glaves"), 3, get_game("glaves").options(3)))
+    state = NoDealerKey(get_game("glaves"), 3, get_game("glaves").options(3))
+    with pytest.raises(AssertionError, match="names its dealer"):
+        _first_deal(state)
+    state = ForgetfulRecord(get_game("glaves"), 3, get_game("glaves").options(3))
+    with pytest.raises(InvalidChance):
+        _first_deal(state)
 
 
 def test_a_game_cannot_leave_its_secrets_undeclared() -> None:

@@ -1,6 +1,7 @@
 """Bourré: a trick-taking gambling game for 3 to 8 players (id ``bourre``).
 
-Rules (``shared/seeds/004``, the Bourré page; rulings in ``shared/rulings.md``):
+Rules (the Bourré page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/bourre.md``):
 
 * 52 cards, aces high, 5 cards each.  Every player antes 1 chip into the pot, which is a
   running balance carried from deal to deal.  The last card dealt to the dealer is turned

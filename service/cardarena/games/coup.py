@@ -1,6 +1,7 @@
 """Coup: bluffing with five characters, with the Inquisitor, for 2 to 6 players.
 
-Rules (``shared/seeds/004``, the Coup page; rulings in ``shared/rulings.md``):
+Rules (the Coup page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/coup.md``):
 
 * The court deck: three each of J (Captain), Q (Contessa), K (Duke), A (Assassin) and 2
   (Inquisitor), as card codes ``JC JD JH QC ... 2H``.  Two cards and two coins each.

@@ -1,6 +1,7 @@
 """German Whist (the seed's "Whist rules"): a two-player game in two phases.
 
-Rules (``shared/seeds/004``; rulings in ``shared/rulings.md``): 13 cards each, 26 in the
+Rules (the original rules document and the team's rulings, not distributed
+here; ``docs/games/german_whist.md``): 13 cards each, 26 in the
 stock, the top card turned: its suit is trump for the whole deal.  Must follow suit in both
 phases.  Phase 1 (13 tricks): the trick winner takes the face-up stock card (public knowledge
 until played), the loser the next hidden card, and the next card is turned.  Phase 2 (13

@@ -1,6 +1,6 @@
 """Glaves: a trick-taking game for 2 to 4 players, German Whist crossed with Knaves.
 
-Rules (``shared/seeds/000``; rulings in ``shared/rulings.md``):
+Rules (the original rules document and the team's rulings, not distributed here; ``docs/games/glaves.md``):
 
 * 52 cards, aces high.  2 players: 13 cards each, 26 in the stock; 3 or 4 players: 9 each.
 * 2 and 4 players: the top stock card is turned face up, fixes trump for the hand and is

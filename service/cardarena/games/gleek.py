@@ -1,6 +1,6 @@
 """Gleek: a 17th-century showdown and trick-taking game for 3 players (id ``gleek``).
 
-Rules (``shared/seeds/003``; rulings in ``shared/rulings.md``):
+Rules (the original rules document and the team's rulings, not distributed here; ``docs/games/gleek.md``):
 
 * 44 cards (no 2s or 3s), aces high.  12 cards each; of the 8 left the top one is turned for
   trump and stays out of play (the dealer counts it if it is a trump honour); the other 7

@@ -1,6 +1,7 @@
 """Knaves: a trick-taking game for 3 players where jacks are penalties.
 
-Rules (``shared/seeds/002``; rulings in ``shared/rulings.md``): 13 cards each; the 40th card
+Rules (the original rules document and the team's rulings, not distributed
+here; ``docs/games/knaves.md``): 13 cards each; the 40th card
 is turned for trump and stays out of play, the last 12 cards are unused.  Must follow suit if
 able; highest trump, else highest card of the suit led, wins.  No drawing.  Per hand: +1 per
 trick, jacks taken J♥ −4, J♦ −3, J♣ −2, J♠ −1, no shooting the moon.  Hands are played

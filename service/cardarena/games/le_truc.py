@@ -1,6 +1,7 @@
 """Le Truc: a suitless three-card bluffing and trick-taking game for 2 players or 2 teams of 2.
 
-Rules (``shared/seeds/004``, "Le Truc rules"; rulings in ``shared/rulings.md``):
+Rules ("Le Truc rules" of the original rules document and the team's rulings, not distributed
+here; ``docs/games/le_truc.md``):
 
 * 32 cards A K Q J 10 9 8 7 (codes ``AC`` ... ``7S``); suits exist on the cards but are
   irrelevant: only the rank counts (A high, 7 low).  4 players play in two teams, partners

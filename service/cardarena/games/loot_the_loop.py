@@ -1,6 +1,7 @@
 """Loot the Loop: a one-player score attack in a looping temple (id ``loot_the_loop``).
 
-Rules (``shared/seeds/004``, "Loot the Loop rules"; rulings ``shared/rulings.md``, "Solitaires"):
+Rules ("Loot the Loop rules" of the original rules document and the team's rulings, not distributed
+here; ``docs/games/loot_the_loop.md``):
 
 * 53 cards: the 52 and one joker (``JK``, the exit).  Aces are jewels, 2-10 trinkets, J Q K
   traps.  The deck is held face down; the top of the deck is the player's room.

@@ -1,6 +1,7 @@
 """Nine Card Golf: 2 to 6 players draw and discard to minimise a 3x3 grid, over 4 rounds.
 
-Rules (``shared/seeds/004``, the "Nine Card Golf" page; rulings in ``shared/rulings.md``):
+Rules (the "Nine Card Golf" page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/nine_card_golf.md``):
 
 * One deck of 54 cards (52 + 2 jokers) for 2-3 players, two such decks (108 cards) for 4-6.
   Each player gets 9 cards face down as a 3x3 grid; the next card starts the face-up discard

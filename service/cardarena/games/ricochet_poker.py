@@ -1,6 +1,7 @@
 """Ricochet Poker: poker without bluffing for 3 to 6 players; the lowest hand buys or folds.
 
-Rules (``shared/seeds/004``, the "Ricochet Poker" page; rulings in ``shared/rulings.md``):
+Rules (the "Ricochet Poker" page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/ricochet_poker.md``):
 
 * One 52-card deck, aces high.  Each round every player antes 1 chip and gets 1 card face
   up (one at a time from the dealer's left).  All cards are dealt face up.

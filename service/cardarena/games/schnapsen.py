@@ -1,6 +1,7 @@
 """Schnapsen, the seed's variant: two players, 20 cards, race to 7 game points.
 
-Rules (``shared/seeds/004``, "Schnapsen rules"; rulings in ``shared/rulings.md``):
+Rules ("Schnapsen rules" of the original rules document and the team's rulings, not distributed
+here; ``docs/games/schnapsen.md``):
 
 * 20 cards: 2, 3, 4, 10 and ace of each suit (the 2, 3, 4 stand for jack, queen, king).
   Card codes ``2C 3C 4C TC AC`` ... ``AS``.  Rank A > 10 > 4 > 3 > 2; card points 11, 10, 4,

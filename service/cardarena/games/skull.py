@@ -1,6 +1,7 @@
 """Skull: the bluffing game of roses and skulls, for 3 to 6 players.
 
-Rules (``shared/seeds/004``, the Skull page; rulings in ``shared/rulings.md``):
+Rules (the Skull page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/skull.md``):
 
 * Each player has four cards: three roses (red number cards) and one skull (a black face
   card).  Only the type matters, so cards are the words ``rose`` and ``skull``.

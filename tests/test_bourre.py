@@ -155,6 +155,25 @@ def test_exchange_limits_and_actions() -> None:
                 assert hand[0] in state.secrets(s)
 
 
+def test_apply_accepts_only_the_canonical_exchange_ids() -> None:
+    state = new(5)
+    state.apply_chance(state.sample_chance(MatchRng(3)))
+    everyone(state, "stay")
+    seat = state.to_act()[0]
+    hand = state.view_json(seat)["hand"]
+    acts = state.legal_actions(seat)
+    canonical = "exchange:" + ":".join(hand[:2])
+    assert canonical in acts
+    for spelling in ("exchange:", "exchange:" + ":".join(reversed(hand[:2])), canonical + ":"):
+        assert spelling not in acts
+        assert state.check(seat, spelling)
+        with pytest.raises(IllegalAction):
+            state.apply(seat, spelling)
+    assert state.to_act() == (seat,) and state.legal_actions(seat) == acts  # nothing changed
+    state.apply(seat, canonical)
+    assert state.deal_records()[-1].actions[-1] == (seat, canonical)
+
+
 def test_dealer_exchanges_turned_card_sets_it_aside() -> None:
     state = new(3)
     deal(

@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from cardarena.cli import main
-from cardarena.engine import rerun
+from cardarena.engine import ReplayMismatch, rerun
 
 
 def test_simulate_writes_replays(tmp_path: Path, capsys: object) -> None:
@@ -55,3 +56,66 @@ def test_simulate_reports_a_solitaire_by_the_engines_won(tmp_path: Path, capsys:
     text = capsys.readouterr().out  # type: ignore[attr-defined]
     # a lone seat always ranks first: its "wins" would be every match
     assert f"seat 0: won {won} of 4 ({100 * won / 4:.1f}%)  mean score" in text
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cardarena.cli", *argv], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--options", "{bad"], "cardarena: error: --options is not JSON: "),
+        (["--options", "[1]"], "cardarena: error: --options must be a JSON object, got list\n"),
+        (["--options", '{"deals": -3}'], "cardarena: error: option deals must be from 0 to 1000"),
+        (["--options", '{"nope": 1}'], "cardarena: error: unknown option(s) for glaves: nope"),
+        (["--matches", "0"], "argument --matches: must be at least 1, got 0"),
+        (["--matches", "-2"], "argument --matches: must be at least 1, got -2"),
+        (["--players", "-1"], "argument --players: must be at least 0, got -1"),
+        (["--players", "9"], "cardarena: error: Glaves is played by 2 to 4 players, not 9"),
+    ],
+)
+def test_simulate_argument_errors_are_one_line_and_exit_2(argv: list[str], message: str) -> None:
+    done = _cli("simulate", "glaves", *argv)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""
+
+
+def test_simulate_replays_must_be_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("")
+    done = _cli("simulate", "glaves", "--replays", str(tmp_path / "afile"))
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"cardarena: error: --replays {tmp_path / 'afile'}: exists and is not a directory\n",
+    )
+
+
+def test_bench_engine_refuses_an_unknown_game() -> None:
+    done = _cli("bench", "engine", "--game", "nosuch", "--repeats", "1", "--actions", "10")
+    assert done.returncode == 2
+    assert done.stderr.startswith("cardarena: error: unknown game 'nosuch'; known: ") and done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    for bad in (["--repeats", "0"], ["--actions", "-1"]):
+        done = _cli("bench", "engine", "--game", "glaves", *bad)
+        assert done.returncode == 2 and "must be at least 1" in done.stderr
+
+
+def test_help_texts_give_the_defaults() -> None:
+    sim = _cli("simulate", "--help").stdout
+    assert "0 (the default): the game's minimum" in sim and "(default: 1)" in sim and "(default: 0)" in sim
+    bench = _cli("bench", "engine", "--help").stdout
+    assert "default: 5" in bench and "(default: 20000)" in bench
+
+
+def test_simulate_refuses_to_write_a_replay_that_does_not_re_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cardarena import cli
+
+    def broken(replay: dict[str, object]) -> None:
+        raise ReplayMismatch("deal 1: scores [1] != recorded [2]")
+
+    monkeypatch.setattr(cli, "rerun", broken)
+    assert main(["simulate", "glaves", "--replays", str(tmp_path)]) == 2
+    assert not list(tmp_path.glob("*.json"))

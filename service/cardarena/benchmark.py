@@ -122,8 +122,11 @@ def engine_benchmark(*, repeats: int = 5, min_actions: int = 20000, only: str | 
     """Yield one figure per (game, player count) and, if installed, the pyspiel reference.
 
     Runs are interleaved (ours, reference, ours, ...) so that machine noise hits both alike;
-    each figure is the median over ``repeats``.
+    each figure is the median over ``repeats``.  ``only``: one game id (an unknown id raises
+    :class:`~cardarena.engine.InvalidOptions`).
     """
+    if only is not None:
+        get_game(only)  # an unknown id raises InvalidOptions naming the known ones
     plan = [(g.id, n) for g in games().values() if only is None or g.id == only for n in g.player_counts]
     reference = pyspiel_available()
     results: dict[tuple[str, int], list[tuple[float, int]]] = {key: [] for key in plan}

@@ -6,10 +6,11 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-from .engine import GameError, MatchRng, build_replay, get_game, play_match, random_policy
+from .engine import GameError, MatchRng, build_replay, get_game, play_match, random_policy, rerun
 from .summary import Tally
 
 AREA_COMMANDS = (
@@ -22,12 +23,46 @@ AREA_COMMANDS = (
 """Modules whose ``register(subparsers)`` adds subcommands (skipped while absent)."""
 
 
+class UsageError(Exception):
+    """A bad argument found after parsing: ``cardarena: error: <message>``, exit status 2."""
+
+
+def _at_least(low: int) -> Callable[[str], int]:
+    """An argparse ``type``: an int of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    return parse
+
+
+def _json_options(text: str | None) -> dict[str, Any] | None:
+    """``--options`` as a JSON object (``None`` when not given)."""
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--options is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"--options must be a JSON object, got {type(data).__name__}")
+    return data
+
+
 def _simulate(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     players = args.players or game.min_players
-    options = json.loads(args.options) if args.options else None
+    options = game.options(players, _json_options(args.options))
     out = Path(args.replays) if args.replays else None
     if out:
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--replays {out}: exists and is not a directory")
         out.mkdir(parents=True, exist_ok=True)
     tally = Tally(players)
     master = MatchRng(args.seed)
@@ -39,7 +74,11 @@ def _simulate(args: argparse.Namespace) -> int:
         tally.add(result.scores, result.ranks, result.won)
         if out:
             seats = [f"random-{s + 1}" for s in range(players)]
-            replay = build_replay(state, seed=seed, seats=seats)
+            replay = json.loads(json.dumps(build_replay(state, seed=seed, seats=seats)))
+            try:  # a replay the engine cannot re-run is a bug of the game: say so now, not later
+                rerun(replay)
+            except GameError as exc:
+                raise GameError(f"the replay of match {m + 1} (seed {seed}) does not re-run: {exc}") from exc
             (out / f"{game.id}-{m + 1:05d}.json").write_text(json.dumps(replay, separators=(",", ":")))
     print(f"{game.name}, {players} players, {args.matches} matches (seed {args.seed}), random bots")
     for s in range(players):
@@ -52,6 +91,8 @@ def _simulate(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from .benchmark import engine_benchmark, pyspiel_available
 
+    if args.game is not None:
+        get_game(args.game)  # an unknown game is an error before anything runs, not an empty benchmark
     if not args.json and not pyspiel_available():
         print("(open_spiel not installed: no reference; pip install '.[bench]')", file=sys.stderr)
     for fig in engine_benchmark(repeats=args.repeats, min_actions=args.actions, only=args.game):
@@ -71,22 +112,45 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardarena", description="Bots compete at card games.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sim = sub.add_parser("simulate", help="play matches locally between random bots (no network)")
-    sim.add_argument("game")
-    sim.add_argument("--players", type=int, default=0)
-    sim.add_argument("--matches", type=int, default=1)
-    sim.add_argument("--seed", default="0")
-    sim.add_argument("--options", help="match options as JSON, e.g. '{\"deals\": 3}'")
-    sim.add_argument("--replays", metavar="DIR", help="write one replay per match into DIR")
+    sim = sub.add_parser(
+        "simulate",
+        help="play matches locally between random bots (no network)",
+    )
+    sim.add_argument("game", help="the game id (e.g. glaves)")
+    sim.add_argument(
+        "--players", type=_at_least(0), default=0, help="number of players; 0 (the default): the game's minimum"
+    )
+    sim.add_argument("--matches", type=_at_least(1), default=1, help="how many matches to play (default: %(default)s)")
+    sim.add_argument(
+        "--seed",
+        default="0",
+        help="the master seed (an integer or any string); each match's seed is drawn from it (default: %(default)s)",
+    )
+    sim.add_argument(
+        "--options", help="match options as a JSON object, e.g. '{\"deals\": 3}' (default: the game's defaults)"
+    )
+    sim.add_argument(
+        "--replays", metavar="DIR", help="write one replay per match into DIR (each is re-run before it is written)"
+    )
     sim.set_defaults(func=_simulate)
 
     bench = sub.add_parser("bench", help="benchmarks")
     bench_sub = bench.add_subparsers(dest="bench", required=True)
-    eng = bench_sub.add_parser("engine", help="engine cost per player action, with the pyspiel reference")
-    eng.add_argument("--json", action="store_true", help="one JSON object per line")
-    eng.add_argument("--repeats", type=int, default=5)
-    eng.add_argument("--actions", type=int, default=20000, help="player actions per repeat")
-    eng.add_argument("--game", help="only this game")
+    eng = bench_sub.add_parser(
+        "engine",
+        help="engine cost per player action, with the pyspiel reference",
+    )
+    eng.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+    eng.add_argument(
+        "--repeats",
+        type=_at_least(1),
+        default=5,
+        help="timed runs per game and player count (the median is shown; default: %(default)s)",
+    )
+    eng.add_argument(
+        "--actions", type=_at_least(1), default=20000, help="player actions per repeat (default: %(default)s)"
+    )
+    eng.add_argument("--game", help="only this game id (default: every game)")
     eng.set_defaults(func=_bench)
 
     # Each area registers its own subcommands in its own module (``register(subparsers)``),
@@ -110,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.seed = int(args.seed)
     try:
         return int(args.func(args))
-    except GameError as exc:
+    except (GameError, UsageError) as exc:
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
 

@@ -13,9 +13,11 @@ The contract covers all games of the product:
   the match's :class:`~cardarena.engine.rng.MatchRng` and feeds the outcome (a JSON-able
   dict) back through :meth:`State.apply_chance`.  Rules never hold an RNG, and a replay
   carries every outcome, so it re-runs without the seed.
-* **Actions** are stable strings (``play:QH``, ``bid:13``, ``pass``).  :meth:`State.apply`
-  checks the action before any state changes and raises :class:`IllegalAction` with a reason
-  a bot author can act on; :meth:`State.legal_actions` lists what is allowed.
+* **Actions** are stable strings (``play:QH``, ``bid:13``, ``pass``).  :meth:`State.legal_actions`
+  lists what is allowed, each in its one spelling, and :meth:`State.apply` accepts exactly those
+  ids: it checks the action before any state changes and raises :class:`IllegalAction` with a
+  reason a bot author can act on for any other (``exchange:3H:2D`` when the legal id is
+  ``exchange:2D:3H``, ``bid:040``, ``pass:``); :meth:`State.check` returns that reason.
 * **Views.** :meth:`State.view` is everything one seat may see (its hand, public cards,
   public knowledge); a spectator view (``seat=None``) shows public information only.
 * **Log.** Every applied action and chance outcome is recorded per deal; replays, spectator
@@ -27,7 +29,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 from .rng import MatchRng
 
@@ -36,6 +38,9 @@ CHANCE = -1
 
 JSON = Any
 """A JSON-compatible value (dict, list, str, int, float, bool or None)."""
+
+HiddenInformation = Literal["secrets", "none", "own_tests"]
+"""How a game declares what it hides (:attr:`Game.hidden_information`)."""
 
 
 class GameError(ValueError):
@@ -108,6 +113,20 @@ class Result:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class OptionRange:
+    """The inclusive range of an integer option, and what a special value means."""
+
+    low: int
+    high: int
+    note: str = ""
+    """What a value means beyond its number, e.g. ``0: play to the target``."""
+
+    def __str__(self) -> str:
+        text = f"from {self.low} to {self.high}"
+        return f"{text} ({self.note})" if self.note else text
+
+
 def ranks_from_scores(scores: Sequence[float], *, higher_is_better: bool = True) -> tuple[int, ...]:
     """Competition ranks (1, 1, 3 ...) from scores; equal scores share a place."""
     sign = -1 if higher_is_better else 1
@@ -148,6 +167,14 @@ class Game(ABC):
     """A short rules summary for people (the dashboard's games page)."""
     higher_is_better: ClassVar[bool] = True
     """Whether a higher final score is better (Golf: lower)."""
+    hidden_information: ClassVar[HiddenInformation] = "secrets"
+    """How the game declares what it hides (:meth:`State.secrets` is required either way):
+    ``"secrets"`` (the default): :meth:`State.secrets` lists the hidden tokens (card codes) and
+    the conformance suite checks that no view shows one, alone or inside a string, and that the
+    list is not always empty; ``"none"``: nothing is hidden, ``secrets()`` is always empty;
+    ``"own_tests"``: hidden information that tokens cannot name (Skull: every rose looks
+    alike), so ``secrets()`` is empty and the game's own tests compare the views of states that
+    differ only in a hidden card (the module docstring says which)."""
     deals_fixed_by_seed: ClassVar[bool] = False
     """Whether the ``k``-th deal of a match (its cards and its dealer) is a function of the match
     seed and ``k`` alone, whatever is played: the match RNG is drawn from only when a deal
@@ -188,7 +215,10 @@ class Game(ABC):
     def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
         """The full, validated options for a match (defaults filled in).
 
-        Subclasses extend :meth:`option_defaults`; unknown keys are rejected.
+        The platform validates a match's options with this method alone before the match is
+        queued, so it must reject everything :meth:`new_state` would not play: unknown keys,
+        wrong types (``None`` included) and values out of range (:meth:`option_ranges`).  A
+        game with further constraints (options that only go together) extends it.
         """
         self.check_players(players)
         defaults = self.option_defaults(players)
@@ -201,12 +231,21 @@ class Game(ABC):
         merged = {**defaults, **given}
         for key, value in merged.items():
             default = defaults[key]
-            if default is not None and value is not None and type(value) is not type(default):
+            if default is not None and type(value) is not type(default):
                 raise InvalidOptions(f"option {key} must be a {type(default).__name__}, got {value!r}")
+        for key, bounds in self.option_ranges(players).items():
+            value = merged[key]
+            if isinstance(value, int) and not bounds.low <= value <= bounds.high:
+                raise InvalidOptions(f"option {key} must be {bounds}, got {value!r}")
         return merged
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
         """Every option this game knows, with its default for ``players``."""
+        return {}
+
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        """The allowed range of every integer option (the conformance suite requires one for
+        each); :meth:`options` rejects a value outside it."""
         return {}
 
     def teams(self, players: int, options: Mapping[str, JSON]) -> tuple[int, ...] | None:
@@ -249,7 +288,9 @@ class State(ABC):
 
     @abstractmethod
     def apply(self, seat: int, action: str) -> None:
-        """Check and apply one action; raises :class:`IllegalAction` and changes nothing then."""
+        """Check and apply one action; raises :class:`IllegalAction` and changes nothing then.
+
+        Accepts exactly the ids of :meth:`legal_actions` (never another spelling of one)."""
 
     @abstractmethod
     def sample_chance(self, rng: MatchRng) -> dict[str, JSON]:
@@ -293,7 +334,8 @@ class State(ABC):
         return action
 
     def check(self, seat: int, action: str) -> str | None:
-        """The reason ``action`` is illegal for ``seat`` now, or ``None`` if it is legal."""
+        """The reason ``action`` is illegal for ``seat`` now, or ``None`` if it is legal, i.e.
+        one of :meth:`legal_actions` (the only ids :meth:`apply` accepts)."""
         if action in self.legal_actions(seat):
             return None
         try:
@@ -301,7 +343,9 @@ class State(ABC):
             clone.apply(seat, action)
         except IllegalAction as exc:
             return exc.reason
-        return None
+        # apply breaking the contract (accepting an id legal_actions does not list) is a bug of
+        # the game, which the conformance suite catches; the id is still not legal
+        return f"{action!r} is not one of the legal actions"
 
     @abstractmethod
     def clone(self) -> State:
@@ -314,12 +358,16 @@ class State(ABC):
         """
         return []
 
+    @abstractmethod
     def secrets(self, seat: int | None) -> frozenset[str]:
         """Tokens (card codes ...) that ``seat`` must not be able to see now.
 
-        The conformance suite checks that none of them occurs in ``view_json(seat)``.
+        The information-leak check of the conformance suite relies on it alone: it fails when
+        one of them occurs in ``view_json(seat)``, as a value or inside a string (``"5D,6H"``).
+        Every game implements it, so hidden information is never left undeclared by a
+        default; a game that hides nothing returns ``frozenset()`` and says so with
+        :attr:`Game.hidden_information` ``= "none"``.
         """
-        return frozenset()
 
 
 class FieldsView:

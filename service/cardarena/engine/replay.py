@@ -7,11 +7,12 @@ The format is documented in ``docs/replay-format.md``.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .core import CHANCE, JSON, GameError, State
+from .core import CHANCE, JSON, GameError, IllegalAction, State
 from .registry import get_game
 from .rng import MatchRng
 
@@ -20,7 +21,8 @@ FORMAT = "cardarena-replay/1"
 
 
 class ReplayMismatch(GameError):
-    """A replay whose recorded scores or result the engine does not reproduce."""
+    """A replay that the engine does not reproduce: its recorded scores, result, deals or
+    chance outcomes differ, or it holds actions after the end of the match."""
 
 
 def build_replay(
@@ -74,49 +76,195 @@ def _check_format(replay: Mapping[str, Any]) -> None:
         raise GameError(f"not a {FORMAT} replay (format={replay.get('format')!r})")
 
 
+DEAL_KEYS = ("actions", "scores")
+"""The keys of a replay's deal that are not part of its opening chance outcome."""
+
+
+def opening_outcome(deal: Mapping[str, Any]) -> dict[str, JSON]:
+    """The opening chance outcome of a replay's deal, as :func:`rerun` passes it to
+    :meth:`State.apply_chance`: every key of the deal except ``actions`` and ``scores``.
+
+    :func:`build_replay` writes the deal as ``dealer`` (from :attr:`DealRecord.dealer`) plus the
+    keys of :attr:`DealRecord.chance`, so a game's ``apply_chance`` must accept the outcome its
+    ``sample_chance`` produced with ``dealer`` in it (every game's opening outcome has it) and
+    no key named ``actions`` or ``scores``; the conformance suite checks it while playing.
+    """
+    return {k: v for k, v in deal.items() if k not in DEAL_KEYS}
+
+
+def _short(value: JSON, limit: int = 80) -> str:
+    text = json.dumps(value, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _located(exc: GameError, where: str) -> GameError:
+    """``exc`` with ``where`` in front of its message, of the same type (the original is the
+    ``__cause__`` of the raised error)."""
+    message = f"{where}: {exc}"
+    try:
+        located = copy.copy(exc)
+    except Exception:  # an error type that cannot be copied: the generic replay error
+        return ReplayMismatch(message)
+    located.args = (message,)
+    if isinstance(located, IllegalAction):
+        located.reason = message
+    return located
+
+
+class _Where:
+    """Where a re-run is, for error messages: ``deal 2, action 17 (seat 1 'play:JH')``, both
+    counted from 1 (``deals[1].actions[16]``; chance entries count)."""
+
+    def __init__(self) -> None:
+        self.deal = 0
+        self.action = 0
+        self.what = "opening chance outcome"
+
+    def __str__(self) -> str:
+        if self.action == 0:
+            return f"deal {self.deal + 1}, {self.what}"
+        return f"deal {self.deal + 1}, action {self.action} ({self.what})"
+
+
 def rerun(replay: Mapping[str, Any]) -> State:
-    """Re-run a replay from its recorded chance outcomes; check deal scores and the result."""
+    """Re-run a replay from its recorded chance outcomes; check deal scores and the result.
+
+    An error of the rules while re-running (an illegal action, a chance outcome that does not
+    fit) is raised with its type kept and where it happened in front of its message
+    (``deal 2, action 17 (seat 1 'play:JH'): JH is not in your hand``).
+    """
     _check_format(replay)
     game = get_game(replay["game"])
     players = int(replay.get("players") or len(replay["seats"]))
     state = game.new_state(players, replay["options"])
-    for number, deal in enumerate(replay["deals"]):
-        chance = {k: v for k, v in deal.items() if k not in ("actions", "scores")}
-        state.apply_chance(chance)
-        for entry in deal["actions"]:
-            if "chance" in entry:
-                state.apply_chance(entry["chance"])
-            else:
-                state.apply(int(entry["seat"]), str(entry["action"]))
-        record = state.deal_records()[number]
-        if deal.get("scores") is not None and record.scores != deal["scores"]:
-            raise ReplayMismatch(f"deal {number}: scores {record.scores} != recorded {deal['scores']}")
+    where = _Where()
+    try:
+        for number, deal in enumerate(replay["deals"]):
+            where.deal, where.action, where.what = number, 0, "opening chance outcome"
+            state.apply_chance(opening_outcome(deal))
+            for index, entry in enumerate(deal["actions"]):
+                where.action = index + 1
+                if "chance" in entry:
+                    where.what = f"chance {_short(entry['chance'])}"
+                    state.apply_chance(entry["chance"])
+                else:
+                    where.what = f"seat {entry['seat']} {str(entry['action'])!r}"
+                    state.apply(int(entry["seat"]), str(entry["action"]))
+            _check_deal_scores(state, number, deal)
+    except ReplayMismatch:
+        raise
+    except GameError as exc:
+        raise _located(exc, str(where)) from exc
+    if len(state.deal_records()) != len(replay["deals"]):
+        raise ReplayMismatch(f"{len(replay['deals'])} deals recorded, the engine has {len(state.deal_records())}")
     _check_result(state, replay)
     return state
 
 
 def rerun_from_seed(replay: Mapping[str, Any]) -> State:
-    """Re-run a replay from its seed and its player actions only (chance drawn afresh)."""
+    """Re-run a replay from its seed and its player actions only (chance drawn afresh).
+
+    Checks what :func:`rerun` checks (each deal's scores, the result, nothing after the end),
+    and that what the seed deals is what the replay records: each deal's opening outcome (the
+    dealer, the hands, the stock ...), the chance outcomes inside a deal, and each deal's
+    actions in their places.
+    """
     _check_format(replay)
     game = get_game(replay["game"])
     players = int(replay.get("players") or len(replay["seats"]))
     state = game.new_state(players, replay["options"])
     rng = MatchRng(replay["seed"])
+    recorded = replay["deals"]
     actions = [
-        (int(e["seat"]), str(e["action"])) for deal in replay["deals"] for e in deal["actions"] if "chance" not in e
+        (number, index, int(e["seat"]), str(e["action"]))
+        for number, deal in enumerate(recorded)
+        for index, e in enumerate(deal["actions"])
+        if "chance" not in e
     ]
-    position = 0
-    while not state.is_terminal():
-        if state.is_chance():
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        if position >= len(actions):
-            break
-        seat, action = actions[position]
-        state.apply(seat, action)
-        position += 1
+    chances = len(recorded) + sum(1 for deal in recorded for e in deal["actions"] if "chance" in e)
+    where = _Where()
+    position = drawn = 0
+    try:
+        while not state.is_terminal():
+            if state.is_chance():
+                if position >= len(actions) and drawn >= chances:
+                    break  # an unfinished match, stopped where the record stops
+                where.action, where.what = 0, "chance drawn from the seed"
+                opened = len(state.deal_records())
+                state.apply_chance(state.sample_chance(rng))
+                drawn += 1
+                if len(state.deal_records()) > opened:
+                    _check_opening(state, recorded)
+                continue
+            if position >= len(actions):
+                break
+            number, index, seat, action = actions[position]
+            where.deal, where.action, where.what = number, index + 1, f"seat {seat} {action!r}"
+            state.apply(seat, action)
+            position += 1
+    except ReplayMismatch:
+        raise
+    except GameError as exc:
+        raise _located(exc, str(where)) from exc
+    if position < len(actions):
+        number, index, seat, action = actions[position]
+        raise ReplayMismatch(
+            f"deal {number + 1}, action {index + 1} (seat {seat} {action!r}): "
+            f"{len(actions) - position} action(s) recorded after the end of the match"
+        )
+    _check_against_record(state, replay)
     _check_result(state, replay)
     return state
+
+
+def _check_opening(state: State, recorded: Sequence[Mapping[str, Any]]) -> None:
+    """The deal the seed just opened is the recorded one (dealer, hands, stock ...)."""
+    records = state.deal_records()
+    number = len(records) - 1
+    if number >= len(recorded):
+        raise ReplayMismatch(f"the seed re-run opens deal {number + 1}, the replay records {len(recorded)} deal(s)")
+    record = records[number]
+    opening = json.loads(json.dumps({**record.chance, "dealer": record.dealer}))
+    want = opening_outcome(recorded[number])
+    for key in sorted(set(want) | set(opening)):
+        if opening.get(key) != want.get(key):
+            raise ReplayMismatch(
+                f"deal {number + 1}: recorded {key} {_short(want.get(key))} is not what the seed deals "
+                f"({_short(opening.get(key))})"
+            )
+
+
+def _check_deal_scores(state: State, number: int, deal: Mapping[str, Any]) -> None:
+    records = state.deal_records()
+    got = records[number].scores if number < len(records) else None
+    if deal.get("scores") is not None and got != deal["scores"]:
+        raise ReplayMismatch(f"deal {number + 1}: scores {got} != recorded {deal['scores']}")
+
+
+def _check_against_record(state: State, replay: Mapping[str, Any]) -> None:
+    """The deals a seed re-run produced are the recorded ones: same number of deals, same
+    opening outcomes, same chance outcomes and actions in the same places, same scores."""
+    recorded = replay["deals"]
+    records = state.deal_records()
+    if len(records) != len(recorded):
+        raise ReplayMismatch(f"{len(recorded)} deals recorded, the seed re-run has {len(records)}")
+    for number, (record, deal) in enumerate(zip(records, recorded, strict=True)):
+        entries = deal["actions"]
+        if len(entries) != len(record.actions):
+            raise ReplayMismatch(
+                f"deal {number + 1}: {len(entries)} actions recorded, the seed re-run has {len(record.actions)}"
+            )
+        for index, (entry, (seat, action)) in enumerate(zip(entries, record.actions, strict=True)):
+            if seat == CHANCE:
+                same = "chance" in entry and entry["chance"] == json.loads(action)
+            else:
+                same = "chance" not in entry and (int(entry["seat"]), str(entry["action"])) == (seat, action)
+            if not same:
+                got = f"chance {_short(json.loads(action))}" if seat == CHANCE else f"seat {seat} {action!r}"
+                raise ReplayMismatch(
+                    f"deal {number + 1}, action {index + 1}: recorded {_short(entry)}, the seed re-run has {got}"
+                )
+        _check_deal_scores(state, number, deal)
 
 
 def _check_result(state: State, replay: Mapping[str, Any]) -> None:

@@ -1,6 +1,7 @@
 """Bourré: a trick-taking gambling game for 3 to 8 players (id ``bourre``).
 
-Rules (``shared/seeds/004``, the Bourré page; rulings in ``shared/rulings.md``):
+Rules (the Bourré page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/bourre.md``):
 
 * 52 cards, aces high, 5 cards each.  Every player antes 1 chip into the pot, which is a
   running balance carried from deal to deal.  The last card dealt to the dealer is turned
@@ -59,8 +60,8 @@ from ..engine.core import (
     Game,
     IllegalAction,
     InvalidChance,
-    InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     SnapshotView,
     State,
@@ -633,7 +634,14 @@ class BourreState(State):
                     action=action,
                 )
             discards = self._parse_exchange(seat, action)
-            self._actions.append((seat, exchange_id(discards)))
+            canonical = exchange_id(discards)
+            if action != canonical:  # apply accepts exactly the ids legal_actions lists
+                raise IllegalAction(
+                    f"write this exchange as {canonical!r} (the cards in legal_actions' order), not {action!r}",
+                    seat=seat,
+                    action=action,
+                )
+            self._actions.append((seat, canonical))
             self._exchange(seat, discards)
             return
         if kind != "play":
@@ -840,13 +848,8 @@ class Bourre(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 10, "chip_limit": 20}
 
-    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
-        merged = super().options(players, options)
-        if int(merged["deals"]) < 1:
-            raise InvalidOptions("option deals must be at least 1")
-        if int(merged["chip_limit"]) < 0:
-            raise InvalidOptions("option chip_limit must be 0 (no limit) or positive")
-        return merged
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"deals": OptionRange(1, 1000), "chip_limit": OptionRange(0, 100_000, "0: no limit")}
 
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> BourreState:
         return BourreState(self, players, self.options(players, options))

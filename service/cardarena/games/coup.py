@@ -1,6 +1,7 @@
 """Coup: bluffing with five characters, with the Inquisitor, for 2 to 6 players.
 
-Rules (``shared/seeds/004``, the Coup page; rulings in ``shared/rulings.md``):
+Rules (the Coup page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/coup.md``):
 
 * The court deck: three each of J (Captain), Q (Contessa), K (Duke), A (Assassin) and 2
   (Inquisitor), as card codes ``JC JD JH QC ... 2H``.  Two cards and two coins each.
@@ -669,7 +670,7 @@ class CoupState(State):
         if (
             kind in ("lose", "show", "return")
             and info.cards
-            and any(INDEX[c] not in self._hands[seat] for c in info.cards)
+            and any(INDEX.get(c) not in self._hands[seat] for c in info.cards)
         ):
             return IllegalAction(f"{' '.join(info.cards)} is not in your hand" + hint, seat=seat, action=action)
         return IllegalAction(f"you must answer the {stage} step" + hint, seat=seat, action=action)

@@ -1,6 +1,7 @@
 """The Emissary: a one-player score attack of exact trick counts in eight kingdoms (id ``emissary``).
 
-Rules (``shared/seeds/004``, "The Emissary rules"; rulings ``shared/rulings.md``, "Solitaires"):
+Rules ("The Emissary rules" of the original rules document and the team's rulings, not distributed
+here; ``docs/games/emissary.md``):
 
 * 52 cards, no jokers.  The eight 9s and 10s are kingdom placeholders (out of play); the four
   kings and four queens are shuffled and dealt one per kingdom, left to right (kingdom 1 to

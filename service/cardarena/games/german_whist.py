@@ -1,6 +1,7 @@
 """German Whist (the seed's "Whist rules"): a two-player game in two phases.
 
-Rules (``shared/seeds/004``; rulings in ``shared/rulings.md``): 13 cards each, 26 in the
+Rules (the original rules document and the team's rulings, not distributed
+here; ``docs/games/german_whist.md``): 13 cards each, 26 in the
 stock, the top card turned: its suit is trump for the whole deal.  Must follow suit in both
 phases.  Phase 1 (13 tricks): the trick winner takes the face-up stock card (public knowledge
 until played), the loser the next hidden card, and the next card is turned.  Phase 2 (13
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..engine.core import JSON
+from ..engine.core import JSON, OptionRange
 from .trick_taking import TrickGame, TrickLayout, TrickState
 
 
@@ -45,6 +46,10 @@ class GermanWhist(TrickGame):
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 1}
+
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        # German Whist has no target: ``deals`` alone ends the match, so 0 is not a value.
+        return {"deals": OptionRange(1, 1000)}
 
 
 GAME = GermanWhist()

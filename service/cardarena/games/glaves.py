@@ -1,6 +1,6 @@
 """Glaves: a trick-taking game for 2 to 4 players, German Whist crossed with Knaves.
 
-Rules (``shared/seeds/000``; rulings in ``shared/rulings.md``):
+Rules (the original rules document and the team's rulings, not distributed here; ``docs/games/glaves.md``):
 
 * 52 cards, aces high.  2 players: 13 cards each, 26 in the stock; 3 or 4 players: 9 each.
 * 2 and 4 players: the top stock card is turned face up, fixes trump for the hand and is
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..engine.core import JSON
+from ..engine.core import JSON, OptionRange
 from .trick_taking import JACKS, TrickGame, TrickLayout, TrickState, jack_penalty
 
 HAND_POINTS = {2: 16, 3: 7, 4: 3}
@@ -68,6 +68,9 @@ class Glaves(TrickGame):
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"target": TARGET.get(players, 0), "deals": 0}
+
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"target": OptionRange(1, 1000), "deals": OptionRange(0, 1000, "0: play to the target")}
 
 
 GAME = Glaves()

@@ -1,6 +1,6 @@
 """Gleek: a 17th-century showdown and trick-taking game for 3 players (id ``gleek``).
 
-Rules (``shared/seeds/003``; rulings in ``shared/rulings.md``):
+Rules (the original rules document and the team's rulings, not distributed here; ``docs/games/gleek.md``):
 
 * 44 cards (no 2s or 3s), aces high.  12 cards each; of the 8 left the top one is turned for
   trump and stays out of play (the dealer counts it if it is a trump honour); the other 7
@@ -63,8 +63,8 @@ from ..engine.core import (
     Game,
     IllegalAction,
     InvalidChance,
-    InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     SnapshotView,
     State,
@@ -598,7 +598,7 @@ class GleekState(State):
             self._apply_play(seat, action, kind, arg, expected)
 
     def _number(self, seat: int, action: str, arg: str) -> int:
-        if not arg.isdigit():
+        if not (arg.isascii() and arg.isdigit()) or str(int(arg)) != arg:  # one spelling per number: no 040
             raise UnknownAction(f"{action!r} needs a whole number, e.g. bid:13 or raise:2", seat=seat, action=action)
         return int(arg)
 
@@ -611,7 +611,7 @@ class GleekState(State):
         return card
 
     def _apply_auction(self, seat: int, action: str, kind: str, arg: str, expected: str) -> None:
-        if kind not in ("bid", "pass") or (kind == "pass" and arg):
+        if kind not in ("bid", "pass") or (kind == "pass" and action != "pass"):
             raise IllegalAction(f"now is the auction: {expected}", seat=seat, action=action)
         if kind == "pass":
             if self._bid == 0:
@@ -671,7 +671,7 @@ class GleekState(State):
         opened = self._ruff_opener >= 0
         if (opened and kind not in ("call", "raise", "fold")) or (not opened and kind not in ("open", "pass")):
             raise IllegalAction(f"now is the ruff betting: {expected}", seat=seat, action=action)
-        if kind != "raise" and arg:
+        if kind != "raise" and action != kind:  # "pass:" is not "pass"
             raise UnknownAction(f"unknown action {action!r}: expected {expected}", seat=seat, action=action)
         mult = 2 if self._doubled else 1
         n = self.players
@@ -904,11 +904,8 @@ class Gleek(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 3}
 
-    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
-        merged = super().options(players, options)
-        if int(merged["deals"]) < 1:
-            raise InvalidOptions("option deals must be at least 1")
-        return merged
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"deals": OptionRange(1, 1000)}
 
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> GleekState:
         return GleekState(self, players, self.options(players, options))

@@ -1,6 +1,7 @@
 """Gridcannon: a one-player score attack on a 3x3 grid of number cards (id ``gridcannon``).
 
-Rules (``shared/seeds/004``, "Gridcannon rules"; rulings ``shared/rulings.md``, "Solitaires"):
+Rules ("Gridcannon rules" of the original rules document and the team's rulings, not distributed
+here; ``docs/games/gridcannon.md``):
 
 * 54 cards: the 52 plus two jokers, coded ``RJ`` (red joker) and ``BJ`` (black joker).
   Values: numbers 2-10 face value, J 11, Q 12, K 13, aces and jokers are ploys.

@@ -1,6 +1,7 @@
 """Knaves: a trick-taking game for 3 players where jacks are penalties.
 
-Rules (``shared/seeds/002``; rulings in ``shared/rulings.md``): 13 cards each; the 40th card
+Rules (the original rules document and the team's rulings, not distributed
+here; ``docs/games/knaves.md``): 13 cards each; the 40th card
 is turned for trump and stays out of play, the last 12 cards are unused.  Must follow suit if
 able; highest trump, else highest card of the suit led, wins.  No drawing.  Per hand: +1 per
 trick, jacks taken J♥ −4, J♦ −3, J♣ −2, J♠ −1, no shooting the moon.  Hands are played
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..engine.core import JSON
+from ..engine.core import JSON, OptionRange
 from .trick_taking import TrickGame, TrickLayout, TrickState, jack_penalty
 
 TARGET = 20
@@ -47,6 +48,9 @@ class Knaves(TrickGame):
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"target": TARGET, "deals": 0}
+
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"target": OptionRange(1, 1000), "deals": OptionRange(0, 1000, "0: play to the target")}
 
 
 GAME = Knaves()

@@ -1,6 +1,7 @@
 """Le Truc: a suitless three-card bluffing and trick-taking game for 2 players or 2 teams of 2.
 
-Rules (``shared/seeds/004``, "Le Truc rules"; rulings in ``shared/rulings.md``):
+Rules ("Le Truc rules" of the original rules document and the team's rulings, not distributed
+here; ``docs/games/le_truc.md``):
 
 * 32 cards A K Q J 10 9 8 7 (codes ``AC`` ... ``7S``); suits exist on the cards but are
   irrelevant: only the rank counts (A high, 7 low).  4 players play in two teams, partners
@@ -55,8 +56,8 @@ from ..engine.core import (
     Game,
     IllegalAction,
     InvalidChance,
-    InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     State,
     UnknownAction,
@@ -409,14 +410,14 @@ class LeTruc(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"target": 16, "deals": 0}
 
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"target": OptionRange(1, 1000), "deals": OptionRange(0, 1000, "0: play to the target")}
+
     def teams(self, players: int, options: Mapping[str, JSON]) -> tuple[int, ...] | None:
         return (0, 1, 0, 1) if players == 4 else None
 
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> LeTrucState:
-        opts = self.options(players, options)
-        if int(opts["target"]) < 1 or int(opts["deals"]) < 0:
-            raise InvalidOptions("target must be at least 1 and deals at least 0")
-        return LeTrucState(self, players, opts)
+        return LeTrucState(self, players, self.options(players, options))
 
     def describe(self, action: str) -> ActionInfo:
         kind, _, arg = action.partition(":")

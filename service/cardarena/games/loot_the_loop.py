@@ -1,6 +1,7 @@
 """Loot the Loop: a one-player score attack in a looping temple (id ``loot_the_loop``).
 
-Rules (``shared/seeds/004``, "Loot the Loop rules"; rulings ``shared/rulings.md``, "Solitaires"):
+Rules ("Loot the Loop rules" of the original rules document and the team's rulings, not distributed
+here; ``docs/games/loot_the_loop.md``):
 
 * 53 cards: the 52 and one joker (``JK``, the exit).  Aces are jewels, 2-10 trinkets, J Q K
   traps.  The deck is held face down; the top of the deck is the player's room.
@@ -45,7 +46,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..engine.cards import CODES, label
-from ..engine.core import JSON, ActionInfo, Game, IllegalAction, InvalidOptions
+from ..engine.core import JSON, ActionInfo, Game, IllegalAction, OptionRange
 from ..engine.rng import MatchRng
 from .solitaire import JsonView, SolitaireState, base_json, deck_codes, shuffled, unknown
 
@@ -312,11 +313,11 @@ class LootTheLoop(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"max_turns": 300}
 
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"max_turns": OptionRange(1, 100_000)}
+
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> LootTheLoopState:
-        opts = self.options(players, options)
-        if int(opts["max_turns"]) < 1:
-            raise InvalidOptions("max_turns must be at least 1")
-        return LootTheLoopState(self, players, opts)
+        return LootTheLoopState(self, players, self.options(players, options))
 
     def describe(self, action: str) -> ActionInfo:
         kind, _, rest = action.partition(":")

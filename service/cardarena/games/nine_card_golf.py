@@ -1,6 +1,7 @@
 """Nine Card Golf: 2 to 6 players draw and discard to minimise a 3x3 grid, over 4 rounds.
 
-Rules (``shared/seeds/004``, the "Nine Card Golf" page; rulings in ``shared/rulings.md``):
+Rules (the "Nine Card Golf" page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/nine_card_golf.md``):
 
 * One deck of 54 cards (52 + 2 jokers) for 2-3 players, two such decks (108 cards) for 4-6.
   Each player gets 9 cards face down as a 3x3 grid; the next card starts the face-up discard
@@ -68,8 +69,8 @@ from ..engine.core import (
     Game,
     IllegalAction,
     InvalidChance,
-    InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     SnapshotView,
     State,
@@ -254,12 +255,8 @@ class NineCardGolf(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 4, "turn_limit": 30}
 
-    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
-        merged = super().options(players, options)
-        for key in ("deals", "turn_limit"):
-            if int(merged[key]) < 1:
-                raise InvalidOptions(f"option {key} must be at least 1, got {merged[key]!r}")
-        return merged
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"deals": OptionRange(1, 1000), "turn_limit": OptionRange(1, 1000)}
 
     def decks(self, players: int) -> int:
         """How many 54-card decks a match of ``players`` uses."""

@@ -1,6 +1,7 @@
 """Ricochet Poker: poker without bluffing for 3 to 6 players; the lowest hand buys or folds.
 
-Rules (``shared/seeds/004``, the "Ricochet Poker" page; rulings in ``shared/rulings.md``):
+Rules (the "Ricochet Poker" page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/ricochet_poker.md``):
 
 * One 52-card deck, aces high.  Each round every player antes 1 chip and gets 1 card face
   up (one at a time from the dealer's left).  All cards are dealt face up.
@@ -49,8 +50,8 @@ from ..engine.core import (
     Game,
     IllegalAction,
     InvalidChance,
-    InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     State,
     UnknownAction,
@@ -224,12 +225,8 @@ class RicochetPoker(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 10, "chips": 20}
 
-    def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
-        merged = super().options(players, options)
-        for key in ("deals", "chips"):
-            if int(merged[key]) < 1:
-                raise InvalidOptions(f"option {key} must be at least 1, got {merged[key]!r}")
-        return merged
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"deals": OptionRange(1, 1000), "chips": OptionRange(1, 100_000)}
 
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> PokerState:
         return PokerState(self, players, self.options(players, options))

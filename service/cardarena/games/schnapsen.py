@@ -1,6 +1,7 @@
 """Schnapsen, the seed's variant: two players, 20 cards, race to 7 game points.
 
-Rules (``shared/seeds/004``, "Schnapsen rules"; rulings in ``shared/rulings.md``):
+Rules ("Schnapsen rules" of the original rules document and the team's rulings, not distributed
+here; ``docs/games/schnapsen.md``):
 
 * 20 cards: 2, 3, 4, 10 and ace of each suit (the 2, 3, 4 stand for jack, queen, king).
   Card codes ``2C 3C 4C TC AC`` ... ``AS``.  Rank A > 10 > 4 > 3 > 2; card points 11, 10, 4,
@@ -55,8 +56,8 @@ from ..engine.core import (
     Game,
     IllegalAction,
     InvalidChance,
-    InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     State,
     UnknownAction,
@@ -404,11 +405,11 @@ class Schnapsen(Game):
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"target": 7, "deals": 0}
 
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"target": OptionRange(1, 1000), "deals": OptionRange(0, 1000, "0: play to the target")}
+
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> SchnapsenState:
-        opts = self.options(players, options)
-        if int(opts["target"]) < 1 or int(opts["deals"]) < 0:
-            raise InvalidOptions("target must be at least 1 and deals at least 0")
-        return SchnapsenState(self, players, opts)
+        return SchnapsenState(self, players, self.options(players, options))
 
     def describe(self, action: str) -> ActionInfo:
         kind, _, arg = action.partition(":")

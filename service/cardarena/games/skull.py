@@ -1,6 +1,7 @@
 """Skull: the bluffing game of roses and skulls, for 3 to 6 players.
 
-Rules (``shared/seeds/004``, the Skull page; rulings in ``shared/rulings.md``):
+Rules (the Skull page of the original rules document and the team's rulings, not distributed
+here; ``docs/games/skull.md``):
 
 * Each player has four cards: three roses (red number cards) and one skull (a black face
   card).  Only the type matters, so cards are the words ``rose`` and ``skull``.
@@ -41,8 +42,9 @@ Rulings made here where the seed and the rulings are silent (the standard club r
 * Player actions are public except the type of a placed or lost card: other viewers see
   ``place`` and ``lose`` (``public_action``).
 
-Cards of one type are indistinguishable, so ``secrets()`` is empty; the tests check hiding by
-comparing views of states that differ only in a hidden card.
+Cards of one type are indistinguishable, so ``secrets()`` is empty (``hidden_information =
+"own_tests"``); ``tests/test_skull.py`` checks hiding by comparing views of states that differ
+only in a hidden card.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from ..engine.core import (
     ActionInfo,
     DealRecord,
     Game,
+    HiddenInformation,
     IllegalAction,
     InvalidChance,
     NotYourTurn,
@@ -222,6 +225,9 @@ class SkullGame(Game):
         "reveal without a skull, reveal your own pile first. Two successful bids or being the "
         "last player with cards wins; a failed bid costs a card."
     )
+    hidden_information: ClassVar[HiddenInformation] = "own_tests"
+    """Placed and lost cards are hidden, but all roses look alike, so no token names a hidden
+    card: ``tests/test_skull.py`` compares views of matches that differ only in a hidden card."""
 
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> SkullState:
         return SkullState(self, players, self.options(players, options))
@@ -402,6 +408,11 @@ class SkullState(State):
 
     def deal_records(self) -> list[DealRecord]:
         return self._records
+
+    def secrets(self, seat: int | None) -> frozenset[str]:
+        """Empty: a hidden card is a ``rose`` or a ``skull`` like the cards everyone may see, so
+        no token can name it (``SkullGame.hidden_information == "own_tests"``)."""
+        return frozenset()
 
     def clone(self) -> SkullState:
         other = object.__new__(SkullState)

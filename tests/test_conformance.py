@@ -206,6 +206,26 @@ def test_random_playouts(game_id: str, players: int) -> None:
 
 
 @pytest.mark.parametrize(("game_id", "players"), SEATINGS)
+def test_a_match_of_default_actions_ends(game_id: str, players: int) -> None:
+    """The server plays the first legal action for every forfeited seat (the default
+    ``default_action``), so a match where everybody forfeited, or a bot that always takes the
+    first action, must still end: a game that could cycle needs a rule that ends it (Coup's
+    turn limit)."""
+    game = get_game(game_id)
+    for seed in SEEDS:
+        state, rng, actions = game.new_state(players), MatchRng(seed), 0
+        while state.to_act():
+            if state.is_chance():
+                state.apply_chance(state.sample_chance(rng))
+                continue
+            seat = state.to_act()[0]
+            state.apply(seat, state.legal_actions(seat)[0])
+            actions += 1
+            assert actions < 100_000, f"{game_id} ({players}p, seed {seed}) does not end under first-legal play"
+        assert len(state.result().scores) == players
+
+
+@pytest.mark.parametrize(("game_id", "players"), SEATINGS)
 def test_options_are_validated(game_id: str, players: int) -> None:
     game = get_game(game_id)
     with pytest.raises(ValueError, match="unknown option"):

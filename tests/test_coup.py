@@ -83,10 +83,36 @@ def test_deal_and_setup() -> None:
 
 def test_variant_options_only_for_two() -> None:
     game = get_game("coup")
-    assert game.options(2) == {"call_the_coup": True, "five_lives": True}
+    assert game.options(2) == {"call_the_coup": True, "five_lives": True, "max_turns": 200}
     assert game.options(2, {"call_the_coup": False})["call_the_coup"] is False
     with pytest.raises(InvalidOptions, match="two-player"):
         game.new_state(3, {"five_lives": True})
+
+
+def test_a_match_always_ends_at_the_turn_limit() -> None:
+    """Two players who always take the first legal action (what the server plays for a
+    forfeited seat) keep calling a character the other does not hold: without the turn limit
+    the match never ended.  At the limit the players still in with the most cards left, then
+    coins, share first place."""
+    game = get_game("coup")
+    for limit in (200, 30):
+        state = game.new_state(2, {"max_turns": limit})
+        rng = MatchRng(1)
+        while state.to_act():
+            if state.is_chance():
+                state.apply_chance(state.sample_chance(rng))
+                continue
+            seat = state.to_act()[0]
+            state.apply(seat, state.legal_actions(seat)[0])
+        view = state.view_json(0)
+        assert view["turns"] == limit and state.invariants() == []
+        lives = [(s["lives"], s["coins"]) for s in view["seats"]]
+        best = max(lives)
+        assert state.result().scores == tuple(1.0 if x == best else 0.0 for x in lives)
+        assert state.deal_records()[0].scores == list(state.result().scores)
+        assert rerun(build_replay(state, seed=1, seats=("a", "b"))).result() == state.result()
+    with pytest.raises(InvalidOptions, match="max_turns"):
+        game.options(2, {"max_turns": 1})
 
 
 def test_turn_actions_and_costs() -> None:

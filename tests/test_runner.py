@@ -258,3 +258,31 @@ def test_a_recorded_match_counts_once_per_bot_and_only_when_written(hub: Hub, wr
     runner._record({}, {})  # a failure to count is not a failure to record: nothing raised
     assert results.completed == ["m1"]
     assert counts.counted == ([("b", "matches", 1)] if writes and not fail else [])
+
+
+def test_a_match_of_forfeited_seats_lets_the_loop_run_meanwhile(hub: Hub) -> None:
+    """Forfeited seats are played without waiting for anyone: the match's task still yields the
+    event loop every few actions, so the other matches and the streams keep going."""
+
+    async def main() -> None:
+        runner = _runner(hub, _spec(game="glaves"))
+        runner.forfeited.update({0, 1})
+        ticks = 0
+        stop = False
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while not stop:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        side = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        before = ticks
+        await runner.play()
+        during = ticks - before
+        stop = True
+        await side
+        assert runner.actions > 200 and during >= runner.actions // 64 - 1
+
+    asyncio.run(main())

@@ -48,6 +48,11 @@ Rulings made here where the seed and the rulings are silent (the standard club r
   deck's cards: a chance outcome ``{"seat": s, "draw": [cards]}``.  The opening deal is the
   chance outcome ``{"dealer": d, "hands": [...], "deck": [...]}``.
 * The whole match is one record; draws are appended as chance outcomes.
+* Turn limit (option ``max_turns``, default 200): a turn that would start after it ends the
+  match; the players still in with the most cards left share first place (score 1), most
+  coins breaking a tie.  Random play ends within about 40 turns; without a limit two players
+  who keep calling a character the other does not hold (with the two-player variant) would
+  play for ever, and the server's default action does exactly that for a forfeited seat.
 * Public knowledge in the view: dead cards (face up), and a log of public events where a
   character shown and shuffled back is given by its name, never its card code.  The card an
   examined player shows is known only to the examiner (``known``) until it leaves that hand.
@@ -70,6 +75,7 @@ from ..engine.core import (
     InvalidChance,
     InvalidOptions,
     NotYourTurn,
+    OptionRange,
     Result,
     SnapshotView,
     State,
@@ -93,6 +99,8 @@ START_COINS = 2
 COUP_COST = 7
 ASSASSIN_COST = 3
 FORCED_COUP = 10
+MAX_TURNS = 200
+"""Default turn limit (option ``max_turns``)."""
 LIVES = 5
 """Cards a player may lose with the five-lives variant; the first three are replaced."""
 
@@ -254,7 +262,10 @@ class CoupGame(Game):
     )
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
-        return {"call_the_coup": players == 2, "five_lives": players == 2}
+        return {"call_the_coup": players == 2, "five_lives": players == 2, "max_turns": MAX_TURNS}
+
+    def option_ranges(self, players: int) -> dict[str, OptionRange]:
+        return {"max_turns": OptionRange(2, 100_000, "turns before the match ends on cards then coins")}
 
     def options(self, players: int, options: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
         merged = super().options(players, options)
@@ -293,6 +304,8 @@ class CoupState(State):
         self.options = options
         self._call = bool(options["call_the_coup"])
         self._five = bool(options["five_lives"])
+        self._max_turns = int(options["max_turns"])
+        self._final: tuple[float, ...] = ()
         n = players
         self._stage = DEAL
         self._waiting = -1
@@ -489,8 +502,7 @@ class CoupState(State):
     def result(self) -> Result:
         if self._stage != OVER:
             raise IllegalAction("the match is not over")
-        scores = tuple(1.0 if s == self._winner else 0.0 for s in range(self.players))
-        return Result(scores, ranks_from_scores(scores))
+        return Result(self._final, ranks_from_scores(self._final))
 
     def deal_records(self) -> list[DealRecord]:
         return self._records
@@ -707,6 +719,9 @@ class CoupState(State):
 
     # ------------------------------------------------------------ turn flow
     def _start_turn(self, seat: int) -> None:
+        if self._turns >= self._max_turns:
+            self._finish_at_limit()
+            return
         self._turns += 1
         self._actor = seat
         self._act = {}
@@ -962,12 +977,25 @@ class CoupState(State):
         self._event(seat, "returned", character=None)
 
     def _finish(self, winner: int) -> None:
-        self._winner = winner
+        self._end((winner,))
+        self._event(winner, "won")
+
+    def _finish_at_limit(self) -> None:
+        """The turn limit: the players still in with the most cards left, then coins, share first."""
+        lives = LIVES if self._five else 2
+        best = max((lives - self._lost[s], self._coins[s]) for s in self._alive_seats())
+        leaders = tuple(s for s in self._alive_seats() if (lives - self._lost[s], self._coins[s]) == best)
+        self._end(leaders)
+        for s in leaders:
+            self._event(s, "won at the turn limit")
+
+    def _end(self, winners: tuple[int, ...]) -> None:
+        self._winner = winners[0] if len(winners) == 1 else -1
         self._stage = OVER
         self._waiting = -2
         self._steps = []
-        self._records[-1].scores = [1.0 if s == winner else 0.0 for s in range(self.players)]
-        self._event(winner, "won")
+        self._final = tuple(1.0 if s in winners else 0.0 for s in range(self.players))
+        self._records[-1].scores = list(self._final)
 
     # ----------------------------------------------------------- invariants
     def invariants(self) -> list[str]:

@@ -43,6 +43,9 @@ from .hub import RESIGN, Hub, LiveMatch, Pending
 from .observability import Metrics
 
 log = logging.getLogger("cardarena.server.runner")
+
+YIELD_EVERY = 64
+"""Actions after which a match yields the event loop even if none of them waited for a bot."""
 pb = codec.arena_pb2
 
 
@@ -338,6 +341,10 @@ class MatchRunner:
                 decisions = list(await asyncio.gather(*(self.decide(s) for s in seats)))
             for seat, (action, note) in zip(seats, decisions, strict=True):
                 self._apply(seat, action, note)
+            if self.actions % YIELD_EVERY == 0:
+                # Forfeited seats are decided without waiting: a match of them alone would
+                # otherwise hold the event loop (every other match, every stream) to its end.
+                await asyncio.sleep(0)
 
     # ---------------------------------------------------------------- record
     def outcome(self) -> tuple[dict[str, JSON], dict[str, JSON]]:

@@ -23,7 +23,9 @@ class Bot:
     name: str = ""
     """The registered bot name (empty: taken from the token)."""
     games: tuple[str, ...] = ()
-    """Game ids this bot plays (empty: every game)."""
+    """Game ids this bot plays (empty: every game).  The service seats the bot only in matches
+    of these games (a tournament of another game records it as a no-show); the client logs
+    them when it connects (``playing: ...``)."""
     max_matches: int = 4
     """Matches played at once."""
 
@@ -42,10 +44,16 @@ class Bot:
         return self.choose(view, legal)
 
     def on_event(self, match_id: str, seat: int, action: str) -> None:
-        """Called for every public action of a match (optional)."""
+        """Called for every action of a match, in the form this bot's seat may see it
+        (``""`` when it sees nothing of it) (optional).
+
+        An exception here is logged with its traceback and play goes on."""
 
     def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
-        """Called when a match ends (optional)."""
+        """Called when a match ends (``status`` ``completed``, or ``voided``: to be replayed),
+        with the score and place of each seat in table order (optional).
+
+        An exception here is logged with its traceback and play goes on."""
 
 
 class RandomBot(Bot):

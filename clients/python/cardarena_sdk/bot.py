@@ -113,6 +113,10 @@ def load_bot(spec: str, seed: int | str | None = None) -> Bot:
     the file gives ``B``).  Raises :class:`ValueError` (``"<spec>: <reason>"``) when the spec
     names no bot: an unknown name, a missing file, a file that fails to import (its error and
     line), no or ambiguous Bot subclasses, a bot that cannot be constructed.
+
+    The file is imported (that is what checks it), so it must do nothing else at import than
+    define its bot: code that plays (``run(...)``, ``local.play(...)``) belongs under
+    ``if __name__ == "__main__":``, or it runs here (a ``run`` never returns).
     """
     if spec in BUILTIN:
         return builtin_bot(spec, seed)
@@ -127,6 +131,11 @@ def load_bot(spec: str, seed: int | str | None = None) -> Bot:
         raise ValueError(f"{spec}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[module_name] = module
+    # No time limit on the import: in-process it could only be a thread (which cannot be
+    # stopped: the import would go on running, half done, beside the caller) or a signal
+    # (main thread only, interrupting whatever the file is doing, wherever); and the bot must
+    # be loaded in this process, which a check in a child process would not do.  The
+    # documentation is the fix: a bot file does no work at import (see the docstring).
     try:
         loader_spec.loader.exec_module(module)
     except Exception as exc:
@@ -142,7 +151,8 @@ def load_bot(spec: str, seed: int | str | None = None) -> Bot:
 
 def check_bot_spec(spec: str) -> None:
     """Raise :class:`ValueError` (``"<spec>: <reason>"``) unless ``spec`` loads as a bot
-    (see :func:`load_bot`; a file is imported and its bot constructed once, here)."""
+    (see :func:`load_bot`; a file is imported and its bot constructed once, here: a file that
+    does work at import, outside ``if __name__ == "__main__":``, does it here too)."""
     load_bot(spec)
 
 

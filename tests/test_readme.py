@@ -91,12 +91,17 @@ def test_readme_first_bot_is_the_example_file() -> None:
 
 
 def test_readme_local_mode_snippet_runs_below_the_example(capsys: object) -> None:
-    snippet = re.search(r"```python\n(from cardarena_sdk.local import play\n.*?)```", README, re.S)
-    assert snippet and len(snippet.group(1).splitlines()) == 3
+    snippet = re.search(
+        r"```python\n(if __name__ == \"__main__\":\n    from cardarena_sdk.local import play\n.*?)```", README, re.S
+    )
+    assert snippet and len(snippet.group(1).splitlines()) == 4
     example = (ROOT / "clients/python/examples/low_card.py").read_text()
-    exec(compile(example + snippet.group(1), "low_card.py", "exec"), {"__name__": "readme"})
+    code = compile(example + "\n\n" + snippet.group(1), "low_card.py", "exec")
+    exec(code, {"__name__": "__main__"})  # python low_card.py
     printed = capsys.readouterr().out  # type: ignore[attr-defined]
     assert re.fullmatch(r"\d+ first places in 20 matches\n", printed)
+    exec(code, {"__name__": "cardarena_user_bot"})  # imported (cardarena match, bot run): nothing runs
+    assert capsys.readouterr().out == ""  # type: ignore[attr-defined]
 
 
 def test_readme_match_command_runs(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 from cardarena.engine import games
 from cardarena_sdk import Bot, HeuristicBot, LegalAction, RandomBot, check_bot_spec, load_bot
 from cardarena_sdk.local import play
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "clients" / "python" / "examples"
 
 
 def test_heuristic_beats_random_at_three_player_glaves() -> None:
@@ -112,3 +115,40 @@ def test_check_bot_spec_refuses_unknown_names_and_missing_files(tmp_path: Path) 
     with pytest.raises(ValueError, match=r"nope\.py: no such file$"):
         check_bot_spec(str(tmp_path / "nope.py"))
     check_bot_spec("heuristic")
+
+
+def _runs_nothing_at_import(source: str) -> bool:
+    """Whether a bot file's top level only imports and defines (no call outside definitions
+    and ``if __name__ == "__main__":``)."""
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("__name__ == '__main__'", "'__main__' == __name__"):
+            continue
+        if any(isinstance(n, ast.Call) for n in ast.walk(node)):
+            return False
+    return True
+
+
+def test_the_package_example_is_a_bot_file_that_loads_without_running(tmp_path: Path) -> None:
+    import cardarena_sdk
+
+    assert cardarena_sdk.__doc__
+    example = re.search(r"```python\n(.*?)```", cardarena_sdk.__doc__, re.S)
+    assert example and "run(MyBot()" in example.group(1)
+    assert _runs_nothing_at_import(example.group(1))
+    path = tmp_path / "my_bot.py"
+    path.write_text(example.group(1))
+    assert type(load_bot(str(path))).__name__ == "MyBot"  # imported: run() is not called
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.name)
+def test_example_bots_run_nothing_at_import(path: Path) -> None:
+    assert _runs_nothing_at_import(path.read_text())
+    check_bot_spec(str(path))
+
+
+def test_runs_nothing_at_import_sees_top_level_calls() -> None:
+    assert not _runs_nothing_at_import("from cardarena_sdk import run\nrun(B(), 'x', token='t')\n")
+    assert not _runs_nothing_at_import("results = play(B(), 'glaves', 3)\n")
+    assert _runs_nothing_at_import("X = 'a'\nif __name__ == \"__main__\":\n    run(B(), 'x', 't')\n")

@@ -1,6 +1,8 @@
 """The SDK's session loop over real gRPC on loopback with a real service and Redis: illegal
-answers are retried in-band (``Bot.on_rejected``) until the server records ``illegal``, and a
-``choose`` that raises is logged with its traceback."""
+answers are retried in-band (``Bot.on_rejected``) until the server records ``illegal``; a
+``choose``, ``on_event`` or ``on_match_end`` that raises is logged with its traceback and the
+bot plays on; local mode calls a bot exactly as a match over the wire does; an address the bot
+was invited to is given up once unreachable for a while, its own server never."""
 
 from __future__ import annotations
 
@@ -68,9 +70,11 @@ def _play(
     clock: TimeControl = SLOW_CLOCK,
     policy: FaultPolicy | None = None,
     timeout: float = 60.0,
+    game: str = "german_whist",
+    seed: int = 3,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Play german_whist with ``bot`` (in process) in seat 0 against a scripted bot answering
-    its first legal action; the recorded result and replay."""
+    """Play ``game`` (two players) with ``bot`` (in process) in seat 0 against a scripted bot
+    answering its first legal action; the recorded result and replay."""
     matches, bots = stores
     mine = InProcess(bot, service.address, bots.register("sdk-bot"))
     other = ScriptedBot(service.address, bots.register("other"), "other")
@@ -79,10 +83,10 @@ def _play(
         matches.enqueue(
             MatchSpec(
                 match_id=mid,
-                game="german_whist",
+                game=game,
                 players=2,
                 seats=("sdk-bot", "other"),
-                seed=3,
+                seed=seed,
                 time_control=clock,
                 fault_policy=policy or FaultPolicy(max_strikes=1, max_rejections=3),
             )
@@ -160,4 +164,168 @@ def test_a_raising_choose_in_a_worker_thread_is_logged_with_its_traceback(
     failed = [r for r in caplog.records if re.fullmatch(r"choose failed in sdk-raises \(seq \d+\)", r.getMessage())]
     assert len(failed) == 1 and failed[0].exc_info is not None
     assert "RuntimeError: boom" in caplog.text
+    assert "never retrieved" not in caplog.text
+
+
+class First(Bot):
+    """Answers the first legal action."""
+
+    def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+        return legal[0].id
+
+
+class Recorder(First):
+    """Records what its hooks are given."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int, str]] = []
+        self.ends: list[tuple[str, str, list[float], list[int]]] = []
+        self.views: list[dict[str, Any]] = []
+
+    def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+        self.views.append(view)
+        return super().choose(view, legal)
+
+    def on_event(self, match_id: str, seat: int, action: str) -> None:
+        self.events.append((match_id, seat, action))
+
+    def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
+        self.ends.append((match_id, status, scores, ranks))
+
+
+def test_raising_hooks_are_logged_and_the_bot_plays_the_match_to_the_end(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    class Raises(Recorder):
+        games = ("german_whist", "glaves")
+
+        def on_event(self, match_id: str, seat: int, action: str) -> None:
+            super().on_event(match_id, seat, action)
+            raise RuntimeError("event boom")
+
+        def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
+            super().on_match_end(match_id, status, scores, ranks)
+            raise RuntimeError("end boom")
+
+    caplog.set_level(logging.INFO)
+    bot = Raises()
+    # Before the fix the first Event's error ended run_async: the match then waited out the
+    # two-minute clock (and _play's deadline failed), and InProcess.close saw the error.
+    result, replay = _play(service, stores, bot, "sdk-hooks")
+    assert replay["faults"] == [] and result["forfeited"] == [] and result["strikes"] == [0, 0]
+    actions = [a for deal in replay["deals"] for a in deal["actions"]]
+    assert len(bot.events) == len(actions) and {m for m, _, _ in bot.events} == {"sdk-hooks"}
+    assert bot.ends == [("sdk-hooks", "completed", result["scores"], result["ranks"])]
+    failed = [r for r in caplog.records if r.getMessage() == "on_event failed in sdk-hooks"]
+    assert len(failed) == len(actions) and all(r.exc_info is not None for r in failed)
+    ended = [r for r in caplog.records if r.getMessage() == "on_match_end failed in sdk-hooks"]
+    assert len(ended) == 1 and ended[0].exc_info is not None
+    assert "RuntimeError: end boom" in caplog.text
+    # the games it declared are in its connect line (a bot never seated there says why)
+    assert re.search(r"connected to \S+ as sdk-bot \(.*\); playing: german_whist, glaves$", caplog.text, re.M)
+
+
+def test_a_local_match_calls_the_bot_as_the_same_match_over_the_wire(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    from cardarena_sdk.local import play
+
+    caplog.set_level(logging.INFO, logger="cardarena_sdk")
+    # nine-card golf: the other seat's opening is secret (public_action redacts it)
+    local = Recorder()
+    [played] = play(local, "nine_card_golf", 2, opponents=[First()], seat=0, seed=5)
+    assert isinstance(played.seed, int)
+    wire = Recorder()
+    result, _ = _play(service, stores, wire, "sdk-same", game="nine_card_golf", seed=played.seed)
+    assert [(s, a) for _, s, a in wire.events] == [(s, a) for _, s, a in local.events]
+    assert "open" in [a for _, s, a in wire.events if s == 1]
+    assert wire.views == local.views
+    assert [e[1:] for e in wire.ends] == [e[1:] for e in local.ends]
+    assert list(played.scores) == result["scores"] and list(played.ranks) == result["ranks"]
+    assert "; playing: every game" in caplog.text
+
+
+def _logged(caplog: pytest.LogCaptureFixture, pattern: str) -> list[logging.LogRecord]:
+    return [r for r in list(caplog.records) if re.search(pattern, r.getMessage())]
+
+
+def _wait_for(caplog: pytest.LogCaptureFixture, pattern: str, count: int = 1, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while len(_logged(caplog, pattern)) < count:
+        assert time.monotonic() < deadline, f"no {count} log lines {pattern!r} in:\n{caplog.text[-3000:]}"
+        time.sleep(0.05)
+
+
+def test_a_followed_address_is_given_up_once_unreachable_and_the_own_server_never(
+    redis_url: str, key_prefix: str, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    from cardarena.store.connection import client_for
+    from cardarena.store.presence import Invite, PresenceStore
+
+    caplog.set_level(logging.INFO, logger="cardarena_sdk")
+    _, bots = stores
+    token = bots.register("sdk-bot")
+    home = ServiceProcess(redis_url, "--instance-name", "home", "--grace", "0")
+    hosts: list[ServiceProcess] = []
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+    errors: list[BaseException] = []
+
+    def main() -> None:
+        try:
+            loop.run_until_complete(
+                run_async(First(), home.address, token, stop=stop, max_backoff=0.2, give_up_after=1.0)
+            )
+            gc.collect()  # a task whose exception nobody retrieved is reported when collected
+            loop.run_until_complete(asyncio.sleep(0))
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            loop.close()
+
+    thread = threading.Thread(target=main, daemon=True)
+    presence = PresenceStore(client_for(redis_url))
+
+    def invite(address: str, n: int) -> None:
+        """A real invite: queued for ``home`` to relay, as another instance would."""
+        presence.invite("home", Invite("sdk-bot", f"m-{n}", "glaves", address, "elsewhere"))
+
+    try:
+        thread.start()
+        _wait_for(caplog, rf"connected to {re.escape(home.address)} as sdk-bot")
+        hosts.append(ServiceProcess(redis_url, "--grace", "0"))
+        away = hosts[0].address
+        invite(away, 1)
+        _wait_for(caplog, rf"connected to {re.escape(away)} as sdk-bot")
+        hosts[0].stop()  # gone for good
+        _wait_for(caplog, rf"^cannot reach {re.escape(away)} .*: giving up on it")
+        retries = len(_logged(caplog, rf"^cannot reach {re.escape(away)} .*retrying"))
+        # Given up: forgotten, so that a later invite there follows it again (and gives up again).
+        invite(away, 2)
+        _wait_for(caplog, rf"^cannot reach {re.escape(away)} .*: giving up on it", count=2)
+        assert len(_logged(caplog, rf"^cannot reach {re.escape(away)} .*retrying")) > retries
+        # A followed address that fails for good (here: it does not know the token) is logged.
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("CARDARENA_PREFIX", key_prefix + "other:")
+            hosts.append(ServiceProcess(redis_url, "--grace", "0"))
+        stranger = hosts[1].address
+        invite(stranger, 3)
+        _wait_for(caplog, rf"^following {re.escape(stranger)} failed: .*UNAUTHENTICATED")
+        # The own server is never given up: it is retried well past the give-up time.
+        home.stop()
+        gone = time.time()
+        _wait_for(caplog, rf"^cannot reach {re.escape(home.address)} .*retrying")
+        deadline = time.monotonic() + 60
+        while not [r for r in _logged(caplog, rf"^cannot reach {re.escape(home.address)}") if r.created > gone + 3]:
+            assert time.monotonic() < deadline and thread.is_alive()
+            time.sleep(0.05)
+        assert not _logged(caplog, rf"{re.escape(home.address)}.*giving up")
+        assert thread.is_alive() and not errors
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(30)
+        home.stop()
+        for host in hosts:
+            host.stop()
+    assert not thread.is_alive() and not errors, errors
     assert "never retrieved" not in caplog.text

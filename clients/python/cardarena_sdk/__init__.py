@@ -7,12 +7,18 @@ class MyBot(Bot):
     def choose(self, view: dict, legal: list[LegalAction]) -> str:
         return legal[0].id
 
-run(MyBot(), "127.0.0.1:50051", token="...")   # or cardarena_sdk.local.play(MyBot(), "glaves", 3)
+
+if __name__ == "__main__":  # not when cardarena match / bot run import the file
+    run(MyBot(), "127.0.0.1:50051", token="...")  # or cardarena_sdk.local.play(MyBot(), "glaves", 3)
 ```
 
 ``view`` is the seat's view as a dict with exactly the keys of the game's ``view_json``;
 ``legal`` lists the legal actions with their payload.  The client handles the stream, the
 token, reconnects with exponential back-off and plays many matches at once.
+
+A bot file must do nothing but define its bot when imported: ``cardarena match``,
+``cardarena bot run`` and ``tournament run`` import it (to check it, then in each bot process),
+so code that runs something (``run``, ``local.play``) goes under ``if __name__ == "__main__":``.
 """
 
 from .bot import Bot, HeuristicBot, LegalAction, RandomBot, builtin_bot, check_bot_spec, load_bot

@@ -23,7 +23,9 @@ class Bot:
     name: str = ""
     """The registered bot name (empty: taken from the token)."""
     games: tuple[str, ...] = ()
-    """Game ids this bot plays (empty: every game)."""
+    """Game ids this bot plays (empty: every game).  The service seats the bot only in matches
+    of these games (a tournament of another game records it as a no-show); the client logs
+    them when it connects (``playing: ...``)."""
     max_matches: int = 4
     """Matches played at once."""
 
@@ -42,10 +44,16 @@ class Bot:
         return self.choose(view, legal)
 
     def on_event(self, match_id: str, seat: int, action: str) -> None:
-        """Called for every public action of a match (optional)."""
+        """Called for every action of a match, in the form this bot's seat may see it
+        (``""`` when it sees nothing of it) (optional).
+
+        An exception here is logged with its traceback and play goes on."""
 
     def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
-        """Called when a match ends (optional)."""
+        """Called when a match ends (``status`` ``completed``, or ``voided``: to be replayed),
+        with the score and place of each seat in table order (optional).
+
+        An exception here is logged with its traceback and play goes on."""
 
 
 class RandomBot(Bot):
@@ -105,6 +113,10 @@ def load_bot(spec: str, seed: int | str | None = None) -> Bot:
     the file gives ``B``).  Raises :class:`ValueError` (``"<spec>: <reason>"``) when the spec
     names no bot: an unknown name, a missing file, a file that fails to import (its error and
     line), no or ambiguous Bot subclasses, a bot that cannot be constructed.
+
+    The file is imported (that is what checks it), so it must do nothing else at import than
+    define its bot: code that plays (``run(...)``, ``local.play(...)``) belongs under
+    ``if __name__ == "__main__":``, or it runs here (a ``run`` never returns).
     """
     if spec in BUILTIN:
         return builtin_bot(spec, seed)
@@ -119,6 +131,11 @@ def load_bot(spec: str, seed: int | str | None = None) -> Bot:
         raise ValueError(f"{spec}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[module_name] = module
+    # No time limit on the import: in-process it could only be a thread (which cannot be
+    # stopped: the import would go on running, half done, beside the caller) or a signal
+    # (main thread only, interrupting whatever the file is doing, wherever); and the bot must
+    # be loaded in this process, which a check in a child process would not do.  The
+    # documentation is the fix: a bot file does no work at import (see the docstring).
     try:
         loader_spec.loader.exec_module(module)
     except Exception as exc:
@@ -134,7 +151,8 @@ def load_bot(spec: str, seed: int | str | None = None) -> Bot:
 
 def check_bot_spec(spec: str) -> None:
     """Raise :class:`ValueError` (``"<spec>: <reason>"``) unless ``spec`` loads as a bot
-    (see :func:`load_bot`; a file is imported and its bot constructed once, here)."""
+    (see :func:`load_bot`; a file is imported and its bot constructed once, here: a file that
+    does work at import, outside ``if __name__ == "__main__":``, does it here too)."""
     load_bot(spec)
 
 

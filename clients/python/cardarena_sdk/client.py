@@ -4,7 +4,9 @@ at once.
 The bot connects to one address.  When several service instances share a Redis, a match may be
 hosted by another instance; the bot's instance then relays a ``MatchInvite`` carrying the
 hosting instance's address, and the client opens a second session there (same token, same
-Hello) that it keeps, with its own reconnects, for as long as the client runs.
+Hello) that it keeps, with its own reconnects, until that address has been unreachable for a
+while (``run_async(give_up_after=...)``, 60 s); a later invite there follows it again.  The
+bot's own address is reconnected to for as long as the client runs.
 """
 
 from __future__ import annotations
@@ -167,13 +169,30 @@ async def _session(
             await stop.wait()
             call.cancel()
 
+        def hook(name: str, match_id: str, call: Callable[[], None]) -> None:
+            """Call one of the bot's notification hooks: an error in it is the bot's, like one in
+            ``choose`` (logged with its traceback), and never ends the session."""
+            try:
+                call()
+            except Exception:
+                log.exception("%s failed in %s", name, match_id)
+
         def handle(message: Any) -> None:
             kind = message.WhichOneof("kind")
             if kind == "welcome":
                 w = message.welcome
                 if link is not None:
                     link.welcomed = True
-                log.info("connected to %s as %s (instance %s, session %s)", server, w.bot, w.instance, w.session_id)
+                # The games go into Hello; a bot whose games exclude a tournament's game is never
+                # seated there, and this line is where its log says so.
+                log.info(
+                    "connected to %s as %s (instance %s, session %s); playing: %s",
+                    server,
+                    w.bot,
+                    w.instance,
+                    w.session_id,
+                    ", ".join(bot.games) if bot.games else "every game",
+                )
                 if w.resumed:
                     log.info("resuming %s", ", ".join(w.resumed))
             elif kind == "action_request":
@@ -190,11 +209,15 @@ async def _session(
                 outbox.put_nowait(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
             elif kind == "event":
                 e = message.event
-                bot.on_event(e.match_id, e.seat, e.action)
+                hook("on_event", e.match_id, lambda: bot.on_event(e.match_id, e.seat, e.action))
             elif kind == "match_end":
                 e = message.match_end
                 asked.pop(e.match_id, None)
-                bot.on_match_end(e.match_id, e.status, list(e.scores), list(e.ranks))
+                hook(
+                    "on_match_end",
+                    e.match_id,
+                    lambda: bot.on_match_end(e.match_id, e.status, list(e.scores), list(e.ranks)),
+                )
             elif kind == "match_invite":
                 inv = message.match_invite
                 log.info("invited to %s on %s (%s)", inv.match_id, inv.address, inv.instance)
@@ -273,28 +296,52 @@ async def run_async(
     *,
     stop: asyncio.Event | None = None,
     max_backoff: float = 5.0,
+    give_up_after: float = 60.0,
 ) -> None:
     """Play on ``server`` until ``stop`` is set, reconnecting with exponential back-off.
 
-    Raises :class:`SessionEnded` when the server refuses the session for good.
+    ``server`` is reconnected to for as long as this runs.  An address the bot is invited to
+    (another instance hosting one of its matches) is followed with its own reconnects until it
+    has been unreachable for ``give_up_after`` seconds (no welcome since its last session, or
+    since the invite): it is then given up, with one log line, and a later invite follows it
+    again.  A followed address that fails otherwise (e.g. refuses the token) is logged and given
+    up too; the session to ``server`` goes on.
+
+    Raises :class:`SessionEnded` when ``server`` refuses the session for good.
     """
     stop = stop or asyncio.Event()
     followed: dict[str, asyncio.Task[None]] = {}
 
+    def ended(address: str, task: asyncio.Task[None]) -> None:
+        if followed.get(address) is task:
+            del followed[address]
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if isinstance(exc, SessionEnded):
+            log.error("following %s failed: %s; given up until the next invite there", address, exc)
+        elif exc is not None:
+            log.error(
+                "following %s failed; given up until the next invite there",
+                address,
+                exc_info=(type(exc), exc, exc.__traceback__),
+            )
+
     def follow(address: str) -> None:
         if address == server or address in followed:
             return
-        task = asyncio.create_task(_keep(bot, address, token, stop, max_backoff, None))
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        task = asyncio.create_task(_keep(bot, address, token, stop, max_backoff, None, give_up_after))
+        task.add_done_callback(lambda t: ended(address, t))
         followed[address] = task
 
     try:
-        await _keep(bot, server, token, stop, max_backoff, follow)
+        await _keep(bot, server, token, stop, max_backoff, follow, None)
     finally:
-        for task in followed.values():
+        tasks = list(followed.values())
+        for task in tasks:
             task.cancel()
-        if followed:
-            await asyncio.gather(*followed.values(), return_exceptions=True)
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _keep(
@@ -304,9 +351,13 @@ async def _keep(
     stop: asyncio.Event,
     max_backoff: float,
     on_invite: Callable[[str], None] | None,
+    give_up_after: float | None,
 ) -> None:
-    """One address: sessions with reconnects until ``stop``."""
+    """One address: sessions with reconnects until ``stop``, or until it has had no welcome for
+    ``give_up_after`` seconds since its last session (since the start, before the first one);
+    ``None``: never given up."""
     delay = 0.05
+    reached = time.monotonic()
     while not stop.is_set():
         link = _Link()
         try:
@@ -326,6 +377,14 @@ async def _keep(
             break
         if link.welcomed:
             delay = 0.05
+            reached = time.monotonic()
+        elif give_up_after is not None and time.monotonic() - reached >= give_up_after:
+            log.warning(
+                "%s: giving up on it (no session there for %.0f s; a new invite there follows it again)",
+                what,
+                time.monotonic() - reached,
+            )
+            return
         wait = delay * (0.5 + random.random())
         log.warning("%s: retrying in %.2f s", what, wait)
         with contextlib.suppress(TimeoutError):

@@ -1,39 +1,76 @@
 """Play a bot locally against built-in bots with the engine: no server, no network.
 
-The bot sees exactly what it would see over the wire (views and legal actions go through the
-codec), so a bot that works here works against the service.
+The bot sees exactly what it would see over the wire, and is called as the network client
+calls it (see :mod:`cardarena_sdk.client` and the service's match runner):
+
+* ``choose(view, legal)`` with the view and legal actions passed through the wire codec;
+* an illegal answer is met by ``on_rejected(view, legal, rejected, reason)`` with the engine's
+  reason, until ``max_rejections`` illegal answers to one request: the first legal action is
+  then played and the fault ``illegal`` recorded (a strike; ``max_strikes`` strikes forfeit the
+  seat, which is then played by default actions without being asked and ranks last);
+* ``on_event(match_id, seat, action)`` for every action, in the form the bot's seat may see it
+  (``State.public_action``; ``""`` when it sees nothing);
+* ``on_match_end(match_id, "completed", scores, ranks)`` at the end, per seat in table order.
+
+An error in ``on_event`` or ``on_match_end`` is logged with its traceback and play goes on, as
+over the wire.  Unlike the wire, an error in ``choose`` or ``on_rejected`` propagates (over the
+wire it is logged and the request runs out of time): here it stops the run with its traceback.
+There are no clocks.
 """
 
 from __future__ import annotations
 
+import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardarena.engine import get_game, play_match
+from cardarena.engine import Game, MatchRng, State, get_game
 from cardarena.wire import codec
 
-from .bot import Bot, builtin_bot
+from .bot import Bot, LegalAction, builtin_bot
+
+log = logging.getLogger("cardarena_sdk")
+
+MAX_REJECTIONS = 10
+"""Illegal answers to one request before the default action is played (as the service's
+default fault policy, ``FaultPolicy.max_rejections``)."""
+MAX_STRIKES = 3
+"""Faults before a seat forfeits (as the service's default ``FaultPolicy.max_strikes``)."""
+
+
+@dataclass(frozen=True)
+class LocalFault:
+    """A fault in a local match, as the service records it in a replay."""
+
+    player: int
+    """Whose: an index into :attr:`LocalResult.scores` (0: the bot)."""
+    fault: str
+    """``illegal``: ``max_rejections`` illegal answers to one request."""
+    action_index: int
+    """The match's action (counted from 0, chance outcomes excluded) played by default instead."""
+    forfeit: bool = False
+    """Whether this fault forfeited the seat (its ``max_strikes``-th)."""
 
 
 @dataclass(frozen=True)
 class LocalResult:
-    """One local match."""
+    """One local match, from the bot's point of view: index 0 of ``scores``, ``ranks`` and
+    ``won`` is the bot, the others follow in table order."""
 
     seed: int | str
     scores: tuple[float, ...]
     ranks: tuple[int, ...]
-
-
-def _policy(bot: Bot, game_id: str) -> Any:
-    game = get_game(game_id)
-
-    def policy(view: Any, legal: Sequence[str], seat: int) -> str:
-        as_json = codec.decode_view(codec.encode_view(game_id, view.to_json()))
-        return bot.choose(as_json, codec.decode_legal(codec.encode_legal(game, legal)))
-
-    return policy
+    """Places, forfeiting seats last (as the service ranks them)."""
+    won: tuple[bool, ...] | None = None
+    """The engine's ``Result.won`` (set by games that define winning apart from rank, e.g.
+    solitaires; ``None``: the game does not say)."""
+    faults: tuple[LocalFault, ...] = ()
+    match_id: str = ""
+    """The id the bot's hooks were given."""
+    seat: int = 0
+    """The bot's seat at the table."""
 
 
 def play(
@@ -46,12 +83,20 @@ def play(
     seed: int | str = 0,
     seat: int | None = None,
     options: dict[str, Any] | None = None,
+    max_rejections: int = MAX_REJECTIONS,
+    max_strikes: int = MAX_STRIKES,
 ) -> list[LocalResult]:
     """Play ``matches`` matches; ``bot`` sits in ``seat`` (default: rotating), the other
-    seats are ``opponents`` (bots or built-in names; default ``random``)."""
+    seats are ``opponents`` (bots or built-in names; default ``random``).
+
+    ``max_rejections`` (at least 1) and ``max_strikes`` (0: never forfeit) are the fault
+    policy, as on the service (see the module docstring)."""
     others = list(opponents) or ["random"] * (players - 1)
     if len(others) != players - 1:
         raise ValueError(f"need {players - 1} opponents, got {len(others)}")
+    if max_rejections < 1:
+        raise ValueError("max_rejections must be at least 1 (there is no clock to end the retries)")
+    rules = get_game(game)
     master = random.Random(seed)
     results = []
     for m in range(matches):
@@ -59,11 +104,151 @@ def play(
         mine = m % players if seat is None else seat
         seated = [builtin_bot(o, f"{match_seed}/{i}") if isinstance(o, str) else o for i, o in enumerate(others)]
         seated.insert(mine, bot)
-        state = play_match(game, players, [_policy(b, game) for b in seated], seed=match_seed, options=options)
-        result = state.result()
+        match = _Match(rules, players, seated, match_seed, f"local-{m + 1}-{match_seed}", options)
+        match.play(max_rejections, max_strikes)
         # Report from the bot's point of view: rotate so index 0 is the bot.
         order = [mine] + [s for s in range(players) if s != mine]
+        player = {s: i for i, s in enumerate(order)}
         results.append(
-            LocalResult(match_seed, tuple(result.scores[s] for s in order), tuple(result.ranks[s] for s in order))
+            LocalResult(
+                match_seed,
+                tuple(match.scores[s] for s in order),
+                tuple(match.ranks[s] for s in order),
+                None if match.won is None else tuple(match.won[s] for s in order),
+                tuple(LocalFault(player[s], fault, index, forfeit) for s, fault, index, forfeit in match.faults),
+                match.match_id,
+                mine,
+            )
         )
     return results
+
+
+class _Match:
+    """One local match played as the service's match runner plays it."""
+
+    def __init__(
+        self, game: Game, players: int, seated: list[Bot], seed: int, match_id: str, options: dict[str, Any] | None
+    ) -> None:
+        self.game = game
+        self.seated = seated
+        self.seed = seed
+        self.match_id = match_id
+        self.state: State = game.new_state(players, options)
+        # One "session" per distinct bot object, with its seats (a bot may hold several).
+        self.sessions: list[tuple[Bot, list[int]]] = []
+        for s, b in enumerate(seated):
+            found = next((seats for other, seats in self.sessions if other is b), None)
+            if found is None:
+                self.sessions.append((b, [s]))
+            else:
+                found.append(s)
+        self.strikes = [0] * players
+        self.forfeited: set[int] = set()
+        self.faults: list[tuple[int, str, int, bool]] = []
+        self.actions = 0
+        self.scores: tuple[float, ...] = ()
+        self.ranks: tuple[int, ...] = ()
+        self.won: tuple[bool, ...] | None = None
+
+    def play(self, max_rejections: int, max_strikes: int) -> None:
+        state, rng = self.state, MatchRng(self.seed)
+        while True:
+            seats = state.to_act()
+            if not seats:
+                break
+            if state.is_chance():
+                state.apply_chance(state.sample_chance(rng))
+                continue
+            # Every seat asked at once is asked before any answer is applied, as on the service.
+            decisions = [(s, self._decide(s, max_rejections)) for s in seats]
+            for s, (action, fault) in decisions:
+                if fault:
+                    self.strikes[s] += 1
+                    forfeit = bool(max_strikes and self.strikes[s] >= max_strikes and s not in self.forfeited)
+                    if forfeit:
+                        self.forfeited.add(s)
+                    self.faults.append((s, fault, self.actions, forfeit))
+                state.apply(s, action)
+                self.actions += 1
+                self._announce(s, action)
+        result = state.result()
+        self.scores, self.won = result.scores, result.won
+        self.ranks = _forfeit_ranks(result.ranks, result.scores, self.forfeited, self.game.higher_is_better)
+        for b, _ in self.sessions:
+            scores, ranks = [float(x) for x in self.scores], list(self.ranks)  # as MatchEnd carries them
+            _hook("on_match_end", b.on_match_end, self.match_id, "completed", scores, ranks)
+
+    def _decide(self, seat: int, max_rejections: int) -> tuple[str, str]:
+        """The seat's action and its fault (``""``: none): the bot's legal answer, else the
+        default action once the bot has given ``max_rejections`` illegal answers."""
+        state, game = self.state, self.game
+        legal_ids = state.legal_actions(seat)
+        if seat in self.forfeited:
+            return legal_ids[0], ""
+        bot = self.seated[seat]
+        view = codec.decode_view(codec.encode_view(game.id, state.view_json(seat)))
+        legal: list[LegalAction] = codec.decode_legal(codec.encode_legal(game, legal_ids))
+        offered = frozenset(legal_ids)
+        answer = _as_id("choose", bot.choose(view, legal))
+        rejections = 0
+        while answer not in offered:
+            rejections += 1
+            # The service's reason: the engine's, or that an id it would take in another
+            # spelling is not one of the ids offered.
+            reason = state.check(seat, answer) or f"{answer[:64]!r} is not one of the {len(legal_ids)} legal action ids"
+            if rejections >= max_rejections:
+                log.warning(
+                    "action %r rejected in %s (seat %d): %s; %d rejections: playing %r (fault illegal)",
+                    answer,
+                    self.match_id,
+                    seat,
+                    reason,
+                    rejections,
+                    legal_ids[0],
+                )
+                return legal_ids[0], "illegal"
+            log.warning(
+                "action %r rejected in %s (seat %d): %s; asking the bot again", answer, self.match_id, seat, reason
+            )
+            answer = _as_id("on_rejected", bot.on_rejected(view, legal, answer, reason))
+        return answer, ""
+
+    def _announce(self, seat: int, action: str) -> None:
+        """``on_event`` for each bot: once per distinct form of the action its seats see (the
+        acting seat's own view first), as the service sends ``Event``s per session."""
+        for b, seats in self.sessions:
+            viewers = [seat, *(s for s in seats if s != seat)] if seat in seats else seats
+            sent: list[str] = []
+            for viewer in viewers:
+                seen = self.state.public_action(viewer, seat, action) or ""
+                if seen in sent:
+                    continue
+                sent.append(seen)
+                _hook("on_event", b.on_event, self.match_id, seat, seen)
+
+
+def _as_id(step: str, answer: object) -> str:
+    """The answer as sent over the wire (the network client sends ``str()`` of a non-string)."""
+    if isinstance(answer, str):
+        return answer
+    log.error("%s returned %r (a %s, not an action id)", step, answer, type(answer).__name__)
+    return str(answer)
+
+
+def _hook(name: str, call: Callable[..., None], match_id: str, *args: Any) -> None:
+    """``call(match_id, *args)``: a notification hook of a bot; its error is logged, as by the
+    network client."""
+    try:
+        call(match_id, *args)
+    except Exception:
+        log.exception("%s failed in %s", name, match_id)
+
+
+def _forfeit_ranks(
+    ranks: tuple[int, ...], scores: tuple[float, ...], forfeited: set[int], higher: bool
+) -> tuple[int, ...]:
+    """Ranks with forfeiting seats last: the others keep their order, the forfeiting ones follow,
+    ordered among themselves by score (the service's ``runner.forfeit_ranks``)."""
+    sign = -1 if higher else 1
+    keys = [(s in forfeited, ranks[s], sign * scores[s] if s in forfeited else 0) for s in range(len(ranks))]
+    return tuple(1 + sum(1 for other in keys if other < mine) for mine in keys)

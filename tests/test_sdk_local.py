@@ -1,0 +1,204 @@
+"""Local mode (``cardarena_sdk.local.play``) calls a bot as the network client does: illegal
+answers are rejected and asked again (``Bot.on_rejected``) up to the rejection budget, then the
+default action is played and the fault recorded; ``on_event`` and ``on_match_end`` are called;
+a solitaire's ``won`` is reported.  (tests/test_sdk_client.py compares a local match with the
+same match over the wire.)"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from cardarena.engine import play_match
+from cardarena.server.runner import forfeit_ranks
+from cardarena.store.matches import FaultPolicy
+from cardarena_sdk import Bot, LegalAction
+from cardarena_sdk.local import MAX_REJECTIONS, MAX_STRIKES, LocalFault, _forfeit_ranks, play
+
+
+class First(Bot):
+    """Answers the first legal action."""
+
+    def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+        return legal[0].id
+
+
+def test_an_illegal_answer_is_asked_again_with_the_engines_reason() -> None:
+    rejected: list[tuple[str, str, int]] = []
+
+    class Learner(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            return "play:ZZ" if not rejected else legal[0].id
+
+        def on_rejected(self, view: dict[str, Any], legal: list[LegalAction], answer: str, reason: str) -> str:
+            rejected.append((answer, reason, len(legal)))
+            return legal[-1].id
+
+    [result] = play(Learner(), "glaves", 3, seed=1)
+    assert len(rejected) == 1
+    answer, reason, legal = rejected[0]
+    assert answer == "play:ZZ" and "play:ZZ" in reason and legal > 0
+    assert result.faults == ()
+    assert len(result.scores) == 3
+
+
+def test_an_always_illegal_bot_gets_the_default_action_and_a_fault_at_the_rejection_budget(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    calls: list[str] = []
+
+    class Stubborn(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            calls.append("choose")
+            return "nonsense"
+
+        def on_rejected(self, view: dict[str, Any], legal: list[LegalAction], answer: str, reason: str) -> str:
+            calls.append("on_rejected")
+            return "nonsense"
+
+    caplog.set_level(logging.WARNING, logger="cardarena_sdk")
+    [result] = play(Stubborn(), "german_whist", 2, seed=1, seat=0, max_strikes=0)
+    # every request of the bot: choose, then on_rejected until the 10th illegal answer
+    requests = calls.count("choose")
+    assert requests > 1 and calls == (["choose"] + ["on_rejected"] * (MAX_REJECTIONS - 1)) * requests
+    assert [(f.player, f.fault, f.forfeit) for f in result.faults] == [(0, "illegal", False)] * requests
+    assert "(fault illegal)" in caplog.text
+    # the default action is the first legal one: the match is the one First plays in that seat
+    mirror = play(First(), "german_whist", 2, seed=1, seat=0)[0]
+    assert result.seed == mirror.seed and result.scores == mirror.scores
+
+
+def test_strikes_forfeit_the_seat_as_on_the_service() -> None:
+    asked: list[int] = []
+
+    class Stubborn(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            asked.append(1)
+            return "nonsense"
+
+    policy = FaultPolicy()  # the service's defaults
+    assert (policy.max_strikes, policy.max_rejections) == (MAX_STRIKES, MAX_REJECTIONS)
+    [result] = play(Stubborn(), "glaves", 3, seed=2, seat=1, max_rejections=2)
+    strikes = [(f.player, f.fault, f.forfeit) for f in result.faults]
+    assert strikes == [(0, "illegal", False)] * (MAX_STRIKES - 1) + [(0, "illegal", True)]
+    assert len(asked) == 2 * MAX_STRIKES  # a forfeited seat is not asked again (choose + 1 retry each)
+    assert result.ranks[0] == 3  # forfeiting seats rank last
+    assert [f.action_index for f in result.faults] == sorted(f.action_index for f in result.faults)
+
+
+@pytest.mark.parametrize(
+    ("ranks", "scores", "forfeited", "higher"),
+    [
+        ((1, 2, 3), (9.0, 5.0, 1.0), {0}, True),
+        ((1, 1, 3), (5.0, 5.0, 1.0), {0, 1}, True),
+        ((2, 1, 3, 4), (3.0, 1.0, 7.0, 9.0), {1, 2}, False),
+        ((1, 2), (1.0, 0.0), set(), True),
+    ],
+)
+def test_forfeit_ranks_are_the_services(
+    ranks: tuple[int, ...], scores: tuple[float, ...], forfeited: set[int], higher: bool
+) -> None:
+    assert list(_forfeit_ranks(ranks, scores, forfeited, higher)) == forfeit_ranks(ranks, scores, forfeited, higher)
+
+
+def test_hooks_are_called_with_the_public_form_of_each_action_and_the_end() -> None:
+    events: list[tuple[str, int, str]] = []
+    ends: list[tuple[str, str, list[float], list[int]]] = []
+    views: list[dict[str, Any]] = []
+
+    class Spy(First):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            views.append(view)
+            return super().choose(view, legal)
+
+        def on_event(self, match_id: str, seat: int, action: str) -> None:
+            events.append((match_id, seat, action))
+
+        def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
+            ends.append((match_id, status, scores, ranks))
+
+    [result] = play(Spy(), "skull", 3, opponents=[First(), First()], seed=4, seat=1)
+    assert result.seat == 1 and result.match_id
+    assert {m for m, _, _ in events} == {result.match_id}
+    assert {s for _, s, _ in events} == {0, 1, 2}
+    # the bot sees its own actions whole and the others' secret ones redacted, as over the wire
+    mine = [a for _, s, a in events if s == 1]
+    assert len(mine) == len(views) and all(mine)
+    theirs = [a for _, s, a in events if s != 1]
+    assert "place" in theirs and not [a for a in theirs if a.startswith(("place:", "lose:"))]
+    assert any(a.startswith("place:") for a in mine)
+    order = [result.seat] + [s for s in range(3) if s != result.seat]
+    table_scores = [0.0] * 3
+    table_ranks = [0] * 3
+    for i, s in enumerate(order):
+        table_scores[s], table_ranks[s] = result.scores[i], result.ranks[i]
+    assert ends == [(result.match_id, "completed", table_scores, table_ranks)]
+    assert all(isinstance(x, float) for x in ends[0][2])
+
+
+def test_a_raising_hook_is_logged_and_play_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    class Raises(First):
+        def on_event(self, match_id: str, seat: int, action: str) -> None:
+            raise RuntimeError("event boom")
+
+        def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
+            raise RuntimeError("end boom")
+
+    [result] = play(Raises(), "german_whist", 2, seed=1)
+    failed = [r for r in caplog.records if r.getMessage() == f"on_event failed in {result.match_id}"]
+    assert failed and all(r.exc_info is not None for r in failed)
+    end = [r for r in caplog.records if r.getMessage() == f"on_match_end failed in {result.match_id}"]
+    assert len(end) == 1 and "RuntimeError: end boom" in caplog.text
+
+
+@pytest.mark.parametrize("game_id", ["emissary", "gridcannon", "loot_the_loop"])
+def test_a_solitaires_won_is_the_engines(game_id: str) -> None:
+    results = play(First(), game_id, 1, matches=3, seed=7)
+    for result in results:
+        engine = play_match(game_id, 1, [_first], seed=result.seed).result()
+        assert engine.won is not None
+        assert result.won == engine.won and result.scores == engine.scores
+
+
+def test_won_is_none_when_the_game_does_not_say() -> None:
+    [result] = play(First(), "german_whist", 2, seed=1)
+    assert result.won is None
+
+
+def test_a_bot_in_several_seats_gets_each_distinct_form_once_its_own_first() -> None:
+    seen: list[tuple[int, str]] = []
+
+    class Both(First):
+        def on_event(self, match_id: str, seat: int, action: str) -> None:
+            seen.append((seat, action))
+
+    both = Both()
+    play(both, "skull", 3, opponents=[both, First()], seed=4, seat=0)
+    # seats 0 and 1 are the bot's: a secret action of either comes whole, then redacted (the
+    # other seat's form); seat 2's comes once, redacted, as both of the bot's seats see it
+    places = [(s, a) for s, a in seen if a.startswith("place")]
+    assert places
+    i = 0
+    while i < len(places):
+        seat, action = places[i]
+        if seat in (0, 1):
+            assert action.startswith("place:") and places[i + 1] == (seat, "place")
+            i += 2
+        else:
+            assert action == "place"
+            i += 1
+
+
+def _first(view: Any, legal: Sequence[str], seat: int) -> str:
+    return legal[0]
+
+
+def test_max_rejections_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_rejections"):
+        play(First(), "german_whist", 2, max_rejections=0)
+
+
+def test_fault_fields() -> None:
+    assert LocalFault(0, "illegal", 3) == LocalFault(player=0, fault="illegal", action_index=3, forfeit=False)

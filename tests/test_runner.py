@@ -286,3 +286,21 @@ def test_a_match_of_forfeited_seats_lets_the_loop_run_meanwhile(hub: Hub) -> Non
         assert runner.actions > 200 and during >= runner.actions // 64 - 1
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    ("ranks", "scores", "forfeited", "higher", "expected"),
+    [
+        ((1, 2, 3), (9.0, 5.0, 1.0), {0}, True, (3, 1, 2)),
+        ((1, 1, 3), (5.0, 5.0, 1.0), {0, 1}, True, (2, 2, 1)),
+        ((2, 1, 3, 4), (3.0, 1.0, 7.0, 9.0), {1, 2}, False, (1, 3, 4, 2)),
+        ((1, 2), (1.0, 0.0), set(), True, (1, 2)),
+    ],
+)
+def test_forfeiting_seats_rank_last(
+    ranks: tuple[int, ...], scores: tuple[float, ...], forfeited: set[int], higher: bool, expected: tuple[int, ...]
+) -> None:
+    """The rule the service records and the SDK's local mode reports (``engine.forfeit_ranks``)."""
+    from cardarena.engine import forfeit_ranks
+
+    assert forfeit_ranks(ranks, scores, forfeited, higher) == expected

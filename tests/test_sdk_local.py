@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 from cardarena.engine import play_match
-from cardarena.server.runner import forfeit_ranks
 from cardarena.store.matches import FaultPolicy
 from cardarena_sdk import Bot, LegalAction
-from cardarena_sdk.local import MAX_REJECTIONS, MAX_STRIKES, LocalFault, _forfeit_ranks, play
+from cardarena_sdk.local import MAX_REJECTIONS, MAX_STRIKES, LocalFault, play
 
 
 class First(Bot):
@@ -86,21 +85,6 @@ def test_strikes_forfeit_the_seat_as_on_the_service() -> None:
     assert len(asked) == 2 * MAX_STRIKES  # a forfeited seat is not asked again (choose + 1 retry each)
     assert result.ranks[0] == 3  # forfeiting seats rank last
     assert [f.action_index for f in result.faults] == sorted(f.action_index for f in result.faults)
-
-
-@pytest.mark.parametrize(
-    ("ranks", "scores", "forfeited", "higher"),
-    [
-        ((1, 2, 3), (9.0, 5.0, 1.0), {0}, True),
-        ((1, 1, 3), (5.0, 5.0, 1.0), {0, 1}, True),
-        ((2, 1, 3, 4), (3.0, 1.0, 7.0, 9.0), {1, 2}, False),
-        ((1, 2), (1.0, 0.0), set(), True),
-    ],
-)
-def test_forfeit_ranks_are_the_services(
-    ranks: tuple[int, ...], scores: tuple[float, ...], forfeited: set[int], higher: bool
-) -> None:
-    assert list(_forfeit_ranks(ranks, scores, forfeited, higher)) == forfeit_ranks(ranks, scores, forfeited, higher)
 
 
 def test_hooks_are_called_with_the_public_form_of_each_action_and_the_end() -> None:

@@ -6,10 +6,11 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .cliargs import at_least, json_object
 from .engine import GameError, MatchRng, build_replay, get_game, play_match, random_policy, rerun
 from .summary import Tally
 
@@ -27,32 +28,12 @@ class UsageError(Exception):
     """A bad argument found after parsing: ``cardarena: error: <message>``, exit status 2."""
 
 
-def _at_least(low: int) -> Callable[[str], int]:
-    """An argparse ``type``: an int of at least ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
-        return value
-
-    return parse
-
-
 def _json_options(text: str | None) -> dict[str, Any] | None:
     """``--options`` as a JSON object (``None`` when not given)."""
-    if not text:
-        return None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--options is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"--options must be a JSON object, got {type(data).__name__}")
-    return data
+        return json_object(text, "--options")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -118,9 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("game", help="the game id (e.g. glaves)")
     sim.add_argument(
-        "--players", type=_at_least(0), default=0, help="number of players; 0 (the default): the game's minimum"
+        "--players", type=at_least(0), default=0, help="number of players; 0 (the default): the game's minimum"
     )
-    sim.add_argument("--matches", type=_at_least(1), default=1, help="how many matches to play (default: %(default)s)")
+    sim.add_argument("--matches", type=at_least(1), default=1, help="how many matches to play (default: %(default)s)")
     sim.add_argument(
         "--seed",
         default="0",
@@ -143,12 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     eng.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
     eng.add_argument(
         "--repeats",
-        type=_at_least(1),
+        type=at_least(1),
         default=5,
         help="timed runs per game and player count (the median is shown; default: %(default)s)",
     )
     eng.add_argument(
-        "--actions", type=_at_least(1), default=20000, help="player actions per repeat (default: %(default)s)"
+        "--actions", type=at_least(1), default=20000, help="player actions per repeat (default: %(default)s)"
     )
     eng.add_argument("--game", help="only this game id (default: every game)")
     eng.set_defaults(func=_bench)

@@ -44,15 +44,12 @@ def _fail(message: str) -> int:
 def json_object(text: str | None, flag: str) -> dict[str, Any] | None:
     """The JSON object given to ``flag`` (``None`` if not given); ``TournamentError`` naming
     the problem."""
-    if not text:
-        return None
+    from cardarena.cliargs import json_object as parse
+
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TournamentError(f"{flag} is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise TournamentError(f"{flag} must be a JSON object")
-    return data
+        return parse(text, flag)
+    except ValueError as exc:
+        raise TournamentError(str(exc)) from None
 
 
 def add_match_rules(parser: Any) -> None:

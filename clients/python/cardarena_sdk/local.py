@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardarena.engine import Game, MatchRng, State, get_game
+from cardarena.engine import Game, MatchRng, State, forfeit_ranks, get_game
 from cardarena.wire import codec
 
 from .bot import Bot, LegalAction, builtin_bot
@@ -173,7 +173,7 @@ class _Match:
                 self._announce(s, action)
         result = state.result()
         self.scores, self.won = result.scores, result.won
-        self.ranks = _forfeit_ranks(result.ranks, result.scores, self.forfeited, self.game.higher_is_better)
+        self.ranks = forfeit_ranks(result.ranks, result.scores, self.forfeited, self.game.higher_is_better)
         for b, _ in self.sessions:
             scores, ranks = [float(x) for x in self.scores], list(self.ranks)  # as MatchEnd carries them
             _hook("on_match_end", b.on_match_end, self.match_id, "completed", scores, ranks)
@@ -242,13 +242,3 @@ def _hook(name: str, call: Callable[..., None], match_id: str, *args: Any) -> No
         call(match_id, *args)
     except Exception:
         log.exception("%s failed in %s", name, match_id)
-
-
-def _forfeit_ranks(
-    ranks: tuple[int, ...], scores: tuple[float, ...], forfeited: set[int], higher: bool
-) -> tuple[int, ...]:
-    """Ranks with forfeiting seats last: the others keep their order, the forfeiting ones follow,
-    ordered among themselves by score (the service's ``runner.forfeit_ranks``)."""
-    sign = -1 if higher else 1
-    keys = [(s in forfeited, ranks[s], sign * scores[s] if s in forfeited else 0) for s in range(len(ranks))]
-    return tuple(1 + sum(1 for other in keys if other < mine) for mine in keys)

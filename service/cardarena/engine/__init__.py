@@ -21,6 +21,7 @@ from .core import (
     SnapshotView,
     State,
     UnknownAction,
+    forfeit_ranks,
     ranks_from_scores,
 )
 from .playout import Policy, play_match, random_policy
@@ -50,6 +51,7 @@ __all__ = [
     "State",
     "UnknownAction",
     "build_replay",
+    "forfeit_ranks",
     "games",
     "get_game",
     "play_match",

@@ -27,7 +27,7 @@ The contract covers all games of the product:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -131,6 +131,17 @@ def ranks_from_scores(scores: Sequence[float], *, higher_is_better: bool = True)
     """Competition ranks (1, 1, 3 ...) from scores; equal scores share a place."""
     sign = -1 if higher_is_better else 1
     return tuple(1 + sum(1 for o in scores if sign * o < sign * s) for s in scores)
+
+
+def forfeit_ranks(
+    ranks: Sequence[int], scores: Sequence[float], forfeited: Collection[int], higher_is_better: bool = True
+) -> tuple[int, ...]:
+    """A match's ranks with its forfeiting seats last (a platform rule, shared by the service and
+    the SDK's local mode): the other seats keep their order, the forfeiting ones follow, ordered
+    among themselves by score."""
+    sign = -1 if higher_is_better else 1
+    keys = [(s in forfeited, ranks[s], sign * scores[s] if s in forfeited else 0) for s in range(len(ranks))]
+    return tuple(1 + sum(1 for other in keys if other < mine) for mine in keys)
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
+from ..cliargs import at_least, json_object
 from ..processes import parent_death_signal, sigterm_as_keyboard_interrupt
 
 if TYPE_CHECKING:
@@ -231,30 +232,10 @@ class _ChildExited(Exception):
 
 def _json_options(text: str | None) -> dict[str, Any] | None:
     """``--options`` as a JSON object (``None`` when not given); an argument error otherwise."""
-    if not text:
-        return None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        _usage(f"--options is not JSON: {exc}")
-    if not isinstance(data, dict):
-        _usage(f"--options must be a JSON object, got {type(data).__name__}")
-    return data
-
-
-def _at_least(low: int) -> Any:
-    """An argparse ``type``: an int of at least ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
-        return value
-
-    return parse
+        return json_object(text, "--options")
+    except ValueError as exc:
+        _usage(str(exc))
 
 
 def _replays_dir(text: str | None) -> Path | None:
@@ -562,7 +543,7 @@ def register(sub: Any) -> None:
     match.add_argument("game", help="game id (see docs/games/)")
     match.add_argument("--players", type=int, default=0, help="seats per match (default 0: the game's minimum)")
     match.add_argument("--bots", required=True, help="one per seat: random, heuristic or a .py file")
-    match.add_argument("--matches", type=_at_least(1), default=1, help="how many (default %(default)s)")
+    match.add_argument("--matches", type=at_least(1), default=1, help="how many (default %(default)s)")
     match.add_argument(
         "--seed",
         default="0",
@@ -572,10 +553,10 @@ def register(sub: Any) -> None:
     )
     match.add_argument("--options", help="match options as JSON")
     match.add_argument("--replays", metavar="DIR", help="write the replays here, the bots' logs in DIR/logs/")
-    match.add_argument("--move-ms", type=_at_least(1), default=2000, help="move clock (default %(default)s)")
-    match.add_argument("--bank-ms", type=_at_least(0), default=30000, help="time bank (default %(default)s)")
+    match.add_argument("--move-ms", type=at_least(1), default=2000, help="move clock (default %(default)s)")
+    match.add_argument("--bank-ms", type=at_least(0), default=30000, help="time bank (default %(default)s)")
     match.add_argument(
-        "--concurrency", type=_at_least(1), default=8, help="matches each bot plays at once (default %(default)s)"
+        "--concurrency", type=at_least(1), default=8, help="matches each bot plays at once (default %(default)s)"
     )
     match.add_argument("--verbose", action="store_true", help="show the service's log")
     match.set_defaults(func=_match)

@@ -34,7 +34,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..engine import MatchRng, State, build_replay, get_game
+from ..engine import MatchRng, State, build_replay, forfeit_ranks, get_game
 from ..engine.core import JSON, GameError
 from ..store.bots import BotStore
 from ..store.matches import MatchSpec, MatchStore
@@ -51,13 +51,6 @@ pb = codec.arena_pb2
 
 class Voided(Exception):
     """The match cannot be played here (no-show of every bot); it goes back to the queue."""
-
-
-def forfeit_ranks(ranks: tuple[int, ...], scores: tuple[float, ...], forfeited: set[int], higher: bool) -> list[int]:
-    """Ranks with forfeiting seats last (see the module docstring)."""
-    sign = -1 if higher else 1
-    keys = [(s in forfeited, ranks[s], sign * scores[s] if s in forfeited else 0) for s in range(len(ranks))]
-    return [1 + sum(1 for other in keys if other < mine) for mine in keys]
 
 
 class MatchRunner:
@@ -351,7 +344,7 @@ class MatchRunner:
         """``(result, replay)`` of the finished match."""
         spec, state = self.spec, self.state
         engine = state.result()
-        ranks = forfeit_ranks(engine.ranks, engine.scores, self.forfeited, self.game.higher_is_better)
+        ranks = list(forfeit_ranks(engine.ranks, engine.scores, self.forfeited, self.game.higher_is_better))
         result: dict[str, JSON] = {
             "scores": list(engine.scores),
             "ranks": ranks,

@@ -1,0 +1,37 @@
+"""Argument parsing shared by every ``cardarena`` command (no IO beyond the text given)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse ``type``: an int of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    return parse
+
+
+def json_object(text: str | None, flag: str) -> dict[str, Any] | None:
+    """The JSON object given to ``flag`` (``None`` if not given); ``ValueError`` naming ``flag``
+    and the problem otherwise."""
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{flag} is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{flag} must be a JSON object, got {type(data).__name__}")
+    return data

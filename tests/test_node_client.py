@@ -54,3 +54,53 @@ def test_node_bot_plays_a_whole_match(redis_url: str, key_prefix: str) -> None:
             proc.wait()
         other.close()
         service.stop()
+
+
+def test_node_bot_reconnects_when_the_server_restarts(redis_url: str, key_prefix: str) -> None:
+    """A server shutting down ends the stream with status OK; the example reconnects (as every
+    bot must, docs/protocol.md) and plays on the server that comes back on the same address."""
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is required under CI")
+        pytest.skip("node is not installed")
+    if not (NODE_DIR / "node_modules").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True, timeout=300)
+    client = client_for(redis_url)
+    matches, bots = MatchStore(client), BotStore(client)
+    first = ServiceProcess(redis_url, "--grace", "0")
+    port = first.port
+    token = bots.register("node-2")
+    env = {**first.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    argv = [node, "random_bot.js", first.address, "node-2"]
+    proc = subprocess.Popen(argv, cwd=NODE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    second: ServiceProcess | None = None
+    other: ScriptedBot | None = None
+    try:
+        assert proc.stdout is not None
+        assert '"connected"' in proc.stdout.readline()  # the Welcome of the first server
+        first.stop()
+        second = ServiceProcess(redis_url, "--port", str(port), "--grace", "0")
+        other = ScriptedBot(second.address, bots.register("python-3"), "python-3")
+        other.autoplay()
+        matches.enqueue(
+            MatchSpec("again", "glaves", 2, ("node-2", "python-3"), seed=5, time_control=TimeControl(5000, 0))
+        )
+        deadline = time.monotonic() + 120
+        while matches.status("again") != "done":
+            assert time.monotonic() < deadline, matches.info("again")
+            time.sleep(0.1)
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr is not None and "reconnecting" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        if other is not None:
+            other.close()
+        if second is not None:
+            second.stop()
+        client.close()

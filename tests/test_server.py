@@ -172,6 +172,12 @@ def test_stale_seq_other_seat_and_unknown_match_are_rejected_in_band(
     assert other.expect("action_rejected").code == pb.REJECT_NOT_YOUR_SEAT
     other.act("no-such-match", 1, "pass")
     assert other.expect("action_rejected").code == pb.REJECT_UNKNOWN_MATCH
+    outsider = ScriptedBot(service.address, bots.register("outsider"), "outsider")
+    outsider.expect("welcome")
+    outsider.act(req.match_id, req.seq, req.legal[0].id)  # a live match it has no seat in
+    rejected = outsider.expect("action_rejected")
+    assert rejected.code == pb.REJECT_UNKNOWN_MATCH  # as unknown: nothing learnt of others' matches
+    outsider.close()
     me.act(req.match_id, req.seq, "")
     assert me.expect("action_rejected").code == pb.REJECT_MALFORMED
     me.act(req.match_id, req.seq, req.legal[0].id)  # nothing was lost: the real answer counts
@@ -240,6 +246,56 @@ def test_disconnect_and_reconnect_resumes_the_pending_request(
     assert result["strikes"] == [0, 0]
     again.close()
     other.close()
+
+
+def test_a_bot_with_another_session_open_keeps_its_seat_when_one_closes(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """A bot reconnecting before its old stream is noticed gone, or running several sessions:
+    the seats of the session that closes move to another open one at once, with the pending
+    request re-sent, not after the clock has run down."""
+    matches, bots = stores
+    ta, tb = bots.register("gina"), bots.register("hal")
+    a, b = ScriptedBot(service.address, ta, "gina"), ScriptedBot(service.address, tb, "hal")
+    a.expect("welcome")
+    b.expect("welcome")
+    matches.enqueue(spec("moved", "german_whist", ["gina", "hal"], time_control=TimeControl(5000, 0)))
+    me, other, req = _first_request(a, b)
+    other.autoplay()
+    token, name = (ta, "gina") if me is a else (tb, "hal")
+    spare = ScriptedBot(service.address, token, name)
+    assert list(spare.expect("welcome").resumed) == []  # the seat is still held by the first
+    me.close()
+    start = spare.expect("match_start")
+    assert start.resumed and start.match_id == "moved"
+    resent = spare.expect("action_request")
+    assert resent.seq == req.seq and resent.move_ms_left > 1000  # the clock has not run down
+    spare.act(resent.match_id, resent.seq, resent.legal[0].id)
+    assert not spare.expect("event").is_default
+    spare.autoplay()
+    result = wait_done(matches, "moved")
+    assert result["strikes"] == [0, 0]
+    assert bots.get(name).stats["disconnects"] == 0  # type: ignore[union-attr]
+    spare.close()
+    other.close()
+
+
+def test_malformed_bytes_end_the_stream_with_invalid_argument(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    _, bots = stores
+    token = bots.register("ivy")
+    hello = pb.BotMessage(hello=pb.Hello(max_matches=1)).SerializeToString()
+    for messages in ([b"\xff\xff\xff\xff\x0f"], [hello, b"\xff\xff\xff\xff\x0f"]):
+        channel = grpc.insecure_channel(service.address)
+        play = channel.stream_stream("/cardarena.v1.Arena/Play")  # raw bytes both ways
+        call = play(iter(messages), metadata=(("authorization", f"Bearer {token}"),))
+        with pytest.raises(grpc.RpcError) as failed:
+            for _ in call:
+                pass
+        assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT, failed.value
+        assert "malformed message" in (failed.value.details() or "")
+        channel.close()
 
 
 def test_crashed_bot_forfeits_and_ranks_last(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:

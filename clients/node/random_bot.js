@@ -1,6 +1,15 @@
 // A cardarena bot in Node.js: plays a random legal action for every request.
-// Usage: CARDARENA_TOKEN=... node random_bot.js [host:port] [bot-name]
+// Usage: CARDARENA_TOKEN=... node random_bot.js [host:port] [bot-name]   (see README.md)
 // It loads proto/cardarena/v1/arena.proto (the same files the server is generated from).
+//
+// What every bot has to do, in any language (docs/protocol.md):
+// - send Hello first, then answer each ActionRequest with an Action carrying its match_id and seq;
+// - answer Ping with Pong;
+// - reconnect with back-off whenever the stream ends, cleanly or not (a server shutting down ends
+//   it with status OK; the live matches are resumed, or replayed elsewhere), except on a status
+//   that will not change (UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT);
+// - follow MatchInvite: open a session to the address given (the same token), because the match
+//   is hosted by another service instance.
 'use strict';
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
@@ -17,7 +26,7 @@ const definition = protoLoader.loadSync('cardarena/v1/arena.proto', {
 });
 const v1 = grpc.loadPackageDefinition(definition).cardarena.v1;
 
-const address = process.argv[2] || '127.0.0.1:50051';
+const home = process.argv[2] || '127.0.0.1:50051';
 const name = process.argv[3] || '';
 const token = process.env.CARDARENA_TOKEN;
 if (!token) {
@@ -25,39 +34,100 @@ if (!token) {
   process.exit(2);
 }
 const exitAfter = Number(process.env.CARDARENA_EXIT_AFTER_MATCHES || 0);
+const FATAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT]);
+const GIVE_UP_MS = 60000; // an invited address that stays unreachable this long is given up
 
-const client = new v1.Arena(address, grpc.credentials.createInsecure());
-const metadata = new grpc.Metadata();
-metadata.add('authorization', `Bearer ${token}`);
-const stream = client.Play(metadata);
+const sessions = new Map(); // address -> { stream }
 let ended = 0;
+let stopping = false;
 
-stream.write({ hello: { bot: name, games: [], max_matches: 4, client: 'cardarena-node-example/0.1' } });
-stream.on('data', (message) => {
+function stop(code) {
+  stopping = true;
+  for (const { stream } of sessions.values()) {
+    if (stream) stream.end();
+  }
+  process.exit(code);
+}
+
+function handle(stream, message) {
   switch (message.kind) {
+    case 'welcome':
+      console.log(JSON.stringify({ connected: message.welcome.instance, resumed: message.welcome.resumed }));
+      break;
     case 'action_request': {
       const request = message.action_request;
       const pick = request.legal[Math.floor(Math.random() * request.legal.length)];
       stream.write({ action: { match_id: request.match_id, seq: request.seq, action_id: pick.id } });
       break;
     }
+    case 'action_rejected':
+      console.error(`rejected: ${message.action_rejected.reason}`);
+      break;
     case 'ping':
       stream.write({ pong: { nonce: message.ping.nonce } });
+      break;
+    case 'match_invite':
+      if (message.match_invite.address) connect(message.match_invite.address, false);
       break;
     case 'match_end':
       ended += 1;
       console.log(JSON.stringify({ match_end: message.match_end.match_id, status: message.match_end.status }));
-      if (exitAfter && ended >= exitAfter) {
-        stream.end();
-        process.exit(0);
-      }
+      if (exitAfter && ended >= exitAfter) stop(0);
       break;
-    default:
+    default: // match_start, event: a random bot needs neither
       break;
   }
-});
-stream.on('error', (err) => {
-  console.error(`stream error: ${err.code} ${err.details}`);
-  process.exit(1);
-});
-process.on('SIGTERM', () => { stream.end(); process.exit(0); });
+}
+
+// One address: a session, opened again with back-off whenever it ends. The home address is
+// kept for ever; an invited one is given up once unreachable for GIVE_UP_MS.
+function connect(address, isHome) {
+  if (sessions.has(address)) return;
+  const client = new v1.Arena(address, grpc.credentials.createInsecure());
+  const state = { stream: null, delay: 100, lastWelcome: Date.now() };
+  sessions.set(address, state);
+  const open = () => {
+    if (stopping) return;
+    const metadata = new grpc.Metadata();
+    metadata.add('authorization', `Bearer ${token}`);
+    const stream = client.Play(metadata);
+    state.stream = stream;
+    let over = false;
+    const again = (why) => {
+      if (over || stopping) return;
+      over = true;
+      if (!isHome && Date.now() - state.lastWelcome > GIVE_UP_MS) {
+        console.error(`${address}: ${why}; giving up on it`);
+        sessions.delete(address);
+        client.close();
+        return;
+      }
+      console.error(`${address}: ${why}; reconnecting in ${state.delay} ms`);
+      setTimeout(open, state.delay);
+      state.delay = Math.min(5000, state.delay * 2);
+    };
+    stream.write({ hello: { bot: name, games: [], max_matches: 4, client: 'cardarena-node-example/0.2' } });
+    stream.on('data', (message) => {
+      if (message.kind === 'welcome') {
+        state.delay = 100;
+        state.lastWelcome = Date.now();
+      }
+      handle(stream, message);
+    });
+    stream.on('error', (err) => {
+      if (FATAL.has(err.code)) {
+        console.error(`${address}: ${err.details} (status ${err.code}): not retrying`);
+        if (isHome) stop(1);
+        over = true;
+        return;
+      }
+      again(`stream error ${err.code} ${err.details}`);
+    });
+    stream.on('end', () => again('the server ended the stream'));
+  };
+  open();
+}
+
+connect(home, true);
+process.on('SIGTERM', () => stop(0));
+process.on('SIGINT', () => stop(0));

@@ -226,17 +226,25 @@ class Hub:
         for match in resumed:
             for seat in match.seats_of(bot):
                 if match.sessions[seat] is None:
-                    match.sessions[seat] = session
-                    session.bound += 1
-                    session.send(match.match_start(seat, resumed=True))
-                    pending = next((p for p in match.pending.values() if p.seat == seat), None)
-                    if pending is not None:
-                        session.send(pb.ServerMessage(action_request=_with_clock(pending)))
+                    self._resume(match, seat, session)
         self._wake()
         return session
 
+    @staticmethod
+    def _resume(match: LiveMatch, seat: int, session: Session) -> None:
+        """Bind ``seat`` of a live match to ``session`` again: ``MatchStart(resumed)`` and the
+        pending request, if any, re-sent with its ``seq`` and the time left."""
+        match.sessions[seat] = session
+        session.bound += 1
+        session.send(match.match_start(seat, resumed=True))
+        pending = next((p for p in match.pending.values() if p.seat == seat), None)
+        if pending is not None:
+            session.send(pb.ServerMessage(action_request=_with_clock(pending)))
+
     def closed(self, session: Session) -> list[str]:
-        """Forget a session; unbind its seats.  Returns the ids of live matches it was in."""
+        """Forget a session; its seats move to another open session of the bot that plays the
+        game (the least busy), else they are unbound until the bot comes back.  Returns the
+        ids of the live matches left with a seat of it unbound."""
         session.close()
         bots = self.sessions.get(session.bot, [])
         if session in bots:
@@ -251,7 +259,11 @@ class Hub:
                 if bound is session:
                     match.sessions[seat] = None
                     session.bound -= 1
-                    left.append(match.spec.match_id)
+                    heirs = [s for s in bots if not s.closed and s.plays(match.spec.game)]
+                    if heirs:
+                        self._resume(match, seat, min(heirs, key=lambda s: s.bound))
+                    else:
+                        left.append(match.spec.match_id)
         self._sessions_changed()
         self._wake()
         return sorted(set(left))
@@ -392,8 +404,8 @@ class Hub:
         match = self.matches.get(action.match_id)
         if match is None:
             return _reject(action, pb.REJECT_UNKNOWN_MATCH, f"no live match {action.match_id!r} on this server")
-        if not match.seats_of(session.bot):
-            return _reject(action, pb.REJECT_NOT_YOUR_SEAT, "you have no seat in this match")
+        if not match.seats_of(session.bot):  # as unknown: a bot learns nothing of others' matches
+            return _reject(action, pb.REJECT_UNKNOWN_MATCH, f"no live match {action.match_id!r} on this server")
         pending = match.pending.get(action.seq)
         if pending is None:
             mine = sorted(p.seq for p in match.pending.values() if match.spec.seats[p.seat] == session.bot)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -104,6 +105,8 @@ class ArenaServicer:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Hello in time")
         except StopAsyncIteration:
             return
+        except DecodeError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed message (not a BotMessage): {exc}")
         problem = hello_problem(first, bot, inst.limits.max_matches)
         if problem:
             code, detail = problem
@@ -147,6 +150,10 @@ class ArenaServicer:
                     return
         except asyncio.CancelledError:
             raise
+        except DecodeError as exc:  # bytes that are no BotMessage: the stream cannot go on
+            log.info("session_malformed", extra={"fields": {"bot": session.bot, "error": repr(exc)}})
+            session.close(abort=(grpc.StatusCode.INVALID_ARGUMENT, f"malformed message (not a BotMessage): {exc}"))
+            return
         except Exception as exc:  # the stream broke (client gone, message too large ...)
             log.info("session_read_ended", extra={"fields": {"bot": session.bot, "error": repr(exc)}})
         session.close()

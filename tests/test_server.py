@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import pytest
 from cardarena.engine import games, rerun
 from cardarena.store.bots import BotStore
+from cardarena.store.connection import client_for
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena.wire import codec
 
@@ -502,3 +504,37 @@ def test_a_match_whose_bots_all_stay_away_is_voided_then_played_when_they_come(
     assert replay is not None and replay["faults"] == []
     for bot in (g1, g2):
         bot.close()
+
+
+def test_the_service_claims_again_after_redis_restarts(tmp_path: Path, key_prefix: str) -> None:
+    """Found by an operator review: after a Redis restart every instance stayed up and healthy
+    but never claimed again (its claim loop had died on the connection error)."""
+    from cardarena.store.connection import EmbeddedRedis
+
+    from .redis_server import port_for_restarts
+
+    port = port_for_restarts()
+    server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
+    service: ServiceProcess | None = None
+    bot: ScriptedBot | None = None
+    try:
+        client = client_for(server.url)
+        matches, bots = MatchStore(client), BotStore(client)
+        service = ServiceProcess(server.url, "--grace", "0")
+        bot = ScriptedBot(service.address, bots.register("kim"), "kim")
+        bot.expect("welcome")
+        bot.autoplay()
+        matches.enqueue(spec("before", "german_whist", ["kim", "kim"], time_control=CALM))
+        assert wait_done(matches, "before")["forfeited"] == []
+        server.stop()  # Redis goes away (AOF on disk) and comes back on the same port
+        time.sleep(1.5)
+        server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
+        matches.enqueue(spec("after", "german_whist", ["kim", "kim"], time_control=CALM))
+        assert wait_done(matches, "after", timeout=60)["forfeited"] == []
+        client.close()
+    finally:
+        if bot is not None:
+            bot.close()
+        if service is not None:
+            service.stop()
+        server.stop()

@@ -396,7 +396,10 @@ class MatchRunner:
     async def _renew(self) -> None:
         while True:
             await asyncio.sleep(self.lease_ms / 3000.0)
-            await asyncio.to_thread(self.store.renew, self.spec.match_id, self.instance, lease_ms=self.lease_ms)
+            try:
+                await asyncio.to_thread(self.store.renew, self.spec.match_id, self.instance, lease_ms=self.lease_ms)
+            except Exception as exc:  # Redis restarting: try again next period
+                log.warning("renew_failed", extra={"fields": {"match_id": self.spec.match_id, "error": repr(exc)}})
 
     async def run(self, *, on_done: Callable[[str], None] | None = None) -> str:
         """Join, play and record the match; returns ``completed`` or ``voided``.
@@ -428,10 +431,18 @@ class MatchRunner:
         except GameError as exc:  # a bug in a game module: never record a broken match
             reason = f"engine error: {exc}"
             log.exception("match_failed", extra={"fields": {"match_id": spec.match_id}})
+        except Exception as exc:  # Redis went away while recording: voided, replayed later
+            reason = f"could not record: {exc!r}"
+            log.warning("match_failed", extra={"fields": {"match_id": spec.match_id, "error": repr(exc)}})
         finally:
             renew.cancel()
             if status == "voided":
-                await asyncio.shield(asyncio.to_thread(self.store.void, spec.match_id, self.instance, reason))
+                try:
+                    await asyncio.shield(asyncio.to_thread(self.store.void, spec.match_id, self.instance, reason))
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # Redis down: its lease expires and the reconciler requeues it
+                    log.warning("void_failed", extra={"fields": {"match_id": spec.match_id, "error": repr(exc)}})
             end = self.end_message(status, result, reason)
             for seat in range(spec.players):
                 self.live.send(seat, end)

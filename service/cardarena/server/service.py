@@ -405,6 +405,23 @@ class Instance:
             await asyncio.to_thread(self.presence.invite, name, invite)
 
     async def _claim_loop(self) -> None:
+        """Claim matches while there is room, for as long as the instance runs: a Redis error
+        (Redis restarting, a network cut) is logged and retried with back-off, never the end
+        of claiming."""
+        backoff = 0.0
+        while not self.stopping:
+            try:
+                await self._claim_some()
+                backoff = 0.0
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                backoff = min(5.0, max(0.25, 2 * backoff))
+                log.warning("claim_failed", extra={"fields": {"error": repr(exc), "retry_in_s": backoff}})
+                await asyncio.sleep(backoff)
+
+    async def _claim_some(self) -> None:
+        """The claim loop proper; returns (to be called again) only when Redis fails."""
         loop = asyncio.get_running_loop()
         last_reconcile = 0.0
         while not self.stopping:

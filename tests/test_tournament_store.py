@@ -225,7 +225,7 @@ def test_a_schedule_whose_run_cannot_be_created_does_not_hold_up_the_others(stor
     assert started == ["b-xy-101"]
     assert store.require("b-xy-101").status == "running"
     info = store.schedule_info("a-all")
-    assert info is not None and info["next_run"] == 160.0 and info["last_run"] == 100.0
+    assert info is not None and info["next_run"] == 160.0 and info["last_run"] is None  # nothing started
     assert "3-player tables need at least 3 entrants" in info["last_error"] and info["last_error_at"] == 102.0
     assert store.schedule_info("b-xy")["last_tournament"] == "b-xy-101"  # type: ignore[index]
     # Next time there are enough bots: the run is created and starts (b-xy's first run is
@@ -247,8 +247,11 @@ def test_scheduled_runs_never_overlap(store: TournamentStore) -> None:
     info = store.schedule_info("fast")
     assert info is not None and info["next_run"] == 102.0 and "fast-100 is still playing" in info["last_error"]
     assert [t.id for t in store.list()] == ["fast-100"]
+    # skipped runs do not count as started: the next check still sees fast-100 playing
+    assert lifecycle.start_due_schedules(store, ms, 102.5) == []
+    assert store.schedule_info("fast")["last_tournament"] == "fast-100"  # type: ignore[index]
     assert store.cancel("fast-100")
-    assert lifecycle.start_due_schedules(store, ms, 103.0) == ["fast-102"]
+    assert lifecycle.start_due_schedules(store, ms, 103.5) == ["fast-103"]
 
 
 def test_a_tournament_queues_its_matches_in_its_lane(store: TournamentStore) -> None:

@@ -416,7 +416,7 @@ def start_due_schedules(
         if previous is not None and previous.status in ("upcoming", "running"):
             # Runs never overlap: with a short interval (or a long tournament) the next one
             # would compete with this one for the same bots.
-            if ts.claim_run(sid, now, following) is not None:
+            if ts.claim_run(sid, now, following, started=False) is not None:
                 at = f"{datetime.fromtimestamp(due, tz=UTC):%Y-%m-%d %H:%M:%S}"
                 ts.schedule_failed(
                     sid, f"run due {at} UTC skipped: the previous run {previous.id} is still playing", now
@@ -428,7 +428,7 @@ def start_due_schedules(
         try:
             t = new_tournament(**template, tid=tid, schedule_id=sid)
         except (GameError, formats.FormatError, TournamentError, TypeError, ValueError) as exc:
-            if ts.claim_run(sid, now, following) is not None:
+            if ts.claim_run(sid, now, following, started=False) is not None:
                 message = f"run due {datetime.fromtimestamp(due, tz=UTC):%Y-%m-%d %H:%M} UTC not created: {exc}"
                 ts.schedule_failed(sid, message, now)
                 log.error("schedule_run_failed", extra={"fields": {"schedule": sid, "error": str(exc)}})

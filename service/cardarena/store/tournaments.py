@@ -137,7 +137,7 @@ _CLAIM_RUN = """
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if due == false or tonumber(due) > tonumber(ARGV[2]) then return false end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-redis.call('HSET', KEYS[2], 'last_run', due)
+if ARGV[4] == '1' then redis.call('HSET', KEYS[2], 'last_run', due) end
 return due
 """
 
@@ -502,10 +502,13 @@ class TournamentStore:
         """Schedule ids due at ``now``."""
         return [_s(x) for x in self.r.zrangebyscore(self.DUE, "-inf", now)]
 
-    def claim_run(self, schedule_id: str, now: float, next_at: float) -> float | None:
+    def claim_run(self, schedule_id: str, now: float, next_at: float, *, started: bool = True) -> float | None:
         """Atomically take a due run: returns the due time and moves the schedule to ``next_at``;
-        ``None`` if it was not due (another process took it)."""
-        got = self._claim_run(keys=[self.DUE, key("schedule", schedule_id)], args=[schedule_id, now, next_at])
+        ``None`` if it was not due (another process took it).  ``started=False``: the run was
+        skipped (``last_run`` keeps naming the latest run that was started)."""
+        got = self._claim_run(
+            keys=[self.DUE, key("schedule", schedule_id)], args=[schedule_id, now, next_at, "1" if started else "0"]
+        )
         return float(got) if got is not None else None
 
     def last_run(self, schedule_id: str) -> float | None:

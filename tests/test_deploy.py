@@ -100,3 +100,54 @@ def test_deploy_doc_names_the_files(doc: str) -> None:
     text = (ROOT / "docs" / doc).read_text()
     for name in ("compose.yaml", "k8s/cardarena.yaml", "Dockerfile", "REDIS_URL"):
         assert name in text
+
+
+def test_the_image_install_carries_the_dashboard_templates(tmp_path: Path) -> None:
+    """Build the wheel from exactly what the Dockerfile copies and serve a page from it (found
+    by an operator review: the wheel had no templates or static files, so every page of the
+    image's dashboard failed with TemplateNotFound; the tests only ran from the source tree)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    text = (DEPLOY / "Dockerfile").read_text()
+    context = tmp_path / "context"
+    for line in re.findall(r"^COPY (.+)$", text, re.M):
+        *sources, _ = line.split()
+        for source in sources:
+            src = ROOT / source
+            dst = context / source
+            if src.is_dir():
+                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "node_modules"))
+            else:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(src, dst)
+    out = tmp_path / "wheel"
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
+    subprocess.run([*build, str(context)], check=True, capture_output=True, timeout=300)
+    (wheel,) = out.glob("cardarena-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for folder in ("templates", "static"):
+        for path in (ROOT / "tournament" / "cardarena_dashboard" / folder).iterdir():
+            assert f"cardarena_dashboard/{folder}/{path.name}" in names, path
+    unpacked = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    page = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import cardarena_dashboard, sys; assert cardarena_dashboard.__file__.startswith(sys.argv[1]);"
+            "from cardarena_dashboard import create_app;"
+            "reply = create_app({'REDIS_URL': 'redis://127.0.0.1:1/0', 'TESTING': True}).test_client().get('/games');"
+            "print(reply.status_code, b'Glaves' in reply.data)",
+            str(unpacked),
+        ],
+        env={**os.environ, "PYTHONPATH": str(unpacked)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert page.stdout.split() == ["200", "True"], page.stderr[-2000:]

@@ -538,3 +538,40 @@ def test_the_service_claims_again_after_redis_restarts(tmp_path: Path, key_prefi
         if service is not None:
             service.stop()
         server.stop()
+
+
+def test_service_configuration_errors_are_one_line(redis_url: str, key_prefix: str) -> None:
+    """An operator's mistakes: an unreachable Redis, a port in use (gRPC or metrics: no two
+    servers silently sharing a port), out-of-range flags. One line, exit 2, nothing left running."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    def service(*args: str, url: str = redis_url) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "cardarena.server", "service", *args]
+        env = {**os.environ, "REDIS_URL": url}
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+
+    done = service("--port", "0", url="redis://127.0.0.1:1/0")
+    assert done.returncode == 2 and "cannot reach Redis at redis://127.0.0.1:1/0" in done.stderr
+    for flags, message in (
+        (["--port", "70000"], "a port is 0 to 65535"),
+        (["--max-message-bytes", "10"], "must be at least 1024"),
+        (["--grace", "-5"], "must be at least 0"),
+        (["--sessions-per-bot", "0"], "must be at least 1"),
+    ):
+        done = service(*flags)
+        assert done.returncode == 2 and message in done.stderr, (flags, done.stderr)
+    running = ServiceProcess(redis_url, "--grace", "0")
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    try:
+        for flags in (["--port", str(running.port)], ["--port", "0", "--metrics-port", str(holder.getsockname()[1])]):
+            done = service(*flags)
+            assert done.returncode == 2 and "cannot listen" in done.stderr, (flags, done.stderr[-1500:])
+            assert "Traceback" not in done.stderr
+    finally:
+        holder.close()
+        running.stop()

@@ -23,6 +23,14 @@ def at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
+def port_number(text: str) -> int:
+    """An argparse ``type``: a TCP port, 0 to 65535 (0: a free one)."""
+    value = at_least(0)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {value}")
+    return value
+
+
 def json_object(text: str | None, flag: str) -> dict[str, Any] | None:
     """The JSON object given to ``flag`` (``None`` if not given); ``ValueError`` naming ``flag``
     and the problem otherwise."""

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from ..cliargs import at_least, json_object
+from ..cliargs import at_least, json_object, port_number
 from ..processes import parent_death_signal, sigterm_as_keyboard_interrupt
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ def _redis(args: argparse.Namespace) -> Iterator[str]:
 
 
 def _service(args: argparse.Namespace) -> int:
+    from ..store.connection import client_for
     from .observability import configure_logging
     from .service import Instance, Limits
 
@@ -85,7 +86,16 @@ def _service(args: argparse.Namespace) -> int:
         await instance.stop(args.grace)
 
     with _redis(args) as url:
-        asyncio.run(main(url))
+        try:
+            client_for(url).ping()
+        except Exception as exc:
+            print(f"cardarena: error: cannot reach Redis at {url}: {exc}", file=sys.stderr)
+            return 2
+        try:
+            asyncio.run(main(url))
+        except (OSError, RuntimeError) as exc:  # a port in use (gRPC or metrics)
+            print(f"cardarena: error: cannot listen: {exc}", file=sys.stderr)
+            return 2
     return 0
 
 
@@ -499,10 +509,10 @@ def _bench_service(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the service's subcommands to the ``cardarena`` parser."""
     svc = sub.add_parser("service", help="run the gRPC match service")
-    svc.add_argument("--port", type=int, default=50051)
-    svc.add_argument("--host", default="127.0.0.1")
+    svc.add_argument("--port", type=port_number, default=50051, help="gRPC port (default %(default)s; 0: a free one)")
+    svc.add_argument("--host", default="127.0.0.1", help="interface for gRPC and metrics (default %(default)s)")
     svc.add_argument("--redis-url")
-    svc.add_argument("--metrics-port", type=int, default=0, help="Prometheus /metrics port (0: off)")
+    svc.add_argument("--metrics-port", type=port_number, default=0, help="Prometheus /metrics port, on --host (0: off)")
     svc.add_argument("--instance-name")
     svc.add_argument(
         "--queue",
@@ -515,11 +525,20 @@ def register(sub: Any) -> None:
         "--advertise",
         help="address other instances send this instance's bots to (default $CARDARENA_SERVICE_ADDR, else host:port)",
     )
-    svc.add_argument("--grace", type=float, default=10.0, help="seconds live matches get on shutdown")
-    svc.add_argument("--max-message-bytes", type=int, default=64 * 1024)
-    svc.add_argument("--sessions-per-bot", type=int, default=4)
-    svc.add_argument("--bad-messages-per-minute", type=int, default=30)
-    svc.add_argument("--lease-ms", type=int, default=30000)
+    svc.add_argument(
+        "--grace", type=at_least(0), default=10, help="seconds live matches get on shutdown (default %(default)s)"
+    )
+    svc.add_argument(
+        "--max-message-bytes",
+        type=at_least(1024),
+        default=64 * 1024,
+        help="largest message a bot may send (default %(default)s)",
+    )
+    svc.add_argument("--sessions-per-bot", type=at_least(1), default=4, help="(default %(default)s)")
+    svc.add_argument("--bad-messages-per-minute", type=at_least(1), default=30, help="(default %(default)s)")
+    svc.add_argument(
+        "--lease-ms", type=at_least(1000), default=30000, help="a match's lease in Redis (default %(default)s)"
+    )
     svc.set_defaults(func=_service)
 
     bot = sub.add_parser("bot", help="register or run bots")

@@ -58,7 +58,7 @@ class Metrics:
         self.live_matches = Gauge("cardarena_live_matches", "Matches being played", registry=r)
         self.matches = Counter("cardarena_matches", "Matches finished, by outcome", ["status"], registry=r)
 
-    def serve(self, port: int) -> None:
-        """Expose ``/metrics`` on ``port`` (0: do not serve)."""
+    def serve(self, port: int, host: str = "127.0.0.1") -> None:
+        """Expose ``/metrics`` on ``host:port`` (port 0: do not serve)."""
         if port:
-            start_http_server(port, addr="127.0.0.1", registry=self.registry)
+            start_http_server(port, addr=host or "0.0.0.0", registry=self.registry)

@@ -311,6 +311,7 @@ class Instance:
                 ("grpc.keepalive_timeout_ms", 10000),
                 ("grpc.http2.min_ping_interval_without_data_ms", 5000),
                 ("grpc.keepalive_permit_without_calls", 1),
+                ("grpc.so_reuseport", 0),  # a port in use is an error, not two servers sharing it
             ]
         )
         pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), self.server)
@@ -323,9 +324,9 @@ class Instance:
             health.SERVICE_NAME,
         )
         reflection.enable_server_reflection(names, self.server)
+        self.metrics.serve(self.metrics_port, self.host)  # first: a port in use fails before gRPC listens
         self.port = self.server.add_insecure_port(f"{self.host}:{self.port}")
         await self.server.start()
-        self.metrics.serve(self.metrics_port)
         for service in ("", "cardarena.v1.Arena"):
             await _maybe_await(self.health.set(service, health_pb2.HealthCheckResponse.SERVING))
         if not self.advertise:

@@ -59,7 +59,13 @@ def test_compose_ports_and_environment_agree_with_commands() -> None:
         for key in env:
             assert code_reads_env(key), f"{name}: {key} is not read by the code"
         if command[0] == "service":
-            assert env["CARDARENA_SERVICE_ADDR"] == f"{name}:{flag(command, '--port')}"
+            # invites must send bots to an address they reach: the host port published for it
+            (published,) = svc["ports"]
+            host_port = published.split(":")[0]
+            assert env["CARDARENA_SERVICE_ADDR"] == f"${{CARDARENA_PUBLIC_HOST:-localhost}}:{host_port}", name
+            assert flag(command, "--grace") and int(svc["stop_grace_period"].rstrip("s")) > int(
+                flag(command, "--grace")
+            )
 
 
 def test_k8s_manifests_agree_with_the_cli() -> None:

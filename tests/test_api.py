@@ -317,3 +317,11 @@ def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: See
     assert cancelled.status_code == 200 and cancelled.get_json()["status"] == "cancelled"
     assert client.post("/api/v1/admin/tournaments/night/cancel", headers=ADMIN).status_code == 409
     assert client.post("/api/v1/admin/tournaments/nope/cancel", headers=ADMIN).status_code == 404
+
+
+def test_health_says_whether_redis_can_be_read(client: FlaskClient) -> None:
+    assert client.get("/api/v1/health").get_json() == {"status": "ok"}
+    down = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "TESTING": True}).test_client()
+    reply = down.get("/api/v1/health")
+    assert reply.status_code == 503 and reply.get_json()["status"] == "unavailable"
+    assert down.get("/api/v1/games").status_code == 200  # what the probe used to ask: no Redis needed

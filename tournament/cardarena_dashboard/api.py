@@ -33,6 +33,17 @@ def openapi() -> Response:
     return jsonify(openapi_document())
 
 
+@bp.get("/health")
+def health() -> tuple[Response, int]:
+    """Whether the dashboard can read its Redis: 200 ``{"status": "ok"}``, else 503 (a
+    readiness probe: the pages need Redis, ``/api/v1/games`` does not)."""
+    try:
+        sources().client.ping()
+    except Exception as exc:
+        return jsonify({"status": "unavailable", "error": f"Redis: {exc}"[:200]}), 503
+    return jsonify({"status": "ok"}), 200
+
+
 @bp.get("/games")
 def game_list() -> Response:
     """Every registered game."""

@@ -407,6 +407,33 @@ def openapi_document() -> dict[str, Any]:
         "503": _error("Admin API disabled (no CARDARENA_ADMIN_TOKEN) or store missing"),
     }
     paths: dict[str, Any] = {
+        "/health": {
+            "get": {
+                "summary": "Whether the dashboard can read its Redis (a readiness probe)",
+                "parameters": [],
+                "responses": {
+                    "200": _json(
+                        {
+                            "type": "object",
+                            "required": ["status"],
+                            "properties": {"status": {"type": "string", "enum": ["ok"]}},
+                        },
+                        "OK",
+                    ),
+                    "503": _json(
+                        {
+                            "type": "object",
+                            "required": ["status", "error"],
+                            "properties": {
+                                "status": {"type": "string", "enum": ["unavailable"]},
+                                "error": {"type": "string"},
+                            },
+                        },
+                        "Redis cannot be read",
+                    ),
+                },
+            }
+        },
         "/games": _get(
             "Every registered game",
             {"type": "object", "properties": {"items": {"type": "array", "items": _ref("Game")}}},

@@ -19,14 +19,20 @@ from .server_harness import ScriptedBot, ServiceProcess
 NODE_DIR = Path(__file__).resolve().parents[1] / "clients" / "node"
 
 
-def test_node_bot_plays_a_whole_match(redis_url: str, key_prefix: str) -> None:
-    node = shutil.which("node")
-    if node is None:
+@pytest.fixture
+def node() -> str:
+    """The ``node`` binary, with the example's packages installed (required under CI)."""
+    found = shutil.which("node")
+    if found is None:
         if os.environ.get("CI"):
             pytest.fail("node is required under CI")
         pytest.skip("node is not installed")
     if not (NODE_DIR / "node_modules").exists():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True, timeout=300)
+    return found
+
+
+def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str) -> None:
     client = client_for(redis_url)
     matches, bots = MatchStore(client), BotStore(client)
     service = ServiceProcess(redis_url)
@@ -56,16 +62,9 @@ def test_node_bot_plays_a_whole_match(redis_url: str, key_prefix: str) -> None:
         service.stop()
 
 
-def test_node_bot_reconnects_when_the_server_restarts(redis_url: str, key_prefix: str) -> None:
+def test_node_bot_reconnects_when_the_server_restarts(node: str, redis_url: str, key_prefix: str) -> None:
     """A server shutting down ends the stream with status OK; the example reconnects (as every
     bot must, docs/protocol.md) and plays on the server that comes back on the same address."""
-    node = shutil.which("node")
-    if node is None:
-        if os.environ.get("CI"):
-            pytest.fail("node is required under CI")
-        pytest.skip("node is not installed")
-    if not (NODE_DIR / "node_modules").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True, timeout=300)
     client = client_for(redis_url)
     matches, bots = MatchStore(client), BotStore(client)
     first = ServiceProcess(redis_url, "--grace", "0")

@@ -275,3 +275,29 @@ def test_solitaire_tournament_same_seeds_mean_ci_and_win_rate(
         assert row["ci_low"] <= row["mean"] <= row["ci_high"]
         assert row["win_rate"] == pytest.approx(wins / len(mine))
         assert (row["wins"], row["losses"]) == (wins, len(mine) - wins)
+
+
+def test_beat_sends_its_sweeps_with_an_expiry(redis_url: str, key_prefix: str, tmp_path: Path) -> None:
+    """With no worker up, beat's periodic sweeps (two a second) would pile up in the broker and
+    all run when a worker comes back: they carry an expiry instead (the heartbeat does not: the
+    watchdog reads it)."""
+    import json
+
+    from cardarena.store.connection import client_for
+
+    beat = WorkerProcess(redis_url, key_prefix, "beat", "--state", str(tmp_path / "beat"), "--loglevel", "WARNING")
+    beat.start()
+    client = client_for(redis_url)
+    try:
+        queue = f"{key_prefix}celery:celery"
+        wait_for(lambda: client.llen(queue) >= 8, 60, "beat to queue a few sweeps")
+    finally:
+        beat.kill()
+    sent = [json.loads(raw) for raw in client.lrange(queue, 0, -1)]
+    expiring = {m["headers"]["task"].rsplit(".", 1)[1]: m["headers"].get("expires") for m in sent}
+    assert {"consume_results", "start_due_schedules"} <= set(expiring), expiring
+    for task in ("consume_results", "start_due_schedules", "reconcile"):
+        if task in expiring:
+            assert expiring[task], task
+    assert expiring.get("heartbeat") is None
+    client.close()

@@ -83,10 +83,24 @@ def make_app(url: str | None = None) -> Celery:
         redis_backend_health_check_interval=10,
         timezone="UTC",
         enable_utc=True,
+        # The periodic tasks are idempotent sweeps: one that waited in the queue longer than a few
+        # periods (no worker up) is worth nothing, so it expires instead of piling up (2 a second).
         beat_schedule={
-            "consume-results": {"task": "cardarena_tournament.tasks.consume_results", "schedule": TICK_S},
-            "start-due-schedules": {"task": "cardarena_tournament.tasks.start_due_schedules", "schedule": TICK_S},
-            "reconcile": {"task": "cardarena_tournament.tasks.reconcile", "schedule": RECONCILE_S},
+            "consume-results": {
+                "task": "cardarena_tournament.tasks.consume_results",
+                "schedule": TICK_S,
+                "options": {"expires": max(30.0, 10 * TICK_S)},
+            },
+            "start-due-schedules": {
+                "task": "cardarena_tournament.tasks.start_due_schedules",
+                "schedule": TICK_S,
+                "options": {"expires": max(30.0, 10 * TICK_S)},
+            },
+            "reconcile": {
+                "task": "cardarena_tournament.tasks.reconcile",
+                "schedule": RECONCILE_S,
+                "options": {"expires": 2 * RECONCILE_S},
+            },
             "heartbeat": {"task": "cardarena_tournament.tasks.heartbeat", "schedule": HEARTBEAT_S},
         },
     )

@@ -17,7 +17,7 @@ _data_home = tempfile.mkdtemp(prefix="cardarena-tests-xdg-")
 os.environ["XDG_DATA_HOME"] = _data_home
 atexit.register(shutil.rmtree, _data_home, ignore_errors=True)
 
-from cardarena.engine import Game, games  # noqa: E402
+from cardarena.engine import Game, MatchRng, State, games  # noqa: E402
 
 
 def game_seatings() -> Iterator[tuple[str, int]]:
@@ -32,7 +32,23 @@ def registered(game_id: str) -> Game:
     return games()[game_id]
 
 
+def play_first_legal(state: State, seed: int, *, limit: int = 100_000) -> int:
+    """Play ``state`` to its end with every seat taking its first legal action (what the
+    server plays for a forfeited seat); chance from ``MatchRng(seed)``.  Returns the number of
+    actions; fails the test if the match has not ended after ``limit`` of them."""
+    rng, actions = MatchRng(seed), 0
+    while state.to_act():
+        if state.is_chance():
+            state.apply_chance(state.sample_chance(rng))
+            continue
+        seat = state.to_act()[0]
+        state.apply(seat, state.legal_actions(seat)[0])
+        actions += 1
+        assert actions < limit, f"no end after {limit} first-legal actions (seed {seed})"
+    return actions
+
+
 from .redis_server import key_prefix, redis_url  # noqa: E402
 from .server_harness import stores  # noqa: E402
 
-__all__ = ["game_seatings", "key_prefix", "redis_url", "registered", "stores"]
+__all__ = ["game_seatings", "key_prefix", "play_first_legal", "redis_url", "registered", "stores"]

@@ -31,7 +31,7 @@ from cardarena.engine.replay import DEAL_KEYS, opening_outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .conftest import game_seatings
+from .conftest import game_seatings, play_first_legal
 
 SEATINGS = list(game_seatings())
 SEEDS = range(12)
@@ -213,15 +213,8 @@ def test_a_match_of_default_actions_ends(game_id: str, players: int) -> None:
     turn limit)."""
     game = get_game(game_id)
     for seed in SEEDS:
-        state, rng, actions = game.new_state(players), MatchRng(seed), 0
-        while state.to_act():
-            if state.is_chance():
-                state.apply_chance(state.sample_chance(rng))
-                continue
-            seat = state.to_act()[0]
-            state.apply(seat, state.legal_actions(seat)[0])
-            actions += 1
-            assert actions < 100_000, f"{game_id} ({players}p, seed {seed}) does not end under first-legal play"
+        state = game.new_state(players)
+        play_first_legal(state, seed)
         assert len(state.result().scores) == players
 
 

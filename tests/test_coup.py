@@ -29,6 +29,8 @@ from cardarena.games.coup import CODES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .conftest import play_first_legal
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -97,13 +99,7 @@ def test_a_match_always_ends_at_the_turn_limit() -> None:
     game = get_game("coup")
     for limit in (200, 30):
         state = game.new_state(2, {"max_turns": limit})
-        rng = MatchRng(1)
-        while state.to_act():
-            if state.is_chance():
-                state.apply_chance(state.sample_chance(rng))
-                continue
-            seat = state.to_act()[0]
-            state.apply(seat, state.legal_actions(seat)[0])
+        play_first_legal(state, 1)
         view = state.view_json(0)
         assert view["turns"] == limit and state.invariants() == []
         lives = [(s["lives"], s["coins"]) for s in view["seats"]]

@@ -165,7 +165,9 @@ def _run_checked(args: argparse.Namespace) -> int:
             ts.create(t)
             tid = t.id
             make_app(url).send_task(START_TASK, args=[t.id])
-            _watch(ts, t.id, t.total_matches, procs, args.timeout, logs)
+            # each part's log file, in the order they were started (one ``log`` call each)
+            where = {p.pid: Path(f.name) for p, f in zip(procs, files.values(), strict=True)} if logs else None
+            _watch(ts, t.id, t.total_matches, procs, args.timeout, where)
             snap = lifecycle.refresh_standings(ts, t.id)
             matches = ts.matches(t.id)
         except BaseException as exc:
@@ -243,7 +245,11 @@ def fault_lines(matches: list[dict[str, Any]], logs: Path | None) -> list[str]:
     return lines
 
 
-def _watch(ts: Any, tid: str, total: int, procs: list[Any], timeout: float, logs: Path | None = None) -> None:
+def _watch(
+    ts: Any, tid: str, total: int, procs: list[Any], timeout: float, logs: dict[int, Path] | None = None
+) -> None:
+    """Follow the tournament to its end with a progress bar; ``logs``: each child's log file by
+    pid (``None``: they log to the terminal)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -270,16 +276,13 @@ def _watch(ts: Any, tid: str, total: int, procs: list[Any], timeout: float, logs
             time.sleep(0.2)
 
 
-def _exited(proc: Any, logs: Path | None) -> str:
+def _exited(proc: Any, logs: dict[int, Path] | None) -> str:
     """What to say about a child process that exited: which one, and the end of its log."""
     from .platform import tail
 
-    argv = [str(a) for a in proc.args]
-    said = f"a child process exited with {proc.returncode}: {' '.join(argv)}"
+    said = f"a child process exited with {proc.returncode}: {' '.join(str(a) for a in proc.args)}"
     if logs is None:
         return said + " (its log is above)"
-    part = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--name"), "")
-    part = part or next((p for p in ("service", "worker", "beat") if p in argv), "")
-    path = logs / f"{part}.log"
-    end = tail(path) if part else ""
-    return f"{said}; the end of its log ({path}):\n{end}" if end else f"{said} (logs: {logs})"
+    path = logs.get(proc.pid)
+    end = tail(path) if path else ""
+    return f"{said}; the end of its log ({path}):\n{end}" if end else f"{said} (log: {path})"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardarena.engine import Game, MatchRng, State, forfeit_ranks, get_game
+from cardarena.engine import Game, MatchRng, State, forfeit_ranks, get_game, public_forms
 from cardarena.wire import codec
 
 from .bot import Bot, LegalAction, builtin_bot
@@ -217,13 +217,7 @@ class _Match:
         """``on_event`` for each bot: once per distinct form of the action its seats see (the
         acting seat's own view first), as the service sends ``Event``s per session."""
         for b, seats in self.sessions:
-            viewers = [seat, *(s for s in seats if s != seat)] if seat in seats else seats
-            sent: list[str] = []
-            for viewer in viewers:
-                seen = self.state.public_action(viewer, seat, action) or ""
-                if seen in sent:
-                    continue
-                sent.append(seen)
+            for seen in public_forms(self.state, seat, action, seats):
                 _hook("on_event", b.on_event, self.match_id, seat, seen)
 
 

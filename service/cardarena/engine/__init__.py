@@ -22,6 +22,7 @@ from .core import (
     State,
     UnknownAction,
     forfeit_ranks,
+    public_forms,
     ranks_from_scores,
 )
 from .playout import Policy, play_match, random_policy
@@ -55,6 +56,7 @@ __all__ = [
     "games",
     "get_game",
     "play_match",
+    "public_forms",
     "random_policy",
     "ranks_from_scores",
     "rerun",

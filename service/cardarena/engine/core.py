@@ -446,3 +446,17 @@ class SnapshotView:
     def to_json(self) -> dict[str, JSON]:
         """The view as a JSON object."""
         return self._json()
+
+
+def public_forms(state: State, seat: int, action: str, viewers: Sequence[int]) -> list[str]:
+    """The distinct forms of ``seat``'s ``action`` that the seats ``viewers`` (held by one
+    client) see, each once, the acting seat's own form first if it is among them: what one
+    bot session is told of an action (a platform rule, shared by the service and the SDK's
+    local mode)."""
+    order = [seat, *(v for v in viewers if v != seat)] if seat in viewers else list(viewers)
+    forms: list[str] = []
+    for viewer in order:
+        seen = state.public_action(viewer, seat, action) or ""
+        if seen not in forms:
+            forms.append(seen)
+    return forms

@@ -34,7 +34,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..engine import MatchRng, State, build_replay, forfeit_ranks, get_game
+from ..engine import MatchRng, State, build_replay, forfeit_ranks, get_game, public_forms
 from ..engine.core import JSON, GameError
 from ..store.bots import BotStore
 from ..store.matches import MatchSpec, MatchStore
@@ -291,14 +291,7 @@ class MatchRunner:
         own view first)."""
         default, fault = bool(note), str(note["fault"]) if note else ""
         for session, seats in self.live.viewers():
-            if seat in seats:
-                seats = [seat, *(s for s in seats if s != seat)]
-            sent: list[str] = []
-            for viewer in seats:
-                seen = self.state.public_action(viewer, seat, action) or ""
-                if seen in sent:
-                    continue
-                sent.append(seen)
+            for seen in public_forms(self.state, seat, action, seats):
                 event = pb.Event(match_id=self.spec.match_id, seat=seat, action=seen, is_default=default, fault=fault)
                 session.send(pb.ServerMessage(event=event))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -13,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cardarena.engine import games, rerun
@@ -301,3 +303,108 @@ def test_beat_sends_its_sweeps_with_an_expiry(redis_url: str, key_prefix: str, t
             assert expiring[task], task
     assert expiring.get("heartbeat") is None
     client.close()
+
+
+def _beat_origins(client: Any, queue: str, since: int = 0) -> set[str]:
+    """The pids of the processes that sent the messages pushed to ``queue`` after it held
+    ``since`` (kombu pushes at the head; Celery stamps each message's ``origin`` as
+    ``gen<pid>@<host>``)."""
+    import json
+
+    new = client.lrange(queue, 0, client.llen(queue) - since - 1)
+    return {json.loads(raw)["headers"]["origin"].split("@")[0].removeprefix("gen") for raw in new}
+
+
+def test_a_second_beat_stands_by_and_takes_over(redis_url: str, key_prefix: str, tmp_path: Path) -> None:
+    """Two beats on one deployment: only the one holding the beat lease sends; the other says
+    in its log that it stands by, and sends once the leader is killed (the lease lapses);
+    a leader stopped cleanly gives the lease up at once."""
+    client = client_for(redis_url)
+    queue, lease = f"{key_prefix}celery:celery", f"{key_prefix}beat:leader"
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix, "CARDARENA_TICK_S": "0.3"}
+    env["CARDARENA_BEAT_LEASE_S"] = "2"
+    beats: list[subprocess.Popen[bytes]] = []
+
+    def start(name: str) -> tuple[subprocess.Popen[bytes], Path]:
+        log = tmp_path / f"{name}.log"
+        with log.open("wb") as out:
+            argv = [sys.executable, "-m", "cardarena.cli", "beat", "--no-supervise", "--state", str(tmp_path / name)]
+            beats.append(subprocess.Popen(argv, env=env, stdout=out, stderr=out, start_new_session=True))
+        return beats[-1], log
+
+    try:
+        first, _ = start("first")
+        wait_for(lambda: client.llen(queue) >= 3, 60, "the first beat to send")
+        assert (client.get(lease) or b"").decode().split(":")[1] == str(first.pid)
+        second, second_log = start("second")
+        wait_for(lambda: "stands by" in second_log.read_text(), 60, "the second beat to say it stands by")
+        assert str(first.pid) in second_log.read_text()  # it names the leader
+        mark = client.llen(queue)
+        time.sleep(2.0)
+        assert client.llen(queue) > mark
+        assert _beat_origins(client, queue, mark) == {str(first.pid)}
+
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(10)
+        taken = lambda: str(second.pid) in (client.get(lease) or b"").decode()  # noqa: E731
+        wait_for(taken, 30, "the second beat to take the lease")
+        mark = client.llen(queue)
+        wait_for(lambda: client.llen(queue) >= mark + 3, 30, "the second beat to send")
+        assert _beat_origins(client, queue, mark) == {str(second.pid)}
+
+        second.send_signal(signal.SIGTERM)
+        second.wait(30)
+        assert client.get(lease) is None  # given up on a clean stop, not left to lapse
+    finally:
+        for p in beats:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        client.close()
+
+
+def test_the_info_log_is_about_the_work_not_the_sweeps(
+    stores: tuple[TournamentStore, MatchStore], redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """At INFO, beat's sweeps (several a second) leave no "sent / received / succeeded" lines
+    when they did nothing; a sweep that counted results still logs what it did, and other
+    tasks are logged as before."""
+    ts, _ = stores
+    tid = _create(ts, ["random-1", "random-2"], 2, 1)
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix, "CARDARENA_TICK_S": "0.2"}
+    env["CARDARENA_RECONCILE_S"] = "0.5"
+    logs = {name: tmp_path / f"{name}.log" for name in ("worker", "beat")}
+    cli = [sys.executable, "-m", "cardarena.cli"]
+    argvs = {
+        "worker": [*cli, "worker", "--no-supervise", "--pool", "threads", "--concurrency", "2", "--loglevel", "INFO"],
+        "beat": [*cli, "beat", "--no-supervise", "--state", str(tmp_path / "beat"), "--loglevel", "INFO"],
+    }
+    procs = []
+    try:
+        for name, argv in argvs.items():
+            with logs[name].open("wb") as out:
+                procs.append(subprocess.Popen(argv, env=env, stdout=out, stderr=out, start_new_session=True))
+        from cardarena_tournament.celery_app import make_app
+
+        with LocalMatchPlayer(redis_url, key_prefix, threads=2):
+            make_app(redis_url).send_task("cardarena_tournament.tasks.start_tournament", args=[tid])
+            wait_for(lambda: ts.require(tid).status == "finished", 120, "the tournament to finish")
+        time.sleep(3)  # a few more idle ticks (15 sweeps) after the work is done
+    finally:
+        for p in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGTERM)
+            p.wait(30)
+    # log records only (the worker's banner lists every registered task)
+    worker, beat = ("\n".join(ln for ln in logs[n].read_text().splitlines() if ln.startswith("[")) for n in logs)
+    assert "start_tournament" in worker and "received" in worker  # other tasks: as before
+    sweeps = ("consume_results", "start_due_schedules", "reconcile", "heartbeat")
+    lines = [line for line in worker.splitlines() if any(f"tasks.{sweep}[" in line for sweep in sweeps)]
+    assert any("consume_results" in line for line in lines), worker  # it counted the results
+    for line in lines:  # each one says what its sweep did
+        assert "succeeded" in line, line
+        done = line.rsplit("s: ", 1)[1]
+        assert done not in ("0", "[]", "None") and set(re.findall(r": (\d+)", done)) != {"0"}, line
+    assert len(lines) < 10  # of over 60 sweeps run
+    assert not any(sweep in beat for sweep in sweeps)
+    assert "Sending due task" not in beat and "beat: leading" in beat

@@ -11,12 +11,17 @@
   connection, retrying the broker connection on startup and forever afterwards.
 * Beat schedule: :data:`TICK_S` (``CARDARENA_TICK_S``, default 1 s) for counting results and
   starting due schedules, reconcile every ``CARDARENA_RECONCILE_S`` (default 15 s), and the
-  watchdog heartbeat (see :mod:`.watchdog`).
+  watchdog heartbeat (see :mod:`.watchdog`).  Their routine log lines are kept out of the
+  INFO log (:class:`QuietSweeps`).
+* Beat: :class:`~.beat.LeaderScheduler`, so a second beat of a deployment stands by.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
+from collections.abc import Mapping
 
 from cardarena.store.keys import key
 from celery import Celery
@@ -81,6 +86,8 @@ def make_app(url: str | None = None) -> Celery:
         result_backend_transport_options=_transport_options(),
         redis_socket_keepalive=True,
         redis_backend_health_check_interval=10,
+        # Sends only while it holds the deployment's beat lease: a second beat stands by.
+        beat_scheduler="cardarena_tournament.beat:LeaderScheduler",
         timezone="UTC",
         enable_utc=True,
         # The periodic tasks are idempotent sweeps: one that waited in the queue longer than a few
@@ -106,6 +113,41 @@ def make_app(url: str | None = None) -> Celery:
     )
     return app
 
+
+SWEEPS = frozenset(
+    f"cardarena_tournament.tasks.{t}" for t in ("consume_results", "start_due_schedules", "reconcile", "heartbeat")
+)
+"""The periodic sweeps beat sends every tick: their routine log lines are DEBUG, not INFO."""
+
+_IDLE = re.compile(r"0|None|\[\]|\{\}|\{'\w+': 0(?:, '\w+': 0)*\}")
+
+
+class QuietSweeps(logging.Filter):
+    """Keeps the worker's and beat's INFO log about the platform's work.
+
+    Beat sends a sweep or two a second, and Celery logs each one three times (sent, received,
+    succeeded; or discarded, once it expired while the worker was busy), which buries
+    everything else.  Below DEBUG this filter drops those lines for
+    the sweeps unless the sweep did something: a ``consume_results`` that counted results, a
+    ``reconcile`` that requeued matches or a ``start_due_schedules`` that started runs still
+    logs its "succeeded" line with what it did.  Other tasks and every warning are untouched.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING or logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+            return True
+        args = record.args
+        if isinstance(args, Mapping):  # the worker's "received" / "succeeded" lines
+            if args.get("name") not in SWEEPS:
+                return True
+            done = args.get("return_value")
+            return done is not None and not _IDLE.fullmatch(str(done))
+        # beat's "Sending due task", the worker's "Discarding revoked task" (an expired sweep)
+        return not (isinstance(args, tuple) and any(isinstance(a, str) and a in SWEEPS for a in args))
+
+
+for _name in ("celery.beat", "celery.worker.strategy", "celery.app.trace", "celery.worker.request"):
+    logging.getLogger(_name).addFilter(QuietSweeps())
 
 app = make_app()
 """The application the worker and beat run (``celery -A cardarena_tournament.celery_app``)."""

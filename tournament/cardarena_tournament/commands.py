@@ -426,7 +426,9 @@ def register(sub: Any) -> None:
     worker.add_argument("--loglevel", default="INFO")
     worker.set_defaults(func=_worker)
 
-    beat = sub.add_parser("beat", help="run the Celery beat scheduler (one per deployment; needs REDIS_URL)")
+    beat = sub.add_parser(
+        "beat", help="run the Celery beat scheduler (one leads per deployment, others stand by; needs REDIS_URL)"
+    )
     beat.add_argument("--state", help="beat's own state file (schedules themselves live in Redis)")
     beat.add_argument("--loglevel", default="INFO")
     beat.add_argument("--no-supervise", action="store_true", help="run beat in this process (no restart after a crash)")

@@ -8,7 +8,7 @@ The seed's numbers, moon and hand totals are also covered in ``test_glaves_famil
 from __future__ import annotations
 
 import pytest
-from cardarena.engine import MatchRng, State, get_game, play_match, random_policy
+from cardarena.engine import CHANCE, MatchRng, NotYourTurn, State, get_game, play_match, random_policy
 from cardarena.engine.cards import CODES
 
 from .conftest import play_first_legal
@@ -165,3 +165,24 @@ def test_the_match_ends_only_at_the_end_of_a_hand_and_the_highest_total_wins() -
         totals = state.result().scores
         assert max(totals) >= {2: 46, 3: 20, 4: 9}[players]
         assert all((r == 1) == (t == max(totals)) for r, t in zip(state.result().ranks, totals, strict=True))
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("glaves", 3), ("knaves", 3), ("german_whist", 2)])
+def test_the_chance_pseudo_seat_has_no_actions(game_id: str, players: int) -> None:
+    """Engine contract (``docs/engine.md``): ``legal_actions(seat)`` is empty for a seat that is
+    not asked to act, and ``apply`` refuses anything else with an ``IllegalAction`` and changes
+    nothing.  At a chance node (before the first deal, between deals) the pseudo-seat ``CHANCE``
+    acts only through ``apply_chance``."""
+    state = get_game(game_id).new_state(players, {"deals": 2})
+    rng = MatchRng(4)
+    for _ in range(2):
+        assert state.is_chance()
+        assert state.legal_actions(CHANCE) == ()
+        with pytest.raises(NotYourTurn, match="waiting for the dealer"):
+            state.apply(CHANCE, "play:2C")
+        assert state.check(CHANCE, "play:2C") is not None
+        state.apply_chance(state.sample_chance(rng))
+        while not state.is_chance() and not state.is_terminal():
+            seat = state.to_act()[0]
+            state.apply(seat, state.legal_actions(seat)[0])
+    assert state.is_terminal() and state.legal_actions(CHANCE) == ()

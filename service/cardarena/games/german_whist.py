@@ -10,6 +10,18 @@ tricks): the player with more phase-2 tricks wins the deal (13 is odd, so a deal
 A deal scores 1 for its winner and 0 for the loser; the phase-2 trick counts are in the view
 (``phase_tricks``).  A match is one deal unless the option ``deals`` asks for more; then the
 most deals won wins, equal counts share the win.
+
+Rulings made here where the seed and the rulings are silent (the standard club reading; also
+in ``docs/games/german_whist.md``):
+
+* "Decide which player will start the game": the first dealer is drawn by the match RNG (the
+  rulings), the cards are dealt one at a time starting with the non-dealer, and the non-dealer
+  leads the first trick.  With more deals the deal alternates.
+* Phase-1 tricks score nothing; ``tricks_taken`` counts all 26, ``phase_tricks`` phase 2 only.
+* The view shows the trick in progress and the previous trick (``last_trick``), the trump card
+  and the face-up stock card; every play also reaches both seats as an event.  The loser's
+  draw is private; what a seat can only deduce (the opponent's hand once the stock is gone) is
+  not listed.
 """
 
 from __future__ import annotations

@@ -18,6 +18,19 @@ Rules (the original rules document and the team's rulings, not distributed here;
 
 Tricks per hand: 26 (2 players), 17 (3), 13 (4).  The match always ends: each hand adds at
 least 16/7/3 to the sum of the totals, so someone reaches the target within 6/9/12 hands.
+
+Rulings made here where the seed and the rulings are silent (the standard club reading; also
+in ``docs/games/glaves.md``):
+
+* The cards are dealt one at a time, clockwise from the dealer's left; the undealt cards are
+  the stock in deck order (top card turned; with 3 players the bottom one is set aside).
+* Played cards are public, won tricks are turned down: the view shows the trick in progress
+  and the previous trick of the deal (``last_trick``, as a player may look at the last trick),
+  each seat's tricks and jacks taken, and the face-up cards (trump card, stock card, known
+  cards).  Every play also reaches every seat as an event.  Face-down draws are private, and
+  what a seat can only deduce (the 2-player hands once the stock is gone) is not listed.
+* No table talk: the seed's "laugh and talk trash" is table manners, not a rule.
+* ``deals`` > 0 (tournaments): exactly that many hands, ranked by total; the target is unused.
 """
 
 from __future__ import annotations
@@ -59,7 +72,7 @@ class Glaves(TrickGame):
     summary: ClassVar[str] = (
         "Trick-taking for 2-4: draw from the stock after each trick (the winner takes the "
         "face-up card), +1 per trick, jacks cost 4/3/2/1 (hearts, diamonds, clubs, spades), "
-        "all four jacks shoot the moon. First to 46/20/9 wins."
+        "all four jacks shoot the moon. Hands until someone has 46/20/9; the highest total wins."
     )
     state_class = GlavesState
 

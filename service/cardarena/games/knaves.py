@@ -8,8 +8,20 @@ trick, jacks taken J♥ −4, J♦ −3, J♣ −2, J♠ −1, no shooting the m
 until someone has 20 or more after a hand; the highest total wins, equal highest share.
 Jacks among the 13 cards out of play (the turned card and the unused 12) are taken by nobody,
 so a hand's scores sum to 3 plus their penalty; each hand adds at least 3 to the sum of the
-totals, so the match ends within 21 hands.
+totals, so at the default target of 20 the match ends within 20 hands.
 Revokes and exposed cards cannot happen: the server offers only legal plays.
+
+Rulings made here where the seed and the rulings are silent (the standard club reading; also
+in ``docs/games/knaves.md``):
+
+* "Dealt clockwise one card at a time" starts at the dealer's left.
+* Jacks out of play score for nobody (above).
+* "Losing players may form temporary alliances": there is no agreement or table talk; an
+  alliance is only a way of playing (every seat still scores for itself).
+* The view shows the turned trump card, the trick in progress and the previous trick
+  (``last_trick``), each seat's tricks and jacks taken; the 12 unused cards stay secret from
+  everyone.  Every play also reaches every seat as an event.
+* ``deals`` > 0 (tournaments): exactly that many hands, ranked by total; the target is unused.
 """
 
 from __future__ import annotations
@@ -39,7 +51,7 @@ class Knaves(TrickGame):
     max_players: ClassVar[int] = 3
     summary: ClassVar[str] = (
         "Trick-taking for 3: 13 cards each, the 40th card turned for trump, +1 per trick, "
-        "jacks cost 4/3/2/1 (hearts, diamonds, clubs, spades). First to 20 wins."
+        "jacks cost 4/3/2/1 (hearts, diamonds, clubs, spades). Hands until someone has 20; the highest total wins."
     )
     state_class = KnavesState
 

@@ -412,7 +412,7 @@ class TrickState(State):
         return hand
 
     def legal_actions(self, seat: int) -> tuple[str, ...]:
-        if seat != self._turn:
+        if seat != self._turn or seat < 0:  # nobody's turn at a chance node or the end
             return ()
         hand = self._hands[seat]
         if self._trick:
@@ -568,7 +568,7 @@ class TrickState(State):
     def _reject(self, seat: int, action: str) -> IllegalAction:
         if self._turn == -2:
             return NotYourTurn("the match is over", seat=seat, action=action)
-        if seat != self._turn:
+        if seat != self._turn or seat < 0:
             whom = "the dealer (a chance outcome)" if self._turn == CHANCE else f"seat {self._turn}"
             return NotYourTurn(f"it is not your turn: waiting for {whom}", seat=seat, action=action)
         card = _ACTION_CARD.get(action)
@@ -582,7 +582,7 @@ class TrickState(State):
 
     def apply(self, seat: int, action: str) -> None:
         play = _PLAY.get(action)
-        if seat != self._turn or play is None:
+        if seat != self._turn or play is None or seat < 0:
             raise self._reject(seat, action)
         card, bit, suit = play
         hands = self._hands

@@ -318,6 +318,36 @@ def test_not_sure_when_a_higher_trump_is_outstanding() -> None:
     assert legal(state) == {"play:AH", "play:QH", "play:JH", "play:3C", "play:4C"}
 
 
+def test_own_discarded_trump_is_not_outstanding() -> None:
+    """Seed: "A player who is sure to win 3 tricks irrespective of how the cards are played ...
+    If it is their turn to lead, they must lead with their highest trump."  Ruling: sure when
+    tricks won plus "the count of the highest outstanding trumps they hold reaches 3".  Once the
+    exchange is over the discard pile is out of play, and a player knows their own discards still
+    in it: a trump they discarded is dead, not outstanding.  Seat 0 discards AH and keeps
+    KH QH JH, the three highest trumps left in play: sure, so it must lead KH."""
+    state = new(3)
+    hands = [["AH", "KH", "QH", "JH", "3C"], ["2S", "3S", "4S", "5S", "6S"], ["2H", "7D", "8D", "9D", "TD"]]
+    deal(state, 2, hands, "2H")
+    everyone(state, "stay")
+    state.apply(0, "exchange:AH")
+    state.apply(1, "exchange")
+    state.apply(2, "exchange")
+    view = state.view_json(0)
+    assert view["my_discards"] == ["AH"]
+    assert view["sure_to_win"]
+    assert legal(state) == {"play:KH"}
+    # Another seat's discards are unknown to seat 0: seat 2 discarding AH leaves seat 0 unsure.
+    state = new(3)
+    hands = [["KH", "QH", "JH", "3C", "4C"], ["2S", "3S", "4S", "5S", "6S"], ["AH", "7D", "8D", "9D", "2H"]]
+    deal(state, 2, hands, "2H")
+    everyone(state, "stay")
+    state.apply(0, "exchange")
+    state.apply(1, "exchange")
+    state.apply(2, "exchange:AH")
+    assert not state.view_json(0)["sure_to_win"]
+    assert legal(state) == {"play:KH", "play:QH", "play:JH", "play:3C", "play:4C"}
+
+
 def test_sure_to_win_follows_with_highest_trump_unless_last() -> None:
     state = new(3)
     hands = [["5C", "6C", "7C", "8C", "9C"], ["AH", "KH", "QH", "3D", "4D"], ["2H", "TC", "8D", "9D", "TD"]]

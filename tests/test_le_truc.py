@@ -230,19 +230,44 @@ def test_redeal_accepted_deals_new_hands_once() -> None:
     assert len(chance) == 1 and json.loads(chance[0])["hands"] == outcome["hands"]
 
 
-def test_redeal_refused_and_not_after_a_double_or_card() -> None:
+def test_redeal_refused_and_not_after_the_first_card() -> None:
     state = deal(1, [["KC", "7D", "AS"], ["QH", "9D", "8S"]])
     run(state, (0, "redeal"), (1, "refuse"))
+    # One proposal per round (a refused one too): otherwise propose/refuse could loop forever.
     assert state.to_act() == (0,) and "redeal" not in state.legal_actions(0)
-    assert state.view_json(0)["hand"] == ["KC", "7D", "AS"]
-    state = deal(1, [["KC", "7D", "AS"], ["QH", "9D", "8S"]])
-    run(state, (0, "double"), (1, "accept"))
-    assert "redeal" not in state.legal_actions(0)
-    with pytest.raises(IllegalAction, match="first leader, before any double or card"):
+    with pytest.raises(IllegalAction, match="one re-deal proposal per round"):
         state.apply(0, "redeal")
+    assert state.view_json(0)["hand"] == ["KC", "7D", "AS"]
+    assert "double" in state.legal_actions(0)  # the refused proposal does not stop a double
     state = deal(1, [["KC", "7D", "AS"], ["QH", "9D", "8S"]])
     run(state, (0, "play:KC"))
     assert "redeal" not in state.legal_actions(1)
+    with pytest.raises(IllegalAction, match="first leader, before the first card"):
+        state.apply(1, "redeal")
+
+
+def test_redeal_still_open_after_a_double_before_the_first_card() -> None:
+    """Ruling: "Re-deal: before the first card the first leader may propose it, the dealer
+    accepts or refuses."  A double is not a card: after an accepted double the first leader,
+    still before the first card, may propose the re-deal; the round keeps its doubled value and
+    the cube stays with the side that accepted."""
+    for players, hands in (
+        (2, [["KC", "7D", "AS"], ["QH", "9D", "8S"]]),
+        (4, [["KC", "7D", "AS"], ["QH", "9D", "8S"], ["JC", "TD", "7S"], ["8C", "QD", "KS"]]),
+    ):
+        dealer = players - 1
+        state = deal(dealer, hands)
+        run(state, (0, "double"), (1, "accept"))
+        assert state.to_act() == (0,) and "redeal" in state.legal_actions(0)
+        run(state, (0, "redeal"), (dealer, "accept"))
+        assert state.to_act() == (CHANCE,)
+        outcome = state.sample_chance(MatchRng(4))
+        assert outcome["redeal"] is True and outcome["dealer"] == dealer
+        state.apply_chance(outcome)
+        view = state.view_json(0)
+        assert state.to_act() == (0,) and view["value"] == 2 and view["double_holder_team"] == 1
+        assert view["hand"] == outcome["hands"][0] and view["redealt"]
+        assert "redeal" not in state.legal_actions(0) and "double" not in state.legal_actions(0)
 
 
 # ------------------------------------------------------------------ team talk

@@ -229,6 +229,47 @@ def test_trump_marriage_is_40_and_counts_after_a_trick() -> None:
     assert seat_view(state, None, 0)["marriages"] == ["H"]
 
 
+def _four_tricks_to_seat_0() -> SchnapsenState:
+    """Trump spades; seat 0 wins four tricks and holds 2S 3S AS TS AH with two stock cards
+    left (TH face down, 4S face up)."""
+    hands = [["AC", "TC", "AD", "TD", "AH"], ["2C", "3C", "2D", "3D", "2H"]]
+    stock = ["2S", "4C", "3S", "4D", "AS", "3H", "TS", "4H", "TH", "4S"]
+    state = deal(1, hands, stock)
+    for lead, answer in (("AC", "2C"), ("TC", "3C"), ("AD", "2D"), ("TD", "3D")):
+        run(state, (0, "play:" + lead), (1, "play:" + answer))
+    assert state.view_json(0)["stock_size"] == 2 and state.view_json(0)["hand"] == ["AH", "2S", "3S", "TS", "AS"]
+    return state
+
+
+def test_silent_points_exchange_and_close_with_two_stock_cards_and_bottom_stays_known() -> None:
+    """Seed and rulings silent, module docstring: the exchange and the close are allowed while
+    the stock is open, also with only two cards left; after a close the turned-down trump card
+    stays known (``stock_bottom``), as everyone saw it."""
+    state = _four_tricks_to_seat_0()
+    assert state.legal_actions(0)[:3] == ("exchange:2S", "close", "play:AH")
+    run(state, (0, "exchange:2S"), (0, "meld:S"), (0, "close"))
+    for viewer in (None, 0, 1):
+        view = state.view_json(viewer)
+        assert view["closed"] and view["strict"] and view["stock_size"] == 2
+        assert view["stock_bottom"] == "2S"
+        assert '"TH"' not in json.dumps(view)  # the face-down stock card stays hidden
+    assert state.legal_actions(0) == ("play:3S", "play:4S")
+
+
+def test_silent_point_meld_after_the_stock_is_exhausted() -> None:
+    """Seed: "A marriage can be declared during any point in the round"; the module allows it
+    at any lead, also once the stock is exhausted (no exchange or close then)."""
+    state = _four_tricks_to_seat_0()
+    run(state, (0, "exchange:2S"), (0, "play:AH"), (1, "play:2H"))
+    view = state.view_json(0)
+    assert view["stock_size"] == 0 and view["strict"]
+    assert seat_view(state, 0, 1)["known_cards"] == ["2S"]  # the loser drew the face-up 2S
+    assert state.legal_actions(0) == ("meld:S", "play:TH", "play:3S", "play:4S", "play:TS", "play:AS")
+    run(state, (0, "meld:S"))
+    assert seat_view(state, 1, 0)["marriage_points"] == 40
+    assert state.legal_actions(0) == ("play:3S", "play:4S")
+
+
 # ------------------------------------------------------------------ round scoring
 def test_close_three_points_when_opponent_had_nothing() -> None:
     hands = [["AH", "TH", "4H", "3H", "AC"], ["2C", "3C", "4C", "2D", "3D"]]

@@ -32,9 +32,11 @@ Rulings made here where seed and rulings are silent:
 
 * Everyone decides stay/fold first, then the stayers exchange in turn (the standard order).
 * Nobody staying voids the deal: no payments beyond the antes, the pot carries, all ante.
-* "Outstanding" trumps are trumps not yet played and not the turned card set aside face up
-  (cards in the deck, discards or folded hands count as outstanding: the player cannot
-  know they are dead).
+* "Outstanding" trumps (for one player) are trumps not yet played, not the turned card set
+  aside face up, and not that player's own discards still in the discard pile (out of play
+  once the exchange is over, and the player knows it).  Cards in the deck, other players'
+  discards, own discards gathered into a reshuffle and folded hands count as outstanding:
+  the player cannot know they are dead.
 * A player's own discards are not gathered into the reshuffle that interrupts their draw;
   they join the discard pile after it.  The turned card set aside is never reshuffled.
 * Antes are paid at the start of each deal, so nothing is anted after the last deal.
@@ -47,7 +49,7 @@ Pure: no IO, no clock, no RNG of its own.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -129,11 +131,14 @@ def beats(card: int, best: int, trump: int) -> bool:
     return cs == trump
 
 
-def _sure_to_win(tricks: int, trump: int, played: int, trick: Any, aside: bool, turned: int, hand: int) -> bool:
-    """Tricks won + top outstanding trumps held >= 3 (see :meth:`BourreState.sure_to_win`)."""
+def _sure_to_win(
+    tricks: int, trump: int, played: int, trick: Any, aside: bool, turned: int, hand: int, discarded: int
+) -> bool:
+    """Tricks won + top outstanding trumps held >= 3 (see :meth:`BourreState.sure_to_win`);
+    ``discarded``: the player's own cards in the discard pile, known to be out of play."""
     if tricks >= 3:
         return True
-    gone = played
+    gone = played | discarded
     for _, c in trick:
         gone |= BIT[c]
     if aside:
@@ -211,7 +216,7 @@ class BourreView(SnapshotView):
             "my_discards": [CODES[c] for c in mine],
             "sure_to_win": seat is not None
             and phase == "play"
-            and _sure_to_win(tricks[seat], trump, played, trick, aside, turned_index, hand),
+            and _sure_to_win(tricks[seat], trump, played, trick, aside, turned_index, hand, _mask(mine)),
             "deck_size": deck_size,
             "discard_pile_size": pile_size,
             "played_cards": list(codes_of(played)),
@@ -309,9 +314,21 @@ class BourreState(State):
         raise AssertionError("no player stays")
 
     def sure_to_win(self, seat: int) -> bool:
-        """The ruling's "sure to win 3 tricks": tricks won + top outstanding trumps held >= 3."""
+        """The ruling's "sure to win 3 tricks": tricks won + top outstanding trumps held >= 3.
+
+        Outstanding: not played, not the turned card set aside, and not one of the seat's own
+        discards still in the discard pile (out of play once the exchange is over, and the seat
+        knows it); anything else may be in another hand as far as the seat can know."""
+        own = _mask(c for c, s in self._pile_owner.items() if s == seat)
         return _sure_to_win(
-            self._tricks[seat], self._trump, self._played, self._trick, self._aside, self._turned, self._hands[seat]
+            self._tricks[seat],
+            self._trump,
+            self._played,
+            self._trick,
+            self._aside,
+            self._turned,
+            self._hands[seat],
+            own,
         )
 
     def _highest_trump(self, hand: int) -> int:
@@ -817,6 +834,14 @@ class BourreState(State):
             if self._pile_owner.get(c) != seat:
                 hidden |= BIT[c]
         return frozenset(codes_of(hidden))
+
+
+def _mask(cards: Iterable[int]) -> int:
+    """The bit mask of card indices."""
+    mask = 0
+    for c in cards:
+        mask |= BIT[c]
+    return mask
 
 
 def _pending_mask(pending: tuple[int, tuple[int, ...], int] | None) -> int:

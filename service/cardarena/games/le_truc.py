@@ -12,9 +12,9 @@ here; ``docs/games/le_truc.md``):
   leader leads again.
 * A side that wins two tricks wins the round at once (the other cards go back unseen).  After
   three tricks the side with more tricks won wins the round; equal: nobody scores.
-* Re-deal: before anything else in the round the first leader may propose a re-deal
-  (``redeal``); the dealer accepts (``accept``: new hands are dealt) or refuses (``refuse``).
-  At most one re-deal per round.
+* Re-deal: before the first card of the round the first leader may propose a re-deal
+  (``redeal``), also after a double (a double is not a card); the dealer accepts (``accept``:
+  new hands are dealt) or refuses (``refuse``).  At most one re-deal per round.
 * Doubling: before playing a card a player may offer to double (``double``).  The other side
   answers (with teams: the next opponent in turn order, i.e. the seat to the offerer's left):
   ``accept`` doubles the round's value (1, 2, 4, 8, 16) and the offerer then plays;
@@ -30,8 +30,9 @@ here; ``docs/games/le_truc.md``):
 
 Rulings made here where the seed and the rulings are silent:
 
-* The re-deal may only be proposed as the first decision of the round (before any double or
-  card); after a re-deal the same leader leads.
+* At most one re-deal *proposal* per round: a refused proposal closes the window (otherwise
+  propose/refuse could repeat forever).  After a re-deal the same leader leads, and the round
+  keeps its value and the cube (a double accepted before the re-deal stands).
 * A tie for the highest card voids the trick even between partners.
 * The round value stops at 16: a round worth 16 decides the match from any score, so no
   double is offered beyond it.
@@ -659,9 +660,12 @@ class LeTrucState(State):
             if action == "redeal":
                 if self._redeal_open:
                     return None
-                why = "only one re-deal per round" if self._redealt else "a re-deal is proposed only by the first"
-                if not self._redealt:
-                    why += " leader, before any double or card"
+                if self._redealt:
+                    why = "only one re-deal per round"
+                elif self._trick or self._tricks:
+                    why = "a re-deal is proposed only by the first leader, before the first card"
+                else:
+                    why = "only one re-deal proposal per round (the dealer refused it)"
                 return IllegalAction(why, seat=seat, action=action)
             if action == "double":
                 if self._value >= MAX_VALUE:
@@ -718,17 +722,19 @@ class LeTrucState(State):
                 scores[offerer % self._sides] = self._value
                 self._finish_round(scores)
             return
-        self._redeal_open = False
         if action == "redeal":
+            self._redeal_open = False
             self._redeal_proposed = True
             self._phase = ANSWER_REDEAL
             self._turn = self._dealer
             return
         if action == "double":
+            # A double is not a card: the first leader's re-deal stays open (rulings).
             self._offer = seat
             self._phase = ANSWER_DOUBLE
             self._turn = (seat + 1) % n
             return
+        self._redeal_open = False
         card = INDEX[arg]
         hands = self._hands
         self._hands = hands[:seat] + (hands[seat] & ~(1 << card),) + hands[seat + 1 :]

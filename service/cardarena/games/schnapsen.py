@@ -34,6 +34,8 @@ Rulings made here where the seed and the rulings are silent:
   count (they have won a trick); so 0 points means they have won no trick yet.
 * The exchange is allowed whenever the stock is open, including when it holds only two cards.
   Closing is allowed whenever the stock is open, including before the first trick.
+* Melding is allowed at any lead, also once the stock is exhausted or closed (the seed: "A
+  marriage can be declared during any point in the round").
 * After closing, the turned-down trump card stays known (everyone saw it): the view shows it
   as ``stock_bottom``.  Cards won in tricks are face down, but every card was played face up,
   so each seat's card points and the cards played in completed tricks (``played``) are public

@@ -35,7 +35,8 @@ def test_setup_sets_royals_and_ploys_aside() -> None:
     assert view["ploys"] == ["AS", "RJ"]
     # KH: no heart, no red card but 2D (position 8, a corner): choice of R2 or B2.
     assert view["phase"] == "royal" and view["royal_to_place"] == "KH"
-    assert state.legal_actions(0) == ("royal:R2", "royal:B2")
+    # The two spots, then the ploys drawn in setup ("Ploys you can play whenever you like").
+    assert state.legal_actions(0)[:3] == ("royal:R2", "royal:B2", "extract:0")
     state.apply(0, "royal:B2")
     assert state.view_json(0)["phase"] == "replace"
     assert state.legal_actions(0)[0] == "keep"
@@ -269,3 +270,50 @@ def test_heuristic_beats_random() -> None:
         heuristic.append(state.result().scores[0])
         rand.append(random_game(seed).result().scores[0])
     assert statistics.mean(heuristic) > statistics.mean(rand) + 2
+
+
+def test_ploys_can_be_used_after_drawing_a_royal_before_placing_it() -> None:
+    """Seed: "Aces are Extractions: at any time you can use up one of the aces [...] You can do
+    this even after drawing a card and before placing it." A drawn royal is such a card: with a
+    ploy in hand it is not placed automatically, even with a single legal spot."""
+    state = deal(["AS", *GRID, "JC", "5S"])
+    state.apply(0, "keep")
+    # JC's only spot is B1 (beside 9C at 7), but the ace may be used first.
+    assert state.view_json(0)["phase"] == "royal"
+    legal = state.legal_actions(0)
+    assert "royal:B1" in legal and "extract:7" in legal
+    state.apply(0, "extract:7")
+    # 9C is gone: the highest club on an edge with a free slot is now 8C at the corner 6.
+    assert state.legal_actions(0) == ("royal:B0", "royal:L2")
+    state.apply(0, "royal:L2")
+    view = state.view_json(0)
+    assert view["pending"] == "5S" and view["spent_ploys"] == ["AS"]
+    assert {r["slot"]: r["card"] for r in view["royals"] if r["card"]} == {"L2": "JC"}
+
+
+def test_royal_with_one_spot_and_no_ploy_is_placed_automatically() -> None:
+    state = deal([*GRID, "JC", "5S"])
+    state.apply(0, "keep")
+    view = state.view_json(0)
+    assert view["phase"] == "place" and {r["slot"]: r["card"] for r in view["royals"] if r["card"]} == {"B1": "JC"}
+
+
+def test_ploys_drawn_in_setup_can_be_used_during_setup() -> None:
+    """Seed: "Any aces and jokers you drew during set up [...] are Ploys you can play whenever
+    you like": while the set-up royals are placed and at the replacement choice."""
+    state = deal(["RJ", "JC", *GRID, "5S"])
+    # The set-up royal JC would go to B1 (beside 9C); the joker may move 9C first.
+    legal = state.legal_actions(0)
+    assert state.view_json(0)["phase"] == "royal"
+    assert "royal:B1" in legal and "reassign:7:8" in legal and "reassign:4:7" not in legal
+    state.apply(0, "reassign:7:8")  # 9C onto 2D at the corner 8 (no royal on the table yet)
+    assert state.legal_actions(0) == ("royal:R2", "royal:B2")
+    state.apply(0, "royal:B2")
+    state = deal(["AS", *GRID, "5S"])
+    legal = state.legal_actions(0)
+    assert state.view_json(0)["phase"] == "replace"
+    assert legal[0] == "keep" and "extract:0" in legal
+    state.apply(0, "extract:0")
+    # An emptied spot cannot be replaced; the set-up choice is still open.
+    assert state.view_json(0)["phase"] == "replace"
+    assert "replace:0" not in state.legal_actions(0) and "replace:1" in state.legal_actions(0)

@@ -244,6 +244,24 @@ def test_tie_for_best_hand_splits_the_pot() -> None:
     assert seat(state, 0)["won"] == 2 and seat(state, 2)["won"] == 1
 
 
+def test_two_best_tied_do_not_end_the_round_while_a_lower_hand_is_in() -> None:
+    """Ruling made here: "a tie for the best hand" ends the round only when every player still
+    in ties (ignoring suits); a lower hand still acts, then the club king (lowest by suit)."""
+    state = new_match(3)
+    deal(state, ["KC", "3D", "KH", "3H", "2S"])
+    assert state.to_act() == (1,)
+    state.apply(1, "buy:1")  # 3D-3H: a pair beats both kings
+    assert seat(state, 1)["status"] == "in"
+    assert state.to_act() == (0,)  # KC ties KH as a hand; the club is lowest and must act
+
+
+def test_wheel_suits_compare_the_ace_first() -> None:
+    """Ruling made here: identical hands compare suits card by card, by group size then rank."""
+    a = [CODES.index(c) for c in ("AS", "2C", "3D", "4C", "5D")]
+    b = [CODES.index(c) for c in ("AC", "2D", "3C", "4D", "5S")]
+    assert hand_key(a) == hand_key(b) and act_key(a) > act_key(b)
+
+
 def test_all_tied_at_the_deal_splits_at_once() -> None:
     state = new_match(4)
     deal(state, ["7C", "7D", "7H", "7S"])

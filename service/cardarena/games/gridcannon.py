@@ -14,7 +14,7 @@ here; ``docs/games/gridcannon.md``):
   ``B0-B2`` below, ``L0-L2`` left of the rows, ``R0-R2`` right), next to the edge grid
   card most similar to it: highest card of the same suit, else of the same colour, else the
   highest card.  Ties and corners give a choice (``royal:<slot>``); a unique spot is taken
-  automatically.  A slot holding a dead royal stays taken.
+  automatically unless a ploy could be used first.  A slot holding a dead royal stays taken.
 * Turn: the top card is drawn.  A royal is placed; an ace or joker becomes a ploy; a number
   card must be placed (``place:<pos>``) on a stack whose top is the same or lower value.
 * Attack: placing a card on an edge so that two grid cards lie between it and a living royal
@@ -22,9 +22,11 @@ here; ``docs/games/gridcannon.md``):
   only cards of its colour, K (13) only cards of its suit; armour adds its value to the
   health.  The attack kills when the counted sum is at least the health.  A corner placement
   attacks along its row and its column.  Reassigning a card (joker) attacks the same way.
-* Ploys, used once each: ace ``extract:<pos>`` puts a whole stack face down at the bottom of
-  the draw pile; joker ``reassign:<from>:<to>`` moves a stack's top card to a spot where it
-  could be placed.
+* Ploys, used once each, "at any time" (set-up ploys "whenever you like"): ace
+  ``extract:<pos>`` puts a whole stack face down at the bottom of the draw pile; joker
+  ``reassign:<from>:<to>`` moves a stack's top card to a spot where it could be placed.  They
+  are offered at every decision: the set-up replacement, a royal waiting to be placed (set-up
+  royals included), a drawn number card, and an empty draw pile.
 * A number card that fits nowhere may be added as armour (``armour:<slot>``) to the living
   royal most similar to it: lowest royal of the same suit, else of the same colour, else the
   lowest; ties give a choice.  With no ploys left that is the only option.
@@ -48,8 +50,11 @@ Rulings where the seed is silent (also in ``docs/games/gridcannon.md``):
 * Cards put at the bottom of the draw pile (the set-up replacement, extractions, the cycled
   pile) are public knowledge: the view lists them in ``deck_known_bottom``; the rest of the
   deck is secret.
-* Ploys are offered whenever a number card waits to be placed and when the draw pile is
-  empty; the card drawn is then known, which is never worse than using a ploy before drawing.
+* Ploys are not offered between a placement and the next draw: the next card comes from the
+  top of the draw pile either way, and the next decision (the card drawn, or the royal that
+  ends a cycling) offers them again with that card known, which is never worse.
+* Royal placement: only edge cards with a free slot beside them compete (the centre card has
+  no slot beside it; a card whose slots are all taken gives way to the next most similar).
 * While no living royal is on the table every card drawn, ploys included, goes to the face-up
   pile (the seed's "placing the cards in a face-up pile as you go").
 * Royals drawn during the replacement draw are placed like setup royals.
@@ -339,9 +344,11 @@ class GridcannonState(SolitaireState):
         while not self._over:
             if self._queue:
                 spots = self.royal_spots(self._queue[0])
-                if len(spots) > 1:
-                    # The legal actions (what :meth:`_legal` would compute from the spots).
-                    self._legal_cache = tuple([_ROYAL_ACTIONS[s] for s in spots])
+                ploys = self._ploy_actions() if self._ploys else []
+                if len(spots) > 1 or ploys:
+                    # The legal actions (what :meth:`_legal` would compute): a ploy may be
+                    # used before the royal is placed, which may move its spot.
+                    self._legal_cache = tuple([*[_ROYAL_ACTIONS[s] for s in spots], *ploys])
                     return
                 self._place_royal(spots[0])
                 continue
@@ -427,9 +434,10 @@ class GridcannonState(SolitaireState):
         if self._over or self._chance_pending:
             return []
         if self._queue:
-            return [_ROYAL_ACTIONS[s] for s in self.royal_spots(self._queue[0])]
+            return [*[_ROYAL_ACTIONS[s] for s in self.royal_spots(self._queue[0])], *self._ploy_actions()]
         if self._setup:
-            return list(_REPLACE)
+            grid = self._grid
+            return [_REPLACE[0], *[_REPLACE[p + 1] for p in range(9) if grid[p]], *self._ploy_actions()]
         card = self._pending
         if card is not None:
             v = _VALUE[card]
@@ -535,7 +543,7 @@ class GridcannonState(SolitaireState):
             return IllegalAction("no unspent ace (extraction) ploy")
         if kind == "reassign" and not self._has("joker"):
             return IllegalAction("no unspent joker (reassignment) ploy")
-        if kind in {"extract", "reassign"} and phase in {"place", "out_of_cards"}:
+        if kind in {"extract", "reassign"}:
             return IllegalAction(
                 "extract needs a non-empty stack; reassign needs a stack top that fits the target spot"
             )

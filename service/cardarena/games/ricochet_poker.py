@@ -27,9 +27,15 @@ Rulings made here (the seed and ``rulings.md`` are silent):
 * **Broke players**: a player with no chips at the start of a round cannot ante and sits the
   round out (no cards).  If fewer than two players have chips, the match ends early.  A
   player may buy only as many cards as they have chips (with none left: ``fold`` only).
+* **Tie for the best hand** ("play continues until there's 1 player left, or if there is a
+  tie for the best hand") is read as: every player still in holds an equal hand ignoring
+  suits.  While one of them is lower than another, the lowest (by suits if need be) keeps
+  acting, even when the two best hands tie; this can end a round right at the deal (every
+  player gets a seven).
 * **Suit order for identical hands**: cards are ordered by group size, then rank, then suit
   (highest first) and the suits are compared in that order; so the hand holding the highest
-  suit on the most important card is the higher one.
+  suit on the most important card is the higher one (in a wheel, A-2-3-4-5, the ace is
+  compared first).
 * **Odd chips of a split pot** go one each to the tied players in turn from the dealer's left.
 * **Dealer**: the first dealer is drawn by chance; the deal passes left each round.  The whole
   deck order of a round is its one chance outcome (``{"dealer", "deck"}``, top card first).

@@ -21,6 +21,7 @@ from cardarena.engine import (
     build_replay,
     get_game,
     play_match,
+    public_forms,
     random_policy,
     rerun,
 )
@@ -159,6 +160,26 @@ def test_discard_seven_then_take_the_stock() -> None:
     assert state.invariants() == []
 
 
+def test_discards_are_told_to_the_other_seats_without_the_card() -> None:
+    """Rulings: "A bot sees only what its seat would see at a real table: its own hand, every
+    public card ..."; the seed: the auction winner "discards 7 cards from their hand" (face
+    down, unseen). Every action reaches every bot as an event in its ``public_action`` form,
+    which named the discarded card to the other seats and to spectators."""
+    state = new()
+    deal(state, {}, "7H")
+    state.apply(0, "bid:12")
+    state.apply(1, "pass")
+    state.apply(2, "pass")
+    action = state.legal_actions(0)[0]
+    assert state.public_action(0, 0, action) == action
+    for viewer in (1, 2, None):
+        assert state.public_action(viewer, 0, action) == "discard"
+    assert public_forms(state, 0, action, [1, 2]) == ["discard"]
+    # Public actions stay whole.
+    assert state.public_action(1, 0, "bid:13") == "bid:13"
+    assert state.public_action(1, 0, "play:AS") == "play:AS"
+
+
 # ------------------------------------------------------------------------- ruff
 def test_ruff_values() -> None:
     assert ruff_of(sum(1 << c for c in [12 + 39, 11 + 39, 8 + 39, 2 + 39]))[:2] == (0, 11 + 10 + 10 + 4)
@@ -270,6 +291,7 @@ def test_four_aces_beat_any_ruff() -> None:
     state.apply(1, "call")
     state.apply(2, "fold")
     assert state.view_json(None)["ruff_winners"] == [0]
+
 
 
 # ---------------------------------------------------------- gleeks, mournivals

@@ -46,6 +46,11 @@ Rulings made here where seed and rulings are silent:
 * A deal record's ``scores`` are the deal's points (3 per trick plus honours), the numbers
   the rulings' 66 refers to; stake changes are in the view.
 
+Hidden information: each seat sees its own hand, the turned card, every card played, and the
+cards declared in gleeks and mournivals or shown at a ruff showdown (``known_cards``, until
+played).  The stock and the auction winner's discards are seen by nobody else: other viewers
+learn a discard as ``discard`` without the card (``public_action``).
+
 Pure: no IO, no clock, no RNG of its own.
 """
 
@@ -427,6 +432,12 @@ class GleekState(State):
 
     def view_json(self, seat: int | None) -> dict[str, JSON]:
         return self.view(seat).to_json()
+
+    def public_action(self, viewer: int | None, seat: int, action: str) -> str | None:
+        """The auction winner's discards go face down: other viewers learn ``discard`` only."""
+        if viewer != seat and action.startswith("discard:"):
+            return "discard"
+        return action
 
     def result(self) -> Result:
         if self._turn != OVER:

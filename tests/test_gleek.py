@@ -293,6 +293,33 @@ def test_four_aces_beat_any_ruff() -> None:
     assert state.view_json(None)["ruff_winners"] == [0]
 
 
+def test_four_aces_showdown_shows_the_aces_and_nothing_else() -> None:
+    """Rulings: "four aces beat any ruff" and a bot sees "every public card" and nothing
+    hidden. A four-aces hand shows its aces at the showdown, not a suit: its best single-suit
+    sum was published as ``ruff_value``, a number about cards nobody was shown (here 60 or 50
+    by the stock the auction winner took unseen)."""
+    values = []
+    for stock in (["4S", "5S", "6S", "7S", "8S", "9S", "TS"], ["4S", "5S", "6S", "7S", "8S", "9S", "TD"]):
+        state = new()
+        hand0 = ["AC", "AD", "AH", "AS", "KC", "QC", "JC", "TC", "9C", "8C", "7C", "6C"]
+        deal(state, {0: hand0}, "7D", stock)
+        state.apply(0, "bid:12")
+        state.apply(1, "pass")
+        state.apply(2, "pass")
+        for card in ["QC", "JC", "TC", "9C", "8C", "7C", "6C"]:
+            state.apply(0, "discard:" + card)
+        assert state.view_json(0)["my_four_aces"]
+        state.apply(0, "open")
+        state.apply(1, "call")
+        state.apply(2, "fold")
+        view = state.view_json(1)
+        assert view["ruff_winners"] == [0]
+        assert {"AC", "AD", "AH", "AS"} <= set(view["seats"][0]["known_cards"])
+        assert "4S" not in view["seats"][0]["known_cards"]
+        assert view["seats"][1]["ruff_value"] is not None, "a suit ruff is shown with its value"
+        values.append(view["seats"][0]["ruff_value"])
+    assert values == [None, None]
+
 
 # ---------------------------------------------------------- gleeks, mournivals
 def test_gleeks_and_mournivals_paid_by_each_other_player() -> None:

@@ -330,9 +330,32 @@ def test_examine_shows_a_card_to_the_examiner_only() -> None:
     leave.apply(0, "leave")
     assert view(leave, 0)["known"] == [{"seat": 1, "card": "JC"}], "known until it leaves the hand"
     state.apply(0, "force")
-    assert "JC" not in view(state, 1)["hand"]
-    draw(state, 1, "JC")
+    draw(state, 1, "JD")
+    assert sorted(view(state, 1)["hand"]) == ["AC", "JD"]
     assert view(state, 0)["known"] == [], "a forced card is shuffled back: the knowledge is gone"
+
+
+def test_forced_player_draws_a_new_card_before_the_shown_one_goes_back() -> None:
+    """Seed (Inquisitor): "You may force that player to draw a new card and shuffle the
+    revealed card back into the deck." The draw comes first, so it is never the shown card
+    (the challenge rule says the other order: "shuffles the revealed card back into the deck
+    and draws a new card"). The code put the card back first and could deal it again."""
+    state = deal(THREE)
+    state.apply(0, "examine:1")
+    passes(state, 1, 2)
+    state.apply(1, "show:JC")
+    state.apply(0, "force")
+    assert state.to_act() == (CHANCE,)
+    assert "JC" in view(state, 1)["hand"], "the shown card is still in hand while drawing"
+    with pytest.raises(InvalidChance):
+        state.clone().apply_chance({"seat": 1, "draw": ["JC"]})
+    for seed in range(40):
+        clone = state.clone()
+        outcome = clone.sample_chance(MatchRng(seed))
+        assert outcome["draw"] != ["JC"]
+        clone.apply_chance(outcome)
+        assert "JC" not in view(clone, 1)["hand"] and len(view(clone, 1)["hand"]) == 2
+        assert view(clone)["deck_size"] == 9 and clone.invariants() == []
 
 
 # ------------------------------------------------------------------ two players

@@ -12,7 +12,8 @@ here; ``docs/games/coup.md``):
   Contessa), ``steal:<seat>`` (Captain, take 2; blockable by the target's Captain or
   Inquisitor, naming which), ``exchange`` (Inquisitor: draw one card, put one of your cards
   or the drawn card back) or ``examine:<seat>`` (Inquisitor: the target shows you a card of
-  their choice; you may force them to put it back and draw a new one).
+  their choice; you may force them to draw a new card and then shuffle the shown one back,
+  in the seed's order, so the new card is never the shown one).
 * Any claim (an action or a block) may be challenged.  A challenged player holding the
   claimed character shows it, the challenger loses a card, and the shown card is shuffled
   into the deck and replaced by a fresh draw; otherwise the bluffer loses a card of their
@@ -962,10 +963,9 @@ class CoupState(State):
         card = act["shown"]
         self._event(self._actor, "force" if force else "leave", target=target)
         if force:
-            self._remove_from_hand(target, card)
-            self._deck.append(card)
-            self._deck.sort()
-            self._steps.insert(0, ("draw", target, 1, "force"))
+            # The seed's order: "draw a new card and shuffle the revealed card back into the
+            # deck", so the new card is never the one shown.
+            self._steps[0:0] = [("draw", target, 1, "force"), ("replace", target, card)]
 
     def _return(self, seat: int, cards: list[int]) -> None:
         for c in cards:

@@ -358,6 +358,28 @@ def test_forced_player_draws_a_new_card_before_the_shown_one_goes_back() -> None
         assert view(clone)["deck_size"] == 9 and clone.invariants() == []
 
 
+@pytest.mark.parametrize("returned", ["JC", "AC"])
+def test_examiner_does_not_learn_what_an_exchange_put_back(returned: str) -> None:
+    """Rulings: "A bot sees only what its seat would see at a real table"; an exchange puts a
+    card back face down (``public_action`` hides ``return:<card>``). The examiner's ``known``
+    card stayed listed exactly when the examined player kept it, telling the examiner which
+    card went back. Any return of that player's cards now ends what others knew of the hand."""
+    state = deal(THREE)
+    state.apply(0, "examine:1")
+    passes(state, 1, 2)
+    state.apply(1, "show:JC")
+    state.apply(0, "leave")
+    assert view(state, 0)["known"] == [{"seat": 1, "card": "JC"}]
+    state.apply(1, "exchange")
+    passes(state, 2, 0)
+    draw(state, 1, "AD")
+    assert view(state, 0)["known"] == [{"seat": 1, "card": "JC"}], "drawing alone changes nothing"
+    state.apply(1, "return:" + returned)
+    assert view(state, 0)["known"] == []
+    assert "JC" in state.secrets(0)
+    assert state.invariants() == []
+
+
 # ------------------------------------------------------------------ two players
 def two_player(hands: list[list[str]]) -> State:
     state = deal(hands)

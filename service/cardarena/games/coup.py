@@ -56,7 +56,9 @@ Rulings made here where the seed and the rulings are silent (the standard club r
   play for ever, and the server's default action does exactly that for a forfeited seat.
 * Public knowledge in the view: dead cards (face up), and a log of public events where a
   character shown and shuffled back is given by its name, never its card code.  The card an
-  examined player shows is known only to the examiner (``known``) until it leaves that hand.
+  examined player shows is known only to the examiner (``known``) until it leaves that hand
+  or that player puts cards back face down (an exchange, a missed called coup): nobody else
+  can tell which card went back, so the knowledge ends whichever card it was.
 """
 
 from __future__ import annotations
@@ -968,6 +970,10 @@ class CoupState(State):
             self._steps[0:0] = [("draw", target, 1, "force"), ("replace", target, card)]
 
     def _return(self, seat: int, cards: list[int]) -> None:
+        # Cards go back face down: nobody else can tell which, so what others knew of this
+        # hand (an examined card) is no longer known, whether that card went back or not.
+        for key in [k for k in self._known if k[1] == seat]:
+            del self._known[key]
         for c in cards:
             self._remove_from_hand(seat, c)
             self._deck.append(c)

@@ -282,6 +282,41 @@ def test_nobody_opens_doubles_next_deal() -> None:
     assert state.view_json(None)["ruff_bet"] == 8
 
 
+def test_doubling_is_not_cumulative_and_bids_and_raises_are_capped() -> None:
+    """Rulings made here (seed and rulings silent): two deals in a row without a ruff opening
+    double the next ruff once (open 4, not 8); auction bids stop at 40 and a ruff raise at 10
+    stakes (before doubling), so the action lists stay finite."""
+    state = new(deals=3)
+    for deal_number in (1, 2):
+        state.apply_chance(state.sample_chance(MatchRng(deal_number)))
+        opener = state.to_act()[0]
+        state.apply(opener, "bid:12")
+        raiser = state.to_act()[0]
+        assert state.legal_actions(raiser)[-1] == "bid:40" and "bid:41" not in state.legal_actions(raiser)
+        with pytest.raises(IllegalAction, match="40"):
+            state.apply(raiser, "bid:41")
+        state.apply(raiser, "pass")
+        state.apply(state.to_act()[0], "pass")
+        for _ in range(7):
+            state.apply(opener, state.legal_actions(opener)[0])
+        assert state.view_json(None)["ruff_doubled"] is (deal_number == 2)
+        for _ in range(3):
+            state.apply(state.to_act()[0], "pass")
+        assert state.view_json(None)["next_ruff_doubled"]
+        play_out(state)
+    state.apply_chance(state.sample_chance(MatchRng(3)))
+    auction_to_opener(state)
+    assert state.view_json(None)["ruff_doubled"]
+    before = balances(state)
+    first = state.to_act()[0]
+    state.apply(first, "open")
+    assert balances(state)[first] == before[first] - 4, "doubled once, not twice"
+    second = state.to_act()[0]
+    assert state.legal_actions(second)[-2:] == ("raise:10", "fold")
+    with pytest.raises(IllegalAction, match="1 to 10"):
+        state.apply(second, "raise:11")
+
+
 def test_four_aces_beat_any_ruff() -> None:
     state = new()
     deal(state, {0: ["AC", "AD", "AH", "AS", "QC"], 1: ["KS", "QS", "JS", "TS", "9S", "8S"]}, "7D")

@@ -257,6 +257,31 @@ def test_bluffed_block_caught_and_assassination_then_kills() -> None:
     assert bluff.to_act() == (0,)
 
 
+def test_challenge_of_a_block_is_offered_from_the_actors_left() -> None:
+    """Rulings: "Reaction windows (challenge, block, challenge of a block) are offered to the
+    eligible players in turn order starting left of the actor". The challenge of a block
+    started left of the blocker instead: with the actor at seat 0 and seat 2 blocking, seat 3
+    was asked before seat 1."""
+    state = deal([["KC", "QC"], ["AC", "JC"], ["2C", "QD"], ["KD", "JD"]])
+    state.apply(0, "foreign_aid")
+    passes(state, 1)
+    state.apply(2, "block:duke")
+    order = []
+    while view(state)["window"] == "block_challenge":
+        seat = state.to_act()[0]
+        assert state.legal_actions(seat) == ("pass", "challenge")
+        order.append(seat)
+        state.apply(seat, "pass")
+    assert order == [1, 3, 0]
+    assert coins(state) == [2, 2, 2, 2], "the unchallenged block stops the foreign aid"
+    # A steal blocked by its target: the same order, the blocker left out.
+    state = deal([["KC", "QC"], ["AC", "JC"], ["2C", "QD"], ["KD", "JD"]])
+    state.apply(0, "steal:2")
+    passes(state, 1)
+    state.apply(2, "block:inquisitor")
+    assert state.to_act() == (1,)
+
+
 def test_challenge_of_a_block_by_the_actor() -> None:
     state = deal(THREE)
     state.apply(0, "foreign_aid")

@@ -27,9 +27,10 @@ here; ``docs/games/coup.md``):
   a card draws a replacement, except for their 4th and 5th lost card.
 
 Reaction windows (rulings): a claim or a blockable action opens a window offered to the
-eligible players one at a time in turn order starting left of the claimant (the actor; for a
-block, the blocker); each answers ``pass``, ``challenge`` (if the window allows it) or
-``block:<character>`` (if they may block); the first who does not pass takes the window.
+eligible players one at a time in turn order starting left of the actor (the player whose
+turn it is; for the challenge of a block too, the blocker left out and the actor asked last);
+each answers ``pass``, ``challenge`` (if the window allows it) or ``block:<character>`` (if
+they may block); the first who does not pass takes the window.
 
 Rulings made here where the seed and the rulings are silent (the standard club reading):
 
@@ -37,7 +38,7 @@ Rulings made here where the seed and the rulings are silent (the standard club r
 * One window per claim: blocks and challenges of an action share it, so a block taken before
   anyone challenged leaves the action's claim unchallenged.  After an action's claim survives
   a challenge, the eligible blockers are asked again (block or pass).  Anyone but the blocker
-  may challenge a block, starting left of the blocker.
+  may challenge a block.
 * A challenged player who holds the claimed character always shows it (showing another card
   would only throw a life away); one who does not chooses which card to lose (``lose:<card>``).
   Wherever a player must lose, show or put back a card and all their options are the same
@@ -760,7 +761,10 @@ class CoupState(State):
         if kind == "block" or (not challenge and block and act["kind"] != "foreign_aid"):
             queue = [s for s in queue if s == act.get("target")]
         if kind == "block_challenge":
-            queue = [s for s in queue if s != claimant]
+            # Rulings: every reaction window, the challenge of a block included, starts left
+            # of the actor; the blocker cannot challenge their own block.
+            actor = self._actor
+            queue = [s for s in self._order_from(actor) if s != claimant] + [actor]
         self._window = {"kind": kind, "claimant": claimant, "queue": queue, "challenge": challenge, "block": block}
         if kind == "action":
             after: tuple[Any, ...] = ("resolve",)

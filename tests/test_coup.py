@@ -257,6 +257,31 @@ def test_bluffed_block_caught_and_assassination_then_kills() -> None:
     assert bluff.to_act() == (0,)
 
 
+def test_challenge_of_a_block_is_offered_from_the_actors_left() -> None:
+    """Rulings: "Reaction windows (challenge, block, challenge of a block) are offered to the
+    eligible players in turn order starting left of the actor". The challenge of a block
+    started left of the blocker instead: with the actor at seat 0 and seat 2 blocking, seat 3
+    was asked before seat 1."""
+    state = deal([["KC", "QC"], ["AC", "JC"], ["2C", "QD"], ["KD", "JD"]])
+    state.apply(0, "foreign_aid")
+    passes(state, 1)
+    state.apply(2, "block:duke")
+    order = []
+    while view(state)["window"] == "block_challenge":
+        seat = state.to_act()[0]
+        assert state.legal_actions(seat) == ("pass", "challenge")
+        order.append(seat)
+        state.apply(seat, "pass")
+    assert order == [1, 3, 0]
+    assert coins(state) == [2, 2, 2, 2], "the unchallenged block stops the foreign aid"
+    # A steal blocked by its target: the same order, the blocker left out.
+    state = deal([["KC", "QC"], ["AC", "JC"], ["2C", "QD"], ["KD", "JD"]])
+    state.apply(0, "steal:2")
+    passes(state, 1)
+    state.apply(2, "block:inquisitor")
+    assert state.to_act() == (1,)
+
+
 def test_challenge_of_a_block_by_the_actor() -> None:
     state = deal(THREE)
     state.apply(0, "foreign_aid")
@@ -330,9 +355,54 @@ def test_examine_shows_a_card_to_the_examiner_only() -> None:
     leave.apply(0, "leave")
     assert view(leave, 0)["known"] == [{"seat": 1, "card": "JC"}], "known until it leaves the hand"
     state.apply(0, "force")
-    assert "JC" not in view(state, 1)["hand"]
-    draw(state, 1, "JC")
+    draw(state, 1, "JD")
+    assert sorted(view(state, 1)["hand"]) == ["AC", "JD"]
     assert view(state, 0)["known"] == [], "a forced card is shuffled back: the knowledge is gone"
+
+
+def test_forced_player_draws_a_new_card_before_the_shown_one_goes_back() -> None:
+    """Seed (Inquisitor): "You may force that player to draw a new card and shuffle the
+    revealed card back into the deck." The draw comes first, so it is never the shown card
+    (the challenge rule says the other order: "shuffles the revealed card back into the deck
+    and draws a new card"). The code put the card back first and could deal it again."""
+    state = deal(THREE)
+    state.apply(0, "examine:1")
+    passes(state, 1, 2)
+    state.apply(1, "show:JC")
+    state.apply(0, "force")
+    assert state.to_act() == (CHANCE,)
+    assert "JC" in view(state, 1)["hand"], "the shown card is still in hand while drawing"
+    with pytest.raises(InvalidChance):
+        state.clone().apply_chance({"seat": 1, "draw": ["JC"]})
+    for seed in range(40):
+        clone = state.clone()
+        outcome = clone.sample_chance(MatchRng(seed))
+        assert outcome["draw"] != ["JC"]
+        clone.apply_chance(outcome)
+        assert "JC" not in view(clone, 1)["hand"] and len(view(clone, 1)["hand"]) == 2
+        assert view(clone)["deck_size"] == 9 and clone.invariants() == []
+
+
+@pytest.mark.parametrize("returned", ["JC", "AC"])
+def test_examiner_does_not_learn_what_an_exchange_put_back(returned: str) -> None:
+    """Rulings: "A bot sees only what its seat would see at a real table"; an exchange puts a
+    card back face down (``public_action`` hides ``return:<card>``). The examiner's ``known``
+    card stayed listed exactly when the examined player kept it, telling the examiner which
+    card went back. Any return of that player's cards now ends what others knew of the hand."""
+    state = deal(THREE)
+    state.apply(0, "examine:1")
+    passes(state, 1, 2)
+    state.apply(1, "show:JC")
+    state.apply(0, "leave")
+    assert view(state, 0)["known"] == [{"seat": 1, "card": "JC"}]
+    state.apply(1, "exchange")
+    passes(state, 2, 0)
+    draw(state, 1, "AD")
+    assert view(state, 0)["known"] == [{"seat": 1, "card": "JC"}], "drawing alone changes nothing"
+    state.apply(1, "return:" + returned)
+    assert view(state, 0)["known"] == []
+    assert "JC" in state.secrets(0)
+    assert state.invariants() == []
 
 
 # ------------------------------------------------------------------ two players

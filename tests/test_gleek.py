@@ -21,6 +21,7 @@ from cardarena.engine import (
     build_replay,
     get_game,
     play_match,
+    public_forms,
     random_policy,
     rerun,
 )
@@ -159,6 +160,26 @@ def test_discard_seven_then_take_the_stock() -> None:
     assert state.invariants() == []
 
 
+def test_discards_are_told_to_the_other_seats_without_the_card() -> None:
+    """Rulings: "A bot sees only what its seat would see at a real table: its own hand, every
+    public card ..."; the seed: the auction winner "discards 7 cards from their hand" (face
+    down, unseen). Every action reaches every bot as an event in its ``public_action`` form,
+    which named the discarded card to the other seats and to spectators."""
+    state = new()
+    deal(state, {}, "7H")
+    state.apply(0, "bid:12")
+    state.apply(1, "pass")
+    state.apply(2, "pass")
+    action = state.legal_actions(0)[0]
+    assert state.public_action(0, 0, action) == action
+    for viewer in (1, 2, None):
+        assert state.public_action(viewer, 0, action) == "discard"
+    assert public_forms(state, 0, action, [1, 2]) == ["discard"]
+    # Public actions stay whole.
+    assert state.public_action(1, 0, "bid:13") == "bid:13"
+    assert state.public_action(1, 0, "play:AS") == "play:AS"
+
+
 # ------------------------------------------------------------------------- ruff
 def test_ruff_values() -> None:
     assert ruff_of(sum(1 << c for c in [12 + 39, 11 + 39, 8 + 39, 2 + 39]))[:2] == (0, 11 + 10 + 10 + 4)
@@ -261,6 +282,41 @@ def test_nobody_opens_doubles_next_deal() -> None:
     assert state.view_json(None)["ruff_bet"] == 8
 
 
+def test_doubling_is_not_cumulative_and_bids_and_raises_are_capped() -> None:
+    """Rulings made here (seed and rulings silent): two deals in a row without a ruff opening
+    double the next ruff once (open 4, not 8); auction bids stop at 40 and a ruff raise at 10
+    stakes (before doubling), so the action lists stay finite."""
+    state = new(deals=3)
+    for deal_number in (1, 2):
+        state.apply_chance(state.sample_chance(MatchRng(deal_number)))
+        opener = state.to_act()[0]
+        state.apply(opener, "bid:12")
+        raiser = state.to_act()[0]
+        assert state.legal_actions(raiser)[-1] == "bid:40" and "bid:41" not in state.legal_actions(raiser)
+        with pytest.raises(IllegalAction, match="40"):
+            state.apply(raiser, "bid:41")
+        state.apply(raiser, "pass")
+        state.apply(state.to_act()[0], "pass")
+        for _ in range(7):
+            state.apply(opener, state.legal_actions(opener)[0])
+        assert state.view_json(None)["ruff_doubled"] is (deal_number == 2)
+        for _ in range(3):
+            state.apply(state.to_act()[0], "pass")
+        assert state.view_json(None)["next_ruff_doubled"]
+        play_out(state)
+    state.apply_chance(state.sample_chance(MatchRng(3)))
+    auction_to_opener(state)
+    assert state.view_json(None)["ruff_doubled"]
+    before = balances(state)
+    first = state.to_act()[0]
+    state.apply(first, "open")
+    assert balances(state)[first] == before[first] - 4, "doubled once, not twice"
+    second = state.to_act()[0]
+    assert state.legal_actions(second)[-2:] == ("raise:10", "fold")
+    with pytest.raises(IllegalAction, match="1 to 10"):
+        state.apply(second, "raise:11")
+
+
 def test_four_aces_beat_any_ruff() -> None:
     state = new()
     deal(state, {0: ["AC", "AD", "AH", "AS", "QC"], 1: ["KS", "QS", "JS", "TS", "9S", "8S"]}, "7D")
@@ -270,6 +326,34 @@ def test_four_aces_beat_any_ruff() -> None:
     state.apply(1, "call")
     state.apply(2, "fold")
     assert state.view_json(None)["ruff_winners"] == [0]
+
+
+def test_four_aces_showdown_shows_the_aces_and_nothing_else() -> None:
+    """Rulings: "four aces beat any ruff" and a bot sees "every public card" and nothing
+    hidden. A four-aces hand shows its aces at the showdown, not a suit: its best single-suit
+    sum was published as ``ruff_value``, a number about cards nobody was shown (here 60 or 50
+    by the stock the auction winner took unseen)."""
+    values = []
+    for stock in (["4S", "5S", "6S", "7S", "8S", "9S", "TS"], ["4S", "5S", "6S", "7S", "8S", "9S", "TD"]):
+        state = new()
+        hand0 = ["AC", "AD", "AH", "AS", "KC", "QC", "JC", "TC", "9C", "8C", "7C", "6C"]
+        deal(state, {0: hand0}, "7D", stock)
+        state.apply(0, "bid:12")
+        state.apply(1, "pass")
+        state.apply(2, "pass")
+        for card in ["QC", "JC", "TC", "9C", "8C", "7C", "6C"]:
+            state.apply(0, "discard:" + card)
+        assert state.view_json(0)["my_four_aces"]
+        state.apply(0, "open")
+        state.apply(1, "call")
+        state.apply(2, "fold")
+        view = state.view_json(1)
+        assert view["ruff_winners"] == [0]
+        assert {"AC", "AD", "AH", "AS"} <= set(view["seats"][0]["known_cards"])
+        assert "4S" not in view["seats"][0]["known_cards"]
+        assert view["seats"][1]["ruff_value"] is not None, "a suit ruff is shown with its value"
+        values.append(view["seats"][0]["ruff_value"])
+    assert values == [None, None]
 
 
 # ---------------------------------------------------------- gleeks, mournivals

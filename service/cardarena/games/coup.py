@@ -12,7 +12,8 @@ here; ``docs/games/coup.md``):
   Contessa), ``steal:<seat>`` (Captain, take 2; blockable by the target's Captain or
   Inquisitor, naming which), ``exchange`` (Inquisitor: draw one card, put one of your cards
   or the drawn card back) or ``examine:<seat>`` (Inquisitor: the target shows you a card of
-  their choice; you may force them to put it back and draw a new one).
+  their choice; you may force them to draw a new card and then shuffle the shown one back,
+  in the seed's order, so the new card is never the shown one).
 * Any claim (an action or a block) may be challenged.  A challenged player holding the
   claimed character shows it, the challenger loses a card, and the shown card is shuffled
   into the deck and replaced by a fresh draw; otherwise the bluffer loses a card of their
@@ -26,9 +27,10 @@ here; ``docs/games/coup.md``):
   a card draws a replacement, except for their 4th and 5th lost card.
 
 Reaction windows (rulings): a claim or a blockable action opens a window offered to the
-eligible players one at a time in turn order starting left of the claimant (the actor; for a
-block, the blocker); each answers ``pass``, ``challenge`` (if the window allows it) or
-``block:<character>`` (if they may block); the first who does not pass takes the window.
+eligible players one at a time in turn order starting left of the actor (the player whose
+turn it is; for the challenge of a block too, the blocker left out and the actor asked last);
+each answers ``pass``, ``challenge`` (if the window allows it) or ``block:<character>`` (if
+they may block); the first who does not pass takes the window.
 
 Rulings made here where the seed and the rulings are silent (the standard club reading):
 
@@ -36,7 +38,7 @@ Rulings made here where the seed and the rulings are silent (the standard club r
 * One window per claim: blocks and challenges of an action share it, so a block taken before
   anyone challenged leaves the action's claim unchallenged.  After an action's claim survives
   a challenge, the eligible blockers are asked again (block or pass).  Anyone but the blocker
-  may challenge a block, starting left of the blocker.
+  may challenge a block.
 * A challenged player who holds the claimed character always shows it (showing another card
   would only throw a life away); one who does not chooses which card to lose (``lose:<card>``).
   Wherever a player must lose, show or put back a card and all their options are the same
@@ -55,7 +57,9 @@ Rulings made here where the seed and the rulings are silent (the standard club r
   play for ever, and the server's default action does exactly that for a forfeited seat.
 * Public knowledge in the view: dead cards (face up), and a log of public events where a
   character shown and shuffled back is given by its name, never its card code.  The card an
-  examined player shows is known only to the examiner (``known``) until it leaves that hand.
+  examined player shows is known only to the examiner (``known``) until it leaves that hand
+  or that player puts cards back face down (an exchange, a missed called coup): nobody else
+  can tell which card went back, so the knowledge ends whichever card it was.
 """
 
 from __future__ import annotations
@@ -757,7 +761,10 @@ class CoupState(State):
         if kind == "block" or (not challenge and block and act["kind"] != "foreign_aid"):
             queue = [s for s in queue if s == act.get("target")]
         if kind == "block_challenge":
-            queue = [s for s in queue if s != claimant]
+            # Rulings: every reaction window, the challenge of a block included, starts left
+            # of the actor; the blocker cannot challenge their own block.
+            actor = self._actor
+            queue = [s for s in self._order_from(actor) if s != claimant] + [actor]
         self._window = {"kind": kind, "claimant": claimant, "queue": queue, "challenge": challenge, "block": block}
         if kind == "action":
             after: tuple[Any, ...] = ("resolve",)
@@ -962,12 +969,15 @@ class CoupState(State):
         card = act["shown"]
         self._event(self._actor, "force" if force else "leave", target=target)
         if force:
-            self._remove_from_hand(target, card)
-            self._deck.append(card)
-            self._deck.sort()
-            self._steps.insert(0, ("draw", target, 1, "force"))
+            # The seed's order: "draw a new card and shuffle the revealed card back into the
+            # deck", so the new card is never the one shown.
+            self._steps[0:0] = [("draw", target, 1, "force"), ("replace", target, card)]
 
     def _return(self, seat: int, cards: list[int]) -> None:
+        # Cards go back face down: nobody else can tell which, so what others knew of this
+        # hand (an examined card) is no longer known, whether that card went back or not.
+        for key in [k for k in self._known if k[1] == seat]:
+            del self._known[key]
         for c in cards:
             self._remove_from_hand(seat, c)
             self._deck.append(c)

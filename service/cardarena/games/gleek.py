@@ -42,9 +42,16 @@ Rulings made here where seed and rulings are silent:
 * A tied ruff showdown splits the bets equally; an odd stake goes to the tied player first
   clockwise from the dealer's left.
 * At a showdown each player still in shows the cards of their ruff (the first best suit in
-  clubs, diamonds, hearts, spades order; four aces show the aces): public until played.
+  clubs, diamonds, hearts, spades order; four aces show the aces): public until played.  The
+  view's ``ruff_value`` is the shown suit's sum; for four aces it stays unset (the aces are
+  in ``known_cards``), since their best suit sum was not shown.
 * A deal record's ``scores`` are the deal's points (3 per trick plus honours), the numbers
   the rulings' 66 refers to; stake changes are in the view.
+
+Hidden information: each seat sees its own hand, the turned card, every card played, and the
+cards declared in gleeks and mournivals or shown at a ruff showdown (``known_cards``, until
+played).  The stock and the auction winner's discards are seen by nobody else: other viewers
+learn a discard as ``discard`` without the card (``public_action``).
 
 Pure: no IO, no clock, no RNG of its own.
 """
@@ -130,6 +137,13 @@ def ruff_of(hand: int) -> tuple[int, int, int]:
         if value > best:
             best, best_suit = value, s
     return (1 if hand & _ACES == _ACES else 0, best, best_suit)
+
+
+def _shown_ruff_value(hand: int) -> int | None:
+    """The ruff value a showdown makes public: the shown suit's sum; ``None`` for four aces,
+    which show the aces, not a suit (their best suit sum stays hidden)."""
+    four, value, _ = ruff_of(hand)
+    return None if four else value
 
 
 _SEAT: tuple[tuple[int, ...], ...] = tuple((s,) for s in range(PLAYERS))
@@ -288,7 +302,7 @@ class GleekView(SnapshotView):
                     "passed": passed[s],
                     "ruff_status": ruff_status[s] or "waiting",
                     "ruff_stake": ruff_bets[s],
-                    "ruff_value": ruff_of(hands_at_showdown[s])[1] if ruff_shown[s] else None,
+                    "ruff_value": _shown_ruff_value(hands_at_showdown[s]) if ruff_shown[s] else None,
                     "gleeks": list(gleeks[s]),
                     "mournivals": list(mournivals[s]),
                     "tricks": tricks[s],
@@ -427,6 +441,12 @@ class GleekState(State):
 
     def view_json(self, seat: int | None) -> dict[str, JSON]:
         return self.view(seat).to_json()
+
+    def public_action(self, viewer: int | None, seat: int, action: str) -> str | None:
+        """The auction winner's discards go face down: other viewers learn ``discard`` only."""
+        if viewer != seat and action.startswith("discard:"):
+            return "discard"
+        return action
 
     def result(self) -> Result:
         if self._turn != OVER:

@@ -155,6 +155,22 @@ def test_exchange_limits_and_actions() -> None:
                 assert hand[0] in state.secrets(s)
 
 
+def test_other_seats_are_told_how_many_cards_were_exchanged_not_which() -> None:
+    """The discards go face down: the events of other seats and spectators say
+    ``exchange:<n>``; the exchanging seat is told its own action."""
+    state = new(4)
+    state.apply_chance(state.sample_chance(MatchRng(3)))
+    everyone(state, "stay")
+    seat = state.to_act()[0]
+    hand = state.view_json(seat)["hand"]
+    action = next(a for a in state.legal_actions(seat) if sorted(a.split(":")[1:]) == sorted(hand[:3]))
+    state.apply(seat, action)
+    assert state.public_action(seat, seat, action) == action
+    for viewer in [None, *(s for s in range(4) if s != seat)]:
+        assert state.public_action(viewer, seat, action) == "exchange:3"
+    assert state.public_action(None, seat, "exchange") == "exchange"
+
+
 def test_apply_accepts_only_the_canonical_exchange_ids() -> None:
     state = new(5)
     state.apply_chance(state.sample_chance(MatchRng(3)))

@@ -38,21 +38,27 @@ SEEDS = range(12)
 MAX_STEPS = 20000
 
 
-def check_rejections(state: State, rng: MatchRng) -> None:
+def check_rejections(state: State, rng: MatchRng, seen: str = "pass") -> None:
+    """Every seat not asked to act, and the chance pseudo-seat always, has no legal action and
+    is refused one (a legal one of the seat to act, else ``seen``: an id that was legal earlier
+    in the match), without a change to the state."""
     seats = state.to_act()
     before = json.dumps(state.view_json(None), sort_keys=True)
-    for seat in range(state.players):
-        if seat in seats:
+    for seat in [CHANCE, *range(state.players)]:
+        if seat in seats and seat != CHANCE:
             with pytest.raises(IllegalAction) as info:
                 state.apply(seat, "no-such-action:XX")
             assert info.value.reason
         else:
-            assert state.legal_actions(seat) == ()
+            assert state.legal_actions(seat) == (), seat
             legal_elsewhere = state.legal_actions(seats[0]) if seats and seats[0] >= 0 else ()
-            action = legal_elsewhere[0] if legal_elsewhere else "pass"
-            with pytest.raises(NotYourTurn) as info:
+            action = legal_elsewhere[0] if legal_elsewhere else seen
+            with pytest.raises(IllegalAction) as info:
                 state.apply(seat, action)
             assert info.value.reason
+            if seat != CHANCE:
+                assert isinstance(info.value, NotYourTurn)
+            assert state.check(seat, action)
     assert json.dumps(state.view_json(None), sort_keys=True) == before
 
 
@@ -121,6 +127,17 @@ def check_views(state: State) -> None:
         assert not leaked, f"seat {seat} sees {leaked}"
 
 
+def check_events(state: State, seat: int, action: str, kept: Mapping[int | None, frozenset[str]]) -> None:
+    """What another seat (or a spectator) is told of ``seat``'s ``action`` names none of its
+    secrets from before the action that are still secret after it (a card the action made
+    public may be named; a discard face down may not).  ``kept``: the secrets before."""
+    for viewer, before in kept.items():
+        still = before & state.secrets(viewer)
+        told = state.public_action(viewer, seat, action)
+        leaked = visible_tokens(told or "") & still
+        assert not leaked, f"seat {viewer} is told {told!r} of seat {seat}'s {action!r}: {sorted(leaked)}"
+
+
 def check_chance_as_replayed(before: State, after: State, outcome: dict[str, object]) -> None:
     """A chance outcome, in the form a replay gives it back, has the same effect: an opening
     outcome is re-run as the replay's deal without ``actions`` and ``scores`` (with ``dealer``
@@ -147,14 +164,18 @@ def playout(game_id: str, players: int, seed: int) -> State:
     state = game.new_state(players)
     rng = MatchRng(seed)
     picker = MatchRng(f"pick/{seed}")
-    steps = decisions = 0
+    steps = decisions = chances = 0
     hidden = False
+    seen = "pass"
     while not state.is_terminal():
         steps += 1
         assert steps < MAX_STEPS, "the match does not terminate"
         seats = state.to_act()
         assert seats, "nobody to act in a live match"
         if seats == (CHANCE,):
+            if chances % 5 == 0:
+                check_rejections(state, picker, seen)
+            chances += 1
             before = state.clone()
             outcome = state.sample_chance(rng)
             state.apply_chance(outcome)
@@ -162,7 +183,7 @@ def playout(game_id: str, players: int, seed: int) -> State:
         else:
             assert all(0 <= s < players for s in seats)
             if steps % 7 == 1 or decisions == 0:
-                check_rejections(state, picker)
+                check_rejections(state, picker, seen)
                 check_views(state)
                 check_exact_ids(state, seats[0], state.legal_actions(seats[0]), MatchRng(f"ids/{seed}/{steps}"))
             decisions += 1
@@ -174,7 +195,11 @@ def playout(game_id: str, players: int, seed: int) -> State:
                 for action in legal[:3]:
                     info = game.describe(action)
                     assert info.id == action and info.kind and info.label
-                state.apply(seat, picker.choice(legal))
+                seen = picker.choice(legal)
+                viewers = [None, *(v for v in range(players) if v != seat)]
+                kept = {v: state.secrets(v) for v in viewers}
+                state.apply(seat, seen)
+                check_events(state, seat, seen, kept)
         problems = state.invariants()
         assert not problems, problems
     declared = game.hidden_information

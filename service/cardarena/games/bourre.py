@@ -442,6 +442,13 @@ class BourreState(State):
     def view_json(self, seat: int | None) -> dict[str, JSON]:
         return self.view(seat).to_json()
 
+    def public_action(self, viewer: int | None, seat: int, action: str) -> str | None:
+        """Discards go face down: other viewers learn how many cards were exchanged
+        (``exchange:<n>``, as a table sees the draw), not which; keeping all is ``exchange``."""
+        if viewer != seat and action.startswith("exchange:"):
+            return f"exchange:{action.count(':')}"
+        return action
+
     def result(self) -> Result:
         if self._turn != OVER:
             raise IllegalAction("the match is not over")
@@ -625,7 +632,7 @@ class BourreState(State):
         self._legal = None
         if self._turn == OVER:
             raise NotYourTurn("the match is over", seat=seat, action=action)
-        if seat != self._turn:
+        if seat != self._turn or seat < 0:
             whom = "a chance outcome (the deal or a reshuffle)" if self._turn == CHANCE else f"seat {self._turn}"
             raise NotYourTurn(f"it is not your turn: waiting for {whom}", seat=seat, action=action)
         kind = action.partition(":")[0]

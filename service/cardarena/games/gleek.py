@@ -568,7 +568,7 @@ class GleekState(State):
 
     # ------------------------------------------------------------------ action
     def apply(self, seat: int, action: str) -> None:
-        if seat == self._turn:
+        if seat == self._turn and seat >= 0:
             # Fast paths for the legal card actions; anything else takes the checked path.
             phase = self._phase
             if phase == "play":
@@ -591,7 +591,7 @@ class GleekState(State):
     def _apply_checked(self, seat: int, action: str) -> None:
         if self._turn == OVER:
             raise NotYourTurn("the match is over", seat=seat, action=action)
-        if seat != self._turn:
+        if seat != self._turn or seat < 0:
             whom = "the deal (a chance outcome)" if self._turn == CHANCE else f"seat {self._turn}"
             raise NotYourTurn(f"it is not your turn: waiting for {whom}", seat=seat, action=action)
         phase = self._phase

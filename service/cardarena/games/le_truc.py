@@ -496,7 +496,7 @@ class LeTrucState(State):
         return legal
 
     def _legal_actions(self, seat: int) -> tuple[str, ...]:
-        if seat != self._turn:
+        if seat != self._turn or seat < 0:
             return ()
         out: tuple[str, ...]
         if self._phase == ANSWER_DOUBLE:

@@ -346,6 +346,11 @@ def test_admin_tournament_is_stored_as_tournament_create_stores_it(
     assert swiss.status_code == 400 and "format" in swiss.get_json()["error"]["message"]
     auto = {**definition, "id": "auto", "format": "auto"}
     assert client.post("/api/v1/admin/tournaments", json=auto, headers=ADMIN).status_code == 201
+    # the document's maxLength of a name (200) holds
+    long_name = client.post(
+        "/api/v1/admin/tournaments", json={**definition, "id": "ln", "name": "n" * 201}, headers=ADMIN
+    )
+    assert long_name.status_code == 400 and "name" in long_name.get_json()["error"]["message"]
 
 
 def test_admin_names_the_content_type_a_json_body_needs(client: FlaskClient, seeded: Seeded) -> None:

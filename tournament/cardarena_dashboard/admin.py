@@ -126,6 +126,8 @@ def tournament_from(data: dict[str, Any]) -> Any:
         raise ValueError(f"{len(entrants)} entrants cannot fill {players} seats")
     if not 1 <= data["deal_sets"] <= 10_000:
         raise ValueError("deal_sets must be between 1 and 10000")
+    if len(data.get("name") or "") > 200:
+        raise ValueError("name must be at most 200 characters")
     if data.get("format", "auto") != "auto":
         raise ValueError('format must be "auto" (the format follows from the game and the player count)')
     tc = asdict(TimeControl.checked(data.get("time_control")))  # ValueError naming the field

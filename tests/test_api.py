@@ -319,6 +319,47 @@ def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: See
     assert client.post("/api/v1/admin/tournaments/nope/cancel", headers=ADMIN).status_code == 404
 
 
+def test_admin_tournament_is_stored_as_tournament_create_stores_it(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    from cardarena_tournament import lifecycle
+
+    definition = {"game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 2}
+    for tid in ("first", "second"):
+        response = client.post("/api/v1/admin/tournaments", json={**definition, "id": tid}, headers=ADMIN)
+        assert response.status_code == 201, response.get_json()
+    ts = TournamentStore(client_for(redis_url))
+    first, second = ts.require("first"), ts.require("second")
+    cli = lifecycle.new_tournament(**definition, tid="first")  # what `cardarena tournament create` stores
+    for field in ("name", "seed", "options", "time_control", "fault_policy", "format"):
+        assert getattr(first, field) == getattr(cli, field), field
+    assert first.name == "Glaves 2p" and first.options == {"target": 46, "deals": 0}  # the defaults filled in
+    # each tournament its own deals: a bot cannot learn the deals of one tournament for the next
+    deals = [{m.seed for m in lifecycle.expand(t)} for t in (first, second)]
+    assert not deals[0] & deals[1]
+    given = {**definition, "id": "given", "seed": "s1", "name": "Night", "options": {"deals": 2}}
+    assert client.post("/api/v1/admin/tournaments", json=given, headers=ADMIN).status_code == 201
+    stored = ts.require("given")
+    assert (stored.seed, stored.name, stored.options) == ("s1", "Night", {"target": 46, "deals": 2})
+    # the format follows from the game and the player count: a format the platform does not have is refused
+    swiss = client.post("/api/v1/admin/tournaments", json={**definition, "id": "sw", "format": "swiss"}, headers=ADMIN)
+    assert swiss.status_code == 400 and "format" in swiss.get_json()["error"]["message"]
+    auto = {**definition, "id": "auto", "format": "auto"}
+    assert client.post("/api/v1/admin/tournaments", json=auto, headers=ADMIN).status_code == 201
+    # the document's maxLength of a name (200) holds
+    long_name = client.post(
+        "/api/v1/admin/tournaments", json={**definition, "id": "ln", "name": "n" * 201}, headers=ADMIN
+    )
+    assert long_name.status_code == 400 and "name" in long_name.get_json()["error"]["message"]
+
+
+def test_admin_names_the_content_type_a_json_body_needs(client: FlaskClient, seeded: Seeded) -> None:
+    # curl -d '{"name": "x"}' sends a JSON object as a form: say what is missing, not "not a JSON object"
+    reply = client.post("/api/v1/admin/bots", data='{"name": "x"}', headers=ADMIN, content_type="text/plain")
+    assert reply.status_code == 400
+    assert "Content-Type: application/json" in reply.get_json()["error"]["message"]
+
+
 def test_health_says_whether_redis_can_be_read(client: FlaskClient) -> None:
     assert client.get("/api/v1/health").get_json() == {"status": "ok"}
     down = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "TESTING": True}).test_client()

@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import IO
 
+import pytest
+from cardarena.cli import build_parser
 from cardarena.server.commands import stop_process
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for, free_port
@@ -111,3 +113,10 @@ def test_the_readme_flow_works_without_redis_url(tmp_path: Path) -> None:
     assert service.returncode == 0
     data = tmp_path / "home" / ".local" / "share" / "cardarena" / "redis"
     assert (data / "users").is_dir() and not list((data / "users").iterdir())  # both detached
+
+
+def test_bot_run_help_gives_the_default_server(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bot", "run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--server SERVER the service's gRPC address (default 127.0.0.1:50051, as `cardarena up` listens)" in text

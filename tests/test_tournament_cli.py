@@ -41,6 +41,16 @@ def test_bot_names_from_specs() -> None:
     assert bot_names("heuristic-2,heuristic") == [("heuristic", "heuristic-2"), ("heuristic", "heuristic-1")]
 
 
+@pytest.mark.parametrize("command", ["create", "run"])
+def test_help_gives_the_default_deal_sets(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from cardarena.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["tournament", command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--deal-sets DEAL_SETS deals per table, each played in every seating (default 1)" in text
+
+
 def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) -> None:
     done = _cli(
         "tournament", "run", "--game", "glaves", "--players", "2", "--bots", "random,heuristic",

@@ -271,3 +271,47 @@ def test_a_tournament_queues_its_matches_in_its_lane(store: TournamentStore) -> 
     claimed = [run.claim("run", wait_s=0.1) for _ in range(5)]
     assert sorted(c.match_id.split(":")[0] for c in claimed if c) == ["lane1", "lane1", "lane2", "lane2"]
     assert all(c.queue == "run-9" for c in claimed if c)
+
+
+def test_a_forfeit_recorded_by_the_service_reaches_the_standings(store: TournamentStore) -> None:
+    """The service records a forfeit in the match result (`forfeited`, `strikes`); counting
+    keeps both, so the standings' forfeit rule applies (docs/tournaments.md, "Match rules": a
+    forfeited seat never gains from the match) and `tournament run` can name the bot."""
+    from cardarena_tournament import lifecycle
+    from cardarena_tournament.run import fault_lines
+
+    ms = MatchStore(store.r)
+    t = lifecycle.new_tournament(
+        game="glaves", players=2, entrants=["ghost", "b"], deal_sets=1, options={"deals": 1}, tid="ff"
+    )
+    store.create(t)
+    assert lifecycle.start_tournament(store, ms, "ff") == 2
+    for _ in range(2):
+        spec = ms.claim("i", wait_s=0)
+        assert spec is not None
+        ghost = spec.seats.index("ghost")
+        # the ghost timed out three times and forfeited, yet its default actions outscored b
+        scores = [10, 6] if ghost == 0 else [6, 10]
+        strikes = [3, 0] if ghost == 0 else [0, 3]
+        ranks = [2, 1] if ghost == 0 else [1, 2]  # as the runner records them: the forfeiter last
+        result = {
+            "scores": scores,
+            "ranks": ranks,
+            "engine_ranks": [3 - r for r in ranks],
+            "deal_scores": [[float(x) for x in scores]],
+            "forfeited": [ghost],
+            "strikes": strikes,
+            "seats": list(spec.seats),
+        }
+        ms.complete(spec.match_id, "i", result, {})
+    assert lifecycle.reconcile(store, ms)["counted"] == 2
+    rows = {row["bot"]: row for row in lifecycle.refresh_standings(store, "ff")["rows"]}
+    assert rows["ghost"]["mean"] < 0 < rows["b"]["mean"]
+    assert rows["b"]["rank"] == 1 and rows["ghost"]["rank"] == 2
+    matches = store.matches("ff")
+    assert all(m["result"]["forfeited"] == [m["seats"].index("ghost")] for m in matches)
+    assert sorted(sum(m["result"]["strikes"]) for m in matches) == [3, 3]
+    assert fault_lines(matches, None) == [
+        "faults (a bot's own log says why):",
+        "  ghost: 6 strikes, forfeited 2 of 2 matches",
+    ]

@@ -43,6 +43,8 @@ def _bad_value(exc: ValueError) -> Response:
 
 
 def _body() -> dict[str, Any]:
+    if not request.is_json:  # e.g. curl -d without -H: a JSON text sent as a form
+        abort(400, "the body must be a JSON object, sent with Content-Type: application/json")
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
         abort(400, "the body must be a JSON object")
@@ -124,13 +126,30 @@ def tournament_from(data: dict[str, Any]) -> Any:
         raise ValueError(f"{len(entrants)} entrants cannot fill {players} seats")
     if not 1 <= data["deal_sets"] <= 10_000:
         raise ValueError("deal_sets must be between 1 and 10000")
+    if len(data.get("name") or "") > 200:
+        raise ValueError("name must be at most 200 characters")
+    if data.get("format", "auto") != "auto":
+        raise ValueError('format must be "auto" (the format follows from the game and the player count)')
     tc = asdict(TimeControl.checked(data.get("time_control")))  # ValueError naming the field
     policy = asdict(FaultPolicy.checked(data.get("fault_policy")))
     bots = sources().bots
     missing = [e for e in entrants if bots is not None and not bots.exists(e)]
     if missing:
         raise ValueError(f"not registered: {', '.join(missing)[:200]}")
-    return Tournament(**{**data, "entrants": tuple(entrants), "time_control": tc, "fault_policy": policy})
+    # The defaults `cardarena tournament create` gives (lifecycle.new_tournament): the full
+    # options, the name "<Game> <n>p" and the tournament's id as its seed, so that no two
+    # tournaments share their deals unless a seed says so.
+    return Tournament(
+        **{
+            **data,
+            "entrants": tuple(entrants),
+            "name": data.get("name") or f"{game.name} {players}p",
+            "seed": data.get("seed", tid),
+            "options": game.options(players, data.get("options")),
+            "time_control": tc,
+            "fault_policy": policy,
+        }
+    )
 
 
 @bp.post("/tournaments")

@@ -382,7 +382,9 @@ def register(sub: Any) -> None:
     who = create.add_mutually_exclusive_group(required=True)
     who.add_argument("--bots", help="comma-separated bot names")
     who.add_argument("--all", action="store_true", help="every registered bot")
-    create.add_argument("--deal-sets", type=int, default=1)
+    create.add_argument(
+        "--deal-sets", type=int, default=1, help="deals per table, each played in every seating (default %(default)s)"
+    )
     add_match_rules(create)
     create.add_argument("--name")
     create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")

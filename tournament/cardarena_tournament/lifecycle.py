@@ -262,6 +262,9 @@ def count_matches(
             entry["won"] = list(result["won"])
         if result.get("deal_scores") is not None:  # per deal and seat: the standings compare deal by deal
             entry["deal_scores"] = list(result["deal_scores"])
+        for fault in ("forfeited", "strikes"):  # the standings' forfeit rule; `tournament run` names the bots
+            if result.get(fault) is not None:
+                entry[fault] = list(result[fault])
         if len(spec.seats) > 1:
             ratings.setdefault(t.game, []).append((match_id, spec.seats, _rater(spec.seats, result["ranks"])))
         counts.setdefault(t.id, []).append((match_id, entry))

@@ -66,7 +66,9 @@ def register_run(tsub: Any) -> None:
     run.add_argument("--game", required=True)
     run.add_argument("--players", type=int, required=True)
     run.add_argument("--bots", required=True, help="bot specs: random,heuristic,... (repeats get -1, -2 ...)")
-    run.add_argument("--deal-sets", type=int, default=1)
+    run.add_argument(
+        "--deal-sets", type=int, default=1, help="deals per table, each played in every seating (default %(default)s)"
+    )
     from .commands import add_match_rules
 
     add_match_rules(run)

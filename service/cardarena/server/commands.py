@@ -549,7 +549,11 @@ def register(sub: Any) -> None:
     reg.set_defaults(func=_bot_register)
     run = bot_sub.add_parser("run", help="connect a bot to a service")
     run.add_argument("bot", help="random, heuristic, or a path to a .py file defining a Bot subclass")
-    run.add_argument("--server", default="127.0.0.1:50051")
+    run.add_argument(
+        "--server",
+        default="127.0.0.1:50051",
+        help="the service's gRPC address (default %(default)s, as `cardarena up` listens)",
+    )
     run.add_argument("--token", help="the bot's token (default: $CARDARENA_TOKEN)")
     run.add_argument("--name", help="the registered bot name (default: from the token)")
     run.add_argument("--seed", default=None, help="seed of the built-in bots' random choices (default: random)")

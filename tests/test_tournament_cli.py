@@ -210,6 +210,35 @@ def test_cancel_withdraws_the_unplayed_matches(redis_url: str, key_prefix: str) 
     client.close()
 
 
+def test_list_shows_the_tournaments_newest_first(redis_url: str, key_prefix: str) -> None:
+    """`tournament list` gives the ids a user needs for `status` / `standings`, newest first,
+    filtered by status, as text and as JSON."""
+    from cardarena_tournament import lifecycle
+
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    done = _cli("tournament", "list", env=env)
+    assert done.returncode == 0 and done.stdout.strip() == "no tournaments", done.stderr
+    client = client_for(redis_url)
+    ts, ms = TournamentStore(client), MatchStore(client)
+    for tid, name in (("told", ""), ("tnew", "Friday night")):
+        ts.create(
+            lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=1, tid=tid, name=name)
+        )
+        time.sleep(0.01)
+    lifecycle.start_tournament(ts, ms, "told")
+    lines = _cli("tournament", "list", env=env).stdout.splitlines()
+    assert [line.split()[0] for line in lines] == ["tnew", "told"]
+    assert "'Friday night'" in lines[0] and "[upcoming]" in lines[0] and "glaves 2p" in lines[0]
+    assert "[running]" in lines[1] and "0/2 matches counted" in lines[1]
+    running = _cli("tournament", "list", "--status", "running", env=env).stdout.splitlines()
+    assert [line.split()[0] for line in running] == ["told"]
+    data = json.loads(_cli("tournament", "list", "--json", "--limit", "1", env=env).stdout)
+    assert [t["id"] for t in data["tournaments"]] == ["tnew"] and data["tournaments"][0]["entrants"] == ["a", "b"]
+    bad = _cli("tournament", "list", "--status", "done", env=env)
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+    client.close()
+
+
 def test_schedules_are_listed_with_their_next_run_and_removed(redis_url: str, key_prefix: str) -> None:
     env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
     done = _cli("tournament", "schedules", env=env)

@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from cardarena.cliargs import at_least
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
-from cardarena.store.tournaments import Tournament, TournamentError, TournamentStore
+from cardarena.store.tournaments import STATUSES, Tournament, TournamentError, TournamentStore
 
 from . import lifecycle
 from .formats import FormatError
@@ -146,6 +147,27 @@ def _status(args: argparse.Namespace) -> int:
     else:
         for line in status_lines(t):
             print(line)
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    try:
+        with _stores() as (ts, _, _url):
+            found = ts.list(args.status, limit=args.limit)
+    except (TournamentError, RuntimeError) as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps({"tournaments": [t.to_json() for t in found]}))
+        return 0
+    if not found:
+        print("no tournaments" + (f" {args.status}" if args.status else ""))
+    for t in found:
+        name = f"  {t.name!r}" if t.name and t.name != _default_name(t.game, t.players) else ""
+        when = _utc(t.created_at) + " UTC" if t.created_at else "-"
+        print(
+            f"{t.id}{name}  [{t.status}]  {t.game} {t.players}p  {len(t.entrants)} bots  "
+            f"{t.counted}/{t.total_matches} matches counted  created {when}"
+        )
     return 0
 
 
@@ -389,6 +411,14 @@ def register(sub: Any) -> None:
     create.add_argument("--name")
     create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")
     create.set_defaults(func=_create)
+
+    listing = tsub.add_parser("list", help="the tournaments, newest first")
+    listing.add_argument("--status", choices=STATUSES, help="only those with this status")
+    listing.add_argument("--limit", type=at_least(1), default=20, help="at most this many (default %(default)s)")
+    listing.add_argument(
+        "--json", action="store_true", help='{"tournaments": [...]}, each as `status --json` prints it'
+    )
+    listing.set_defaults(func=_list)
 
     status = tsub.add_parser("status", help="a tournament's status")
     status.add_argument("id")

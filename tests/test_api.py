@@ -279,6 +279,24 @@ def test_admin_registers_a_bot_once(client: FlaskClient, seeded: Seeded, caplog:
     assert client.post("/api/v1/admin/bots", json=[1], headers=ADMIN).status_code == 400
 
 
+def test_admin_replaces_a_bots_token(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    """A lost or leaked token: the admin API issues a new one (shown once); the old one no
+    longer authenticates. Names with a slash work; an unknown bot is 404; the token is needed."""
+    from cardarena.store.bots import BotStore
+    from cardarena.store.connection import client_for
+
+    store = BotStore(client_for(redis_url))
+    old = store.register("team/alpha")
+    assert client.post("/api/v1/admin/bots/team/alpha/token").status_code == 401
+    response = client.post("/api/v1/admin/bots/team/alpha/token", headers=ADMIN)
+    assert response.status_code == 200, response.get_json()
+    body = response.get_json()
+    assert body["bot"]["name"] == "team/alpha" and body["token"] != old
+    assert store.authenticate(old) is None and store.authenticate(body["token"]) == "team/alpha"
+    missing = client.post("/api/v1/admin/bots/nobody/token", headers=ADMIN)
+    assert missing.status_code == 404 and missing.get_json()["error"]["message"] == "unknown bot"
+
+
 def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
     definition = {"id": "night", "game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 3}
     response = client.post("/api/v1/admin/tournaments", json=definition, headers=ADMIN)

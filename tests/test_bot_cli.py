@@ -120,3 +120,63 @@ def test_bot_run_help_gives_the_default_server(capsys: pytest.CaptureFixture[str
         build_parser().parse_args(["bot", "run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "--server SERVER the service's gRPC address (default 127.0.0.1:50051, as `cardarena up` listens)" in text
+
+
+def test_bot_token_replaces_a_token_and_ends_the_sessions_open_with_it(redis_url: str, key_prefix: str) -> None:
+    """A lost or leaked token: `bot token NAME` prints a new one; the old one no longer
+    connects, and a session already open with it is ended UNAUTHENTICATED within seconds
+    (not only at its next connect); the new token plays on."""
+    import grpc
+    from cardarena.store.presence import PresenceStore
+
+    client = client_for(redis_url)
+    old = BotStore(client).register("alice")
+    service = ServiceProcess(redis_url)
+    bots: list[ScriptedBot] = []
+    try:
+        bots.append(ScriptedBot(service.address, old, "alice"))
+        deadline = time.monotonic() + 30
+        while not any("alice" in b for _, b in PresenceStore(client).snapshot().values()):
+            assert time.monotonic() < deadline, "the session never showed in presence"
+            time.sleep(0.1)
+        env = {**os.environ, "REDIS_URL": redis_url}
+        done = subprocess.run([*CLI, "bot", "token", "alice"], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        new = done.stdout.strip()
+        assert new and new != old and "shown once" in done.stderr
+        assert bots[0].status(timeout=15) == grpc.StatusCode.UNAUTHENTICATED
+        assert bots[0].error is not None and "replaced" in bots[0].error.details()
+        bots.append(ScriptedBot(service.address, old, "alice"))
+        assert bots[1].status() == grpc.StatusCode.UNAUTHENTICATED
+        bots.append(ScriptedBot(service.address, new, "alice"))
+        time.sleep(3)  # a few presence rounds: the new token's session stays open
+        assert bots[2].error is None and None not in bots[2].received()
+        unknown = subprocess.run([*CLI, "bot", "token", "bob"], env=env, capture_output=True, text=True, timeout=60)
+        assert unknown.returncode == 2 and "no bot named 'bob'" in unknown.stderr
+    finally:
+        for b in bots:
+            b.close()
+        service.stop()
+        client.close()
+
+
+def test_bot_list_shows_the_registered_bots(redis_url: str, key_prefix: str) -> None:
+    client = client_for(redis_url)
+    store = BotStore(client)
+    env = {**os.environ, "REDIS_URL": redis_url}
+    listed = subprocess.run([*CLI, "bot", "list"], env=env, capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and listed.stdout.strip() == "no bots registered"
+    store.register("<b>alice</b>")
+    store.register("random-1", local=True)
+    store.count("<b>alice</b>", "matches", 3)
+    store.count("<b>alice</b>", "timeouts", 2)
+    lines = subprocess.run([*CLI, "bot", "list"], env=env, capture_output=True, text=True, timeout=60).stdout
+    first, second = lines.splitlines()
+    assert first.startswith("<b>alice</b>  registered ") and "3 matches  timeouts 2" in first
+    assert second.startswith("random-1  (local run)") and "0 matches" in second
+    data = json.loads(subprocess.run([*CLI, "bot", "list", "--json"], env=env, capture_output=True, text=True).stdout)
+    assert [(b["name"], b["local"], b["matches"], b["timeouts"]) for b in data["bots"]] == [
+        ("<b>alice</b>", False, 3, 2),
+        ("random-1", True, 0, 0),
+    ]
+    client.close()

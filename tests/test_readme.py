@@ -28,6 +28,7 @@ COVERED_BY = {
     "cardarena bot run": "tests/server_harness.py",
     "cardarena tournament run": "tests/test_tournament_cli.py",
     "cardarena tournament create": "tests/test_tournament_cli.py",
+    "cardarena tournament list": "tests/test_tournament_cli.py",
     "cardarena tournament status": "tests/test_tournament_cli.py",
     "cardarena tournament standings": "tests/test_tournament_cli.py",
     "cardarena tournament schedules": "tests/test_tournament_cli.py",

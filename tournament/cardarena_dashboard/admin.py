@@ -75,6 +75,19 @@ def register_bot() -> tuple[Response, int]:
     return jsonify({"bot": reads.bot(sources(), name), "token": token}), 201
 
 
+@bp.post("/bots/<path:name>/token")
+def replace_token(name: str) -> Response:
+    """Replace a bot's token (a lost or leaked one): the answer carries the new one, once; the
+    old one stops working and the services end the sessions open with it."""
+    reads.bot(sources(), name)  # 404 for an unknown bot
+    store = sources().bots
+    if store is None:
+        raise reads.Unavailable("bots are not available in this installation")
+    token = store.rotate(name)
+    current_app.logger.info("admin: replaced a bot's token")
+    return jsonify({"bot": reads.bot(sources(), name), "token": token})
+
+
 TOURNAMENT_FIELDS = {
     "id": str,
     "name": str,

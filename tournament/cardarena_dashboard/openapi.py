@@ -498,6 +498,19 @@ def openapi_document() -> dict[str, Any]:
                 },
             }
         },
+        "/admin/bots/{name}/token": {
+            "post": {
+                "summary": "Replace a bot's token (lost or leaked): the new one is in the answer, once; the old "
+                "one stops working and sessions open with it are ended",
+                "security": admin_security,
+                "parameters": [bot],
+                "responses": {
+                    "200": _json(_ref("RegisteredBot"), "Replaced"),
+                    "404": _error("Unknown bot"),
+                    **admin_errors,
+                },
+            }
+        },
         "/admin/tournaments": {
             "post": {
                 "summary": "Create a tournament (status upcoming)",

@@ -114,6 +114,47 @@ def _bot_register(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bot_token(args: argparse.Namespace) -> int:
+    from ..store.bots import BotError, BotStore
+    from ..store.connection import client_for
+
+    try:
+        with _redis(args) as url:
+            token = BotStore(client_for(url)).rotate(args.name)
+    except BotError as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
+    print(token)
+    print(
+        "(the token is shown once; keep it. The old token no longer connects, and sessions open with it "
+        "are ended within seconds)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _bot_list(args: argparse.Namespace) -> int:
+    from ..store.bots import BotStore
+    from ..store.connection import client_for
+
+    with _redis(args) as url:
+        store = BotStore(client_for(url))
+        bots = store.list()
+        local = {b.name for b in bots if store.is_local(b.name)}
+    if args.json:
+        rows = [{"name": b.name, "created_at": b.created_at, "local": b.name in local, **b.stats} for b in bots]
+        print(json.dumps({"bots": rows}))
+        return 0
+    if not bots:
+        print("no bots registered")
+    for b in bots:
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(b.created_at)) + " UTC" if b.created_at else "-"
+        faults = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in b.stats.items() if k != "matches" and v)
+        tag = "  (local run)" if b.name in local else ""
+        print(f"{b.name}{tag}  registered {when}  {b.stats['matches']} matches" + (f"  {faults}" if faults else ""))
+    return 0
+
+
 def _bot_run(args: argparse.Namespace) -> int:
     from cardarena_sdk import load_bot
     from cardarena_sdk.client import SessionEnded, run_async
@@ -541,12 +582,22 @@ def register(sub: Any) -> None:
     )
     svc.set_defaults(func=_service)
 
-    bot = sub.add_parser("bot", help="register or run bots")
+    bot = sub.add_parser("bot", help="register, list, re-key or run bots")
     bot_sub = bot.add_subparsers(dest="bot_command", required=True)
     reg = bot_sub.add_parser("register", help="register a bot; prints its token once")
     reg.add_argument("name")
     reg.add_argument("--redis-url")
     reg.set_defaults(func=_bot_register)
+    tok = bot_sub.add_parser(
+        "token", help="replace a bot's token (a lost or leaked one); prints the new one once, the old one stops working"
+    )
+    tok.add_argument("name")
+    tok.add_argument("--redis-url")
+    tok.set_defaults(func=_bot_token)
+    lst = bot_sub.add_parser("list", help="the registered bots: registration date, matches and faults")
+    lst.add_argument("--json", action="store_true")
+    lst.add_argument("--redis-url")
+    lst.set_defaults(func=_bot_list)
     run = bot_sub.add_parser("run", help="connect a bot to a service")
     run.add_argument("bot", help="random, heuristic, or a path to a .py file defining a Bot subclass")
     run.add_argument(

@@ -42,6 +42,8 @@ class Session:
         """The bot accepts ``ServerBatch`` (``Hello.batching``)."""
         self.games = frozenset(games)
         self.max_matches = max_matches
+        self.token_id = ""
+        """The id of the token the session authenticated with (``<id>.<secret>``)."""
         self.outbox: asyncio.Queue[Any] = asyncio.Queue()
         self.closed = False
         self.abort: tuple[Any, str] | None = None

@@ -93,7 +93,7 @@ class ArenaServicer:
         bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
-        assert bot is not None
+        assert bot is not None and token is not None
         if inst.hub.session_count(bot) >= inst.limits.sessions_per_bot:
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {inst.limits.sessions_per_bot} sessions per bot"
@@ -112,6 +112,7 @@ class ArenaServicer:
             code, detail = problem
             await context.abort(code, detail)
         session = inst.hub.open(bot, first.hello)
+        session.token_id = token.partition(".")[0]
         inst.metrics.live_streams.inc()
         log.info("session_opened", extra={"fields": {"bot": bot, "session": session.id}})
         reader = asyncio.create_task(self._read(session, messages))
@@ -368,8 +369,29 @@ class Instance:
             last = loop.time()
             try:
                 await self._publish_presence()
+                await self._end_replaced_tokens()
             except Exception as exc:  # Redis hiccup: try again next round
                 log.warning("presence_failed", extra={"fields": {"error": repr(exc)}})
+
+    async def _end_replaced_tokens(self) -> None:
+        """End the sessions opened with a token that was since replaced (``cardarena bot
+        token``, the admin API): a leaked token stops playing within a presence interval,
+        not only at its next connect.  The bot's seats move to its other sessions, or wait for
+        it to reconnect with the new token, as after any disconnect."""
+        live = {b: [s for s in ss if not s.closed] for b, ss in self.hub.sessions.items()}
+        if not any(live.values()):
+            return
+        current = await asyncio.to_thread(self.bots.token_ids, [b for b, ss in live.items() if ss])
+        for bot, sessions in live.items():
+            for session in sessions:
+                if current.get(bot) != session.token_id:
+                    log.info("session_revoked", extra={"fields": {"bot": bot, "session": session.id}})
+                    session.close(
+                        abort=(
+                            grpc.StatusCode.UNAUTHENTICATED,
+                            "this bot's token was replaced; connect with the new one",
+                        )
+                    )
 
     async def _relay_loop(self) -> None:
         """Relay invites other instances queued for bots connected here."""

@@ -145,6 +145,15 @@ class BotStore:
         pipe.execute()
         return token
 
+    def token_ids(self, names: Iterable[str]) -> dict[str, str | None]:
+        """The id of each bot's current token (``None``: not registered), in one round trip;
+        a token whose id is no longer its bot's was replaced (:meth:`rotate`)."""
+        names = list(names)
+        pipe = self.r.pipeline(transaction=False)
+        for name in names:
+            pipe.hget(self._bot(name), "token_id")
+        return {n: (raw.decode() if raw is not None else None) for n, raw in zip(names, pipe.execute(), strict=True)}
+
     def authenticate(self, token: str) -> str | None:
         """The bot name a token belongs to, or ``None`` for an unknown or wrong token."""
         token_id, dot, secret = token.partition(".")

@@ -87,9 +87,11 @@ def _seated(hub: Hub, session: Session, spec: MatchSpec) -> MatchRunner:
 
 
 def _drain(session: Session) -> list[Any]:
+    """The session's queued messages (requests are queued as their bytes: parsed here)."""
     out = []
     while not session.outbox.empty():
-        out.append(session.outbox.get_nowait())
+        item = session.outbox.get_nowait()
+        out.append(pb.ServerMessage.FromString(item) if isinstance(item, bytes) else item)
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cardarena.engine import MatchRng, games
@@ -29,6 +30,49 @@ def test_generated_code_is_not_stale(tmp_path: Path) -> None:
     fresh = {p.name for p in (tmp_path / "wire" / "v1").iterdir()}
     stale += sorted(committed_code - fresh)
     assert not stale, f"run `python -m cardarena.wire.generate`: stale {stale}"
+
+
+def check_request_bytes(game_id: str, seat: int, view_json: dict[str, Any], legal: tuple[str, ...], n: int) -> None:
+    """The service's ActionRequest built as bytes is, byte for byte, the message built field
+    by field (as the service built it before), and parses back to it."""
+    pb = codec.arena_pb2
+    game = games()[game_id]
+    match_id, seq, move_ms, bank_ms = f"t:{game_id}:{n}", n + 1, 1000 * (n % 3), 7 * n
+    built = pb.ActionRequest(match_id=match_id, seq=seq, seat=seat, move_ms_left=move_ms, bank_ms_left=bank_ms)
+    codec.encode_view_into(built.view, game_id, view_json)
+    built.legal.extend(codec.encode_legal(game, legal))
+    request = codec.action_request_bytes(
+        match_id, seq, seat, codec.view_bytes(game_id, view_json), codec.legal_bytes(game, legal), move_ms, bank_ms
+    )
+    assert request == built.SerializeToString()
+    assert pb.ActionRequest.FromString(request) == built
+    assert pb.ServerMessage.FromString(codec.server_message_bytes(request)) == pb.ServerMessage(action_request=built)
+
+
+def test_server_messages_coalesce_as_bytes_into_one_batch() -> None:
+    """The outbox holds messages and serialized requests side by side; several queued ones
+    leave as the bytes of one ServerMessage batch, equal to the batch built as a message; one
+    alone leaves as it is; the end marker is taken and reported."""
+    import asyncio
+
+    pb = codec.arena_pb2
+    event = pb.ServerMessage(event=pb.Event(match_id="m", seat=1, action="play:5D"))
+    request = pb.ActionRequest(match_id="m", seq=3, seat=1, move_ms_left=900)
+    request.legal.add(id="play:5D", kind="play", label="5D")
+    raw = codec.server_message_bytes(request.SerializeToString())
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    assert codec.coalesce_wire(raw, queue) == (raw, False)
+    queue.put_nowait(raw)
+    queue.put_nowait(None)
+    out, ended = codec.coalesce_wire(event, queue)
+    assert ended and isinstance(out, bytes)
+    expected = pb.ServerMessage()
+    expected.batch.messages.extend([event, pb.ServerMessage(action_request=request)])
+    assert out == expected.SerializeToString() and pb.ServerMessage.FromString(out) == expected
+    assert codec.serialize_server_message(event) == event.SerializeToString()
+    assert codec.serialize_server_message(raw) is raw
+    for value in (0, 1, 127, 128, 300, 2**31 - 1, 2**40, -1, -(2**31)):  # as protobuf writes int64
+        assert pb.ActionRequest.FromString(codec.action_request_bytes("m", value, 0, b"", b"", 0, 0)).seq == value
 
 
 @pytest.mark.parametrize(("game_id", "players"), list(game_seatings()))
@@ -57,6 +101,7 @@ def test_views_round_trip(game_id: str, players: int) -> None:
                 assert getattr(wire, game_id).SerializeToString(deterministic=True) == fast.SerializeToString(
                     deterministic=True
                 )
+            check_request_bytes(game_id, seat, view_json, state.legal_actions(seat), steps)
             state.apply(seat, pick.choice(state.legal_actions(seat)))
         steps += 1
     assert state.is_terminal()

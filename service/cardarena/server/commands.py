@@ -99,38 +99,30 @@ def _service(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bot_register(args: argparse.Namespace) -> int:
+def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
+    """Register ``args.name`` (or replace its token) and print the token once."""
     from ..store.bots import BotError, BotStore
     from ..store.connection import client_for
 
     try:
         with _redis(args) as url:
-            token = BotStore(client_for(url)).register(args.name)
+            store = BotStore(client_for(url))
+            token = store.rotate(args.name) if rotate else store.register(args.name)
     except BotError as exc:
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
     print(token)
-    print("(the token is shown once; keep it)", file=sys.stderr)
+    print(f"(the token is shown once; keep it{note})", file=sys.stderr)
     return 0
+
+
+def _bot_register(args: argparse.Namespace) -> int:
+    return _issue_token(args, False, "")
 
 
 def _bot_token(args: argparse.Namespace) -> int:
-    from ..store.bots import BotError, BotStore
-    from ..store.connection import client_for
-
-    try:
-        with _redis(args) as url:
-            token = BotStore(client_for(url)).rotate(args.name)
-    except BotError as exc:
-        print(f"cardarena: error: {exc}", file=sys.stderr)
-        return 2
-    print(token)
-    print(
-        "(the token is shown once; keep it. The old token no longer connects, and sessions open with it "
-        "are ended within seconds)",
-        file=sys.stderr,
-    )
-    return 0
+    note = ". The old token no longer connects, and sessions open with it are ended within seconds"
+    return _issue_token(args, True, note)
 
 
 def _bot_list(args: argparse.Namespace) -> int:

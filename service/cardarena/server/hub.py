@@ -53,7 +53,7 @@ class Session:
         self._bad_limit = bad_per_minute
 
     def send(self, message: Any) -> None:
-        """Queue a ``ServerMessage`` (dropped once the session is closed)."""
+        """Queue a ``ServerMessage``, or its serialized bytes (dropped once the session is closed)."""
         if not self.closed:
             self.outbox.put_nowait(message)
 
@@ -83,7 +83,8 @@ class Pending:
 
     seat: int
     seq: int
-    request: Any
+    request: bytes
+    """The serialized ``ActionRequest`` as first sent (re-sent with the clocks of the moment)."""
     answers: collections.deque[str] = field(default_factory=collections.deque)
     sent_at: float = 0.0
     deadline: float = 0.0
@@ -434,8 +435,7 @@ class Hub:
 
 def _with_clock(pending: Pending) -> Any:
     now = time.monotonic()
-    request = pb.ActionRequest()
-    request.CopyFrom(pending.request)
+    request = pb.ActionRequest.FromString(pending.request)
     request.move_ms_left = max(0, int((pending.move_deadline - now) * 1000))
     request.bank_ms_left = max(0, int((pending.deadline - max(now, pending.move_deadline)) * 1000))
     return request

@@ -198,21 +198,23 @@ class MatchRunner:
         tc = self.spec.time_control
         self.seq += 1
         now = time.monotonic()
-        pending = Pending(seat=seat, seq=self.seq, request=None, sent_at=now, legal=legal, legal_set=frozenset(legal))
+        # Built as bytes (codec.action_request_bytes): no copies of the view and legal actions.
+        request = codec.action_request_bytes(
+            self.spec.match_id,
+            self.seq,
+            seat,
+            codec.view_bytes(self.game.id, self.state.view_json(seat)),
+            codec.legal_bytes(self.game, legal),
+            tc.move_ms,
+            int(self.bank[seat] * 1000),
+        )
+        pending = Pending(
+            seat=seat, seq=self.seq, request=request, sent_at=now, legal=legal, legal_set=frozenset(legal)
+        )
         pending.move_deadline = now + tc.move_ms / 1000.0
         pending.deadline = pending.move_deadline + self.bank[seat]
-        message = pb.ServerMessage()
-        request = message.action_request
-        request.match_id = self.spec.match_id
-        request.seq = self.seq
-        request.seat = seat
-        codec.encode_view_into(request.view, self.game.id, self.state.view_json(seat))
-        request.legal.extend(codec.encode_legal(self.game, legal))
-        request.move_ms_left = tc.move_ms
-        request.bank_ms_left = int(self.bank[seat] * 1000)
-        pending.request = request
         self.live.pending[self.seq] = pending
-        self.live.send(seat, message)
+        self.live.send(seat, codec.server_message_bytes(request))
         return pending
 
     def _accept(self, pending: Pending) -> None:

@@ -125,7 +125,7 @@ class ArenaServicer:
                     break
                 ended = False
                 if session.batching:
-                    message, ended = codec.coalesce(message, outbox)
+                    message, ended = codec.coalesce_wire(message, outbox)
                 yield message
                 if ended:
                     break
@@ -315,7 +315,16 @@ class Instance:
                 ("grpc.so_reuseport", 0),  # a port in use is an error, not two servers sharing it
             ]
         )
-        pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), self.server)
+        # The generated registration, with a response serializer that also takes the bytes the
+        # runner builds requests as (codec.serialize_server_message).
+        play = grpc.stream_stream_rpc_method_handler(
+            ArenaServicer(self).Play,
+            request_deserializer=pb.BotMessage.FromString,
+            response_serializer=codec.serialize_server_message,
+        )
+        handlers = {"Play": play}
+        self.server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("cardarena.v1.Arena", handlers),))
+        self.server.add_registered_method_handlers("cardarena.v1.Arena", handlers)
         pb_grpc.add_AdminServicer_to_server(AdminServicer(self), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         names = (

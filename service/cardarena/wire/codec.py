@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format
@@ -56,6 +56,18 @@ MAX_BATCH = 64
 """Most messages coalesced into one ``ServerBatch`` or ``BotBatch``."""
 
 
+def _gather(first: Any, queue: asyncio.Queue[Any], limit: int) -> tuple[list[Any], bool]:
+    """``first`` and what is queued behind it (up to ``limit`` in all), and whether the
+    end-of-stream marker (``None``) was taken from the queue.  Nothing waits."""
+    items = [first]
+    while len(items) < limit and not queue.empty():
+        message = queue.get_nowait()
+        if message is None:
+            return items, True
+        items.append(message)
+    return items, False
+
+
 def coalesce(first: Any, queue: asyncio.Queue[Any], limit: int = MAX_BATCH) -> tuple[Any, bool]:
     """``first`` and the messages queued behind it (up to ``limit``) as one message of its type
     (``ServerMessage`` or ``BotMessage``, whose ``batch`` holds messages of the same type), or
@@ -63,15 +75,116 @@ def coalesce(first: Any, queue: asyncio.Queue[Any], limit: int = MAX_BATCH) -> t
     was taken from the queue.  Nothing waits: only what is queued already is coalesced."""
     if queue.empty():
         return first, False
+    items, ended = _gather(first, queue, limit)
+    if len(items) == 1:
+        return first, ended
     batch = type(first)()
-    items = batch.batch.messages
-    items.append(first)
-    while len(items) < limit and not queue.empty():
-        message = queue.get_nowait()
-        if message is None:
-            return (batch if len(items) > 1 else first), True
-        items.append(message)
-    return batch, False
+    batch.batch.messages.extend(items)
+    return batch, ended
+
+
+def coalesce_wire(first: Any, queue: asyncio.Queue[Any], limit: int = MAX_BATCH) -> tuple[Any, bool]:
+    """Like :func:`coalesce` for the server's outbox, whose items are ``ServerMessage`` messages or
+    their serialized bytes (:func:`server_message_bytes`): several come back as the bytes of
+    one ``ServerMessage`` holding them in ``batch`` (framed, not copied), which the ``Play``
+    handler's serializer (:func:`serialize_server_message`) passes through."""
+    if queue.empty():
+        return first, False
+    items, ended = _gather(first, queue, limit)
+    if len(items) == 1:
+        return first, ended
+    inner = b"".join(_BATCH_ITEM + _len_prefixed(serialize_server_message(m)) for m in items)
+    return _SM_BATCH + _len_prefixed(inner), ended
+
+
+# ---------------------------------------------------------------- server messages as bytes
+# The service builds each ActionRequest as its serialized bytes: the view through the protobuf
+# runtime (one constructor call, as encode_view_into), the legal actions from per-game cached
+# bytes, and the few scalar fields framed here.  Building it as a message instead copies every
+# LegalAction and the view into the request and the request into its batch (about a third of a
+# move's Python).  Field numbers come from the descriptors; tests/test_wire.py checks the bytes
+# against the message-built request on playouts of every game.
+def _varint(value: int) -> bytes:
+    if value < 0:
+        value += 1 << 64  # int32/int64 negatives: ten bytes, as protobuf writes them
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _len_prefixed(data: bytes) -> bytes:
+    return _varint(len(data)) + data
+
+
+def _key(message: Any, name: str) -> bytes:
+    field = message.DESCRIPTOR.fields_by_name[name]
+    wire = 2 if field.type in (FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_STRING) else 0
+    if wire == 0 and field.type not in (FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64):
+        raise TypeError(f"{message.DESCRIPTOR.name}.{name}: not a field this encoder writes")
+    return _varint(field.number << 3 | wire)
+
+
+_SM = arena_pb2.ServerMessage
+_AR = arena_pb2.ActionRequest
+_SM_ACTION_REQUEST = _key(_SM, "action_request")
+_SM_BATCH = _key(_SM, "batch")
+_BATCH_ITEM = _key(arena_pb2.ServerBatch, "messages")
+_AR_MATCH_ID, _AR_SEQ, _AR_SEAT = _key(_AR, "match_id"), _key(_AR, "seq"), _key(_AR, "seat")
+_AR_VIEW, _AR_LEGAL = _key(_AR, "view"), _key(_AR, "legal")
+_AR_MOVE, _AR_BANK = _key(_AR, "move_ms_left"), _key(_AR, "bank_ms_left")
+_LEGAL_BYTES: dict[str, dict[str, Any]] = {}
+
+
+def serialize_server_message(message: Any) -> bytes:
+    """The ``Play`` stream's response serializer: a ``ServerMessage``, or bytes already
+    serialized (:func:`action_request_bytes`, :func:`coalesce_wire`) as they are."""
+    return message if isinstance(message, bytes) else bytes(message.SerializeToString())
+
+
+def view_bytes(game_id: str, view_json: Mapping[str, Any]) -> bytes:
+    """The serialized :class:`View` of ``view_json`` (as :func:`encode_view` builds it)."""
+    if game_id in _TYPED and game_id not in _MISFITS:
+        try:
+            return bytes(View(**{game_id: view_json}).SerializeToString())
+        except (TypeError, ValueError):
+            pass  # encode_view_into decides (ParseDict, or generic for a misfit)
+    return bytes(encode_view(game_id, view_json).SerializeToString())
+
+
+def legal_bytes(game: Game, actions: Iterable[str]) -> bytes:
+    """The ``legal`` field of an ``ActionRequest`` offering ``actions``, serialized (each
+    action's bytes cached per game, like :func:`encode_legal`'s messages)."""
+    return b"".join(_cached_legal(_LEGAL_BYTES, game, actions, _framed_legal_action))
+
+
+def _framed_legal_action(game: Game, action: str) -> bytes:
+    return _AR_LEGAL + _len_prefixed(_legal_action(game, action).SerializeToString())
+
+
+def action_request_bytes(
+    match_id: str, seq: int, seat: int, view: bytes, legal: bytes, move_ms_left: int, bank_ms_left: int
+) -> bytes:
+    """A serialized ``ActionRequest`` (``view`` from :func:`view_bytes`, ``legal`` from
+    :func:`legal_bytes`); ``ActionRequest.FromString`` gives the message back."""
+    parts = [_AR_MATCH_ID, _len_prefixed(match_id.encode())] if match_id else []
+    if seq:
+        parts += (_AR_SEQ, _varint(seq))
+    if seat:
+        parts += (_AR_SEAT, _varint(seat))
+    parts += (_AR_VIEW, _len_prefixed(view), legal)
+    if move_ms_left:
+        parts += (_AR_MOVE, _varint(move_ms_left))
+    if bank_ms_left:
+        parts += (_AR_BANK, _varint(bank_ms_left))
+    return b"".join(parts)
+
+
+def server_message_bytes(action_request: bytes) -> bytes:
+    """The serialized ``ServerMessage`` carrying the serialized ``ActionRequest``."""
+    return _SM_ACTION_REQUEST + _len_prefixed(action_request)
 
 
 def encode_view(game_id: str, view_json: Mapping[str, Any]) -> Any:
@@ -194,14 +307,21 @@ def encode_legal(game: Game, actions: Iterable[str]) -> list[Any]:
     The messages are cached per game and shared: callers copy them into a repeated field
     (as the message constructors do) and must not modify them.
     """
-    cache = _LEGAL.get(game.id)
+    return _cached_legal(_LEGAL, game, actions, _legal_action)
+
+
+def _cached_legal(
+    caches: dict[str, dict[str, Any]], game: Game, actions: Iterable[str], make: Callable[[Game, str], Any]
+) -> list[Any]:
+    """``make(game, action)`` for each action, cached per game in ``caches``."""
+    cache = caches.get(game.id)
     if cache is None or len(cache) > _LEGAL_LIMIT:
-        cache = _LEGAL[game.id] = {}
+        cache = caches[game.id] = {}
     out = []
     for action in actions:
         wire = cache.get(action)
         if wire is None:
-            wire = cache[action] = _legal_action(game, action)
+            wire = cache[action] = make(game, action)
         out.append(wire)
     return out
 

@@ -246,6 +246,32 @@ def test_hammered_inputs_never_500(client: FlaskClient, seeded: Seeded) -> None:
         assert response.status_code == 405 and response.get_json()["error"]["status"] == 405
 
 
+def test_ids_that_name_another_records_key_are_unknown_not_500(client: FlaskClient, seeded: Seeded) -> None:
+    """Redis keys are ``<kind>:<id>[:<part>]``: an id ending in another record's part (a finished
+    match's ``:replay``, a running one's ``:lease``, a tournament's ``:standings`` ...) names a
+    key of another type.  Such ids are unknown (404), never a Redis WRONGTYPE error (500)."""
+    done, running, tid = seeded.finished[0], seeded.pending[0], seeded.tournament
+    urls = []
+    for mid in (f"{done}:replay", f"{running}:lease"):
+        urls += [f"/api/v1/matches/{mid}", f"/api/v1/matches/{mid}/replay", f"/matches/{mid}"]
+    for part in ("standings", "schedule", "counted", "results", "counted_order"):
+        t = f"{tid}:{part}"
+        urls += [
+            f"/api/v1/tournaments/{t}",
+            f"/api/v1/tournaments/{t}/standings",
+            f"/api/v1/tournaments/{t}/matches",
+            f"/tournaments/{t}",
+            f"/tournaments/{t}/standings.part",
+            f"/tournaments/{t}/ratings.svg",
+        ]
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 404, (url, response.status_code)
+    response = client.post(f"/api/v1/admin/tournaments/{tid}:schedule/cancel", headers=ADMIN)
+    assert response.status_code == 404 and response.get_json()["error"]["status"] == 404
+    assert _json(client, f"/api/v1/matches/{done}")["id"] == done  # the real ones are still there
+
+
 def test_admin_needs_the_token(client: FlaskClient, seeded: Seeded) -> None:
     for headers in [
         {},

@@ -193,7 +193,10 @@ class TournamentStore:
         return True
 
     def get(self, tid: str) -> Tournament | None:
-        """The tournament, or ``None`` if unknown."""
+        """The tournament, or ``None`` if unknown (also an id with ``:``, which no tournament
+        has: ``tournament:<id>:<part>`` is a key of another type)."""
+        if not tid or ":" in tid:
+            return None
         raw = self.r.hgetall(self._h(tid))
         if not raw or b"status" not in raw:
             return None

@@ -219,6 +219,37 @@ def test_limits_sessions_oversized_and_bad_messages(
     assert two.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
+def test_streams_opened_at_once_cannot_exceed_the_sessions_per_bot(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """The limit counts streams still waiting for their Hello: a bot that opens several
+    streams before saying Hello on any gets no more sessions than allowed (2 here)."""
+    _, bots = stores
+    token = bots.register("dora")
+    streams = [ScriptedBot(service.address, token, "dora", send_hello=False) for _ in range(4)]
+    time.sleep(1.0)  # every stream is open and past authentication, none has said Hello
+    for bot in streams:
+        bot.send(bot.hello)
+    outcomes = []
+    for bot in streams:
+        first = next(bot.messages(), None)
+        outcomes.append(first.WhichOneof("kind") if first is not None else bot.error.code())  # type: ignore[union-attr]
+    refused = [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+    assert sorted(map(str, outcomes)) == sorted(map(str, ["welcome", "welcome", *refused]))
+    assert ScriptedBot(service.address, token, "dora").status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    for bot in streams:
+        bot.close()
+    deadline = time.monotonic() + 10
+    while True:  # the closed and the refused streams hold no slot: a new session is welcome
+        again = ScriptedBot(service.address, token, "dora")
+        first = next(again.messages(), None)
+        again.close()
+        if first is not None or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert first is not None and first.WhichOneof("kind") == "welcome", again.error
+
+
 def test_disconnect_and_reconnect_resumes_the_pending_request(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore]
 ) -> None:

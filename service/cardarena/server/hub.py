@@ -181,6 +181,8 @@ class Hub:
         self.sessions_per_bot = sessions_per_bot
         self.bad_per_minute = bad_per_minute
         self.sessions: dict[str, list[Session]] = {}
+        self.opening: dict[str, int] = {}
+        """Streams per bot admitted (:meth:`admit`) that have not said Hello yet."""
         self.matches: dict[str, LiveMatch] = {}
         self._change_waiters: set[asyncio.Future[None]] = set()
         self.sessions_changed = asyncio.Event()
@@ -201,8 +203,30 @@ class Hub:
         """Open sessions of ``bot``."""
         return len(self.sessions.get(bot, []))
 
+    def admit(self, bot: str) -> bool:
+        """Take a session slot for a new stream of ``bot`` (it has not said Hello yet);
+        ``False`` when its open sessions and the streams admitted before count
+        ``sessions_per_bot`` already.  The slot becomes the session (:meth:`open`) or is given
+        back (:meth:`unadmit`): streams opened at once cannot exceed the limit by saying Hello
+        only once every one of them has been let in."""
+        opening = self.opening.get(bot, 0)
+        if self.session_count(bot) + opening >= self.sessions_per_bot:
+            return False
+        self.opening[bot] = opening + 1
+        return True
+
+    def unadmit(self, bot: str) -> None:
+        """Give back a slot taken by :meth:`admit` (the stream ended before its session opened)."""
+        left = self.opening.get(bot, 0) - 1
+        if left > 0:
+            self.opening[bot] = left
+        else:
+            self.opening.pop(bot, None)
+
     def open(self, bot: str, hello: Any) -> Session:
-        """Register a new session after Hello; binds and resumes the bot's live seats."""
+        """Register a new session after Hello, in the slot :meth:`admit` took; binds and
+        resumes the bot's live seats."""
+        self.unadmit(bot)
         session = Session(
             bot, hello.games, max(1, hello.max_matches), bad_per_minute=self.bad_per_minute, batching=hello.batching
         )

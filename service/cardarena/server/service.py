@@ -94,24 +94,31 @@ class ArenaServicer:
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         assert bot is not None
-        if inst.hub.session_count(bot) >= inst.limits.sessions_per_bot:
+        # The slot is taken now, before Hello: streams opened at once count against the limit.
+        if not inst.hub.admit(bot):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {inst.limits.sessions_per_bot} sessions per bot"
             )
         messages = request_iterator.__aiter__()
+        opened = False
         try:
-            first = await asyncio.wait_for(messages.__anext__(), inst.limits.hello_timeout_s)
-        except TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Hello in time")
-        except StopAsyncIteration:
-            return
-        except DecodeError as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed message (not a BotMessage): {exc}")
-        problem = hello_problem(first, bot, inst.limits.max_matches)
-        if problem:
-            code, detail = problem
-            await context.abort(code, detail)
-        session = inst.hub.open(bot, first.hello)
+            try:
+                first = await asyncio.wait_for(messages.__anext__(), inst.limits.hello_timeout_s)
+            except TimeoutError:
+                await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Hello in time")
+            except StopAsyncIteration:
+                return
+            except DecodeError as exc:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed message (not a BotMessage): {exc}")
+            problem = hello_problem(first, bot, inst.limits.max_matches)
+            if problem:
+                code, detail = problem
+                await context.abort(code, detail)
+            session = inst.hub.open(bot, first.hello)
+            opened = True
+        finally:
+            if not opened:
+                inst.hub.unadmit(bot)
         inst.metrics.live_streams.inc()
         log.info("session_opened", extra={"fields": {"bot": bot, "session": session.id}})
         reader = asyncio.create_task(self._read(session, messages))

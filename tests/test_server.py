@@ -203,6 +203,26 @@ def test_auth_and_hello_errors(service: ServiceProcess, stores: tuple[MatchStore
     assert ScriptedBot(service.address, token, hello=bad_game).status() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def test_hello_errors_keep_their_code_whatever_the_size_of_the_hello(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """A status's details travel in a header, which a client refuses past 16 KiB (and then
+    reports RESOURCE_EXHAUSTED, which the SDK retries for ever): what the details quote of a
+    Hello is shortened, so a huge wrong name or a long list of unknown games gets its own code."""
+    _, bots = stores
+    token = bots.register("olga")
+    huge_name = ScriptedBot(service.address, token, hello=pb.BotMessage(hello=pb.Hello(bot="m" * 40000)))
+    assert huge_name.status() == grpc.StatusCode.PERMISSION_DENIED, huge_name.error
+    assert "'olga'" in (huge_name.error.details() or "")  # type: ignore[union-attr]
+    games = [f"no_such_game_{i}" for i in range(3000)]
+    many_games = ScriptedBot(service.address, token, hello=pb.BotMessage(hello=pb.Hello(games=games)))
+    assert many_games.status() == grpc.StatusCode.INVALID_ARGUMENT, many_games.error
+    details = many_games.error.details() or ""  # type: ignore[union-attr]
+    assert "no_such_game_0" in details and "3000" in details and len(details) < 1000
+    for bot in (huge_name, many_games):
+        bot.close()
+
+
 def test_limits_sessions_oversized_and_bad_messages(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore]
 ) -> None:

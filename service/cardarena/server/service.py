@@ -213,20 +213,31 @@ class ArenaServicer:
             session.send(pb.ServerMessage(ping=pb.Ping(nonce=nonce)))
 
 
+def quoted(text: str, limit: int = 64) -> str:
+    """``repr(text)``, shortened to about ``limit`` characters (with ``...``).
+
+    A status's details travel in a header, which clients refuse past 16 KiB (they then report
+    ``RESOURCE_EXHAUSTED`` instead of the status sent): details quote what a bot sent this way.
+    """
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
 def hello_problem(first: Any, bot: str, max_matches: int) -> tuple[Any, str] | None:
     """Why a first message is not an acceptable Hello (status code, details), or ``None``."""
     if first.WhichOneof("kind") != "hello":
         return grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello"
     hello = first.hello
     if hello.bot and hello.bot != bot:
-        return grpc.StatusCode.PERMISSION_DENIED, f"the token belongs to {bot!r}, not {hello.bot!r}"
+        return grpc.StatusCode.PERMISSION_DENIED, f"the token belongs to {bot!r}, not {quoted(hello.bot)}"
     if not 0 <= hello.max_matches <= max_matches:
         return grpc.StatusCode.INVALID_ARGUMENT, f"max_matches must be between 0 and {max_matches}"
     from ..engine import games
 
     unknown = sorted(set(hello.games) - set(games()))
     if unknown:
-        return grpc.StatusCode.INVALID_ARGUMENT, f"unknown game(s): {', '.join(unknown)}"
+        shown = ", ".join(quoted(g, 32) for g in unknown[:5])
+        more = f" ({len(unknown)} in all)" if len(unknown) > 5 else ""
+        return grpc.StatusCode.INVALID_ARGUMENT, f"unknown game(s): {shown}{more}"
     return None
 
 

@@ -345,6 +345,36 @@ def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: See
     assert client.post("/api/v1/admin/tournaments/nope/cancel", headers=ADMIN).status_code == 404
 
 
+def test_admin_refuses_a_tournament_it_could_not_show_or_play(client: FlaskClient, seeded: Seeded) -> None:
+    """Each of these used to be created (201) and then fail: an id with ``/`` (or ``.``/``..``)
+    has no URL (every page, the API and cancel answered 404), clocks beyond 32 bits cannot be
+    sent to a bot (every match was withdrawn as an invalid spec), a format other than ``auto``
+    was ignored, a name past the documented 200 characters was shown on every page; a JSON
+    body nested too deeply was a 500."""
+    definition = {"id": "ok", "game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 1}
+    bad = {
+        "spring/2025": {**definition, "id": "spring/2025"},
+        "..": {**definition, "id": ".."},
+        "move_ms": {**definition, "time_control": {"move_ms": 2**31}},
+        "bank_ms": {**definition, "time_control": {"bank_ms": 10**12}},
+        "format": {**definition, "format": "swiss"},
+        "name": {**definition, "name": "n" * 201},
+    }
+    for problem, body in bad.items():
+        got = client.post("/api/v1/admin/tournaments", json=body, headers=ADMIN)
+        assert got.status_code == 400, (problem, got.get_json())
+        assert problem.split("/")[0] in got.get_json()["error"]["message"] or problem in ("spring/2025", ".."), got
+    for tid in ("spring/2025", ".."):
+        message = client.post("/api/v1/admin/tournaments", json={**definition, "id": tid}, headers=ADMIN).get_json()
+        assert "'/'" in message["error"]["message"], message
+    deep = "[" * 100_000 + "]" * 100_000
+    got = client.post("/api/v1/admin/tournaments", data=deep, content_type="application/json", headers=ADMIN)
+    assert got.status_code == 400 and got.get_json()["error"]["status"] == 400
+    assert _json(client, "/api/v1/tournaments")["items"][0]["id"] == seeded.tournament  # nothing was stored
+    limits = {**definition, "name": "n" * 200, "time_control": {"move_ms": 2**31 - 1, "bank_ms": 2**31 - 1}}
+    assert client.post("/api/v1/admin/tournaments", json=limits, headers=ADMIN).status_code == 201
+
+
 def test_health_says_whether_redis_can_be_read(client: FlaskClient) -> None:
     assert client.get("/api/v1/health").get_json() == {"status": "ok"}
     down = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "TESTING": True}).test_client()

@@ -145,6 +145,8 @@ def test_a_bad_bot_spec_is_a_one_line_error_before_anything_starts(
         (["--matches", "-1"], "argument --matches: must be at least 1, got -1"),
         (["--bots", "random,random"], "cardarena: error: --bots needs 3 entries, got 2"),
         (["--players", "9"], "cardarena: error: "),
+        (["--move-ms", "3000000000"], "argument --move-ms: must be at most 2147483647, got 3000000000"),
+        (["--bank-ms", "2147483648"], "argument --bank-ms: must be at most 2147483647, got 2147483648"),
     ],
 )
 def test_argument_errors_exit_2_without_a_traceback(tmp_path: Path, extra: list[str], message: str) -> None:

@@ -88,6 +88,10 @@ def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) 
         (["--game", "glaves", "--players", "2", "--all", "--fault-policy", '{"default_action": "x"}'], "'first' or"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--time-control", '{"move_ms": 0}'], "positive"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--time-control", "[]"], "JSON object"),
+        (
+            ["--game", "glaves", "--players", "2", "--bots", "a,b", "--time-control", '{"bank_ms": 3000000000}'],
+            "bank_ms must be at most 2147483647",
+        ),
     ],
 )
 def test_create_bad_input(redis_url: str, key_prefix: str, args: list[str], message: str) -> None:

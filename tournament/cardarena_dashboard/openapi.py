@@ -79,8 +79,8 @@ def _time_control(**extra: Any) -> dict[str, Any]:
         "type": "object",
         "description": "Clocks of every match (docs/tournaments.md, 'Match rules').",
         "properties": {
-            "move_ms": {"type": "integer", "minimum": 1, "default": 2000},
-            "bank_ms": {"type": "integer", "minimum": 0, "default": 30000},
+            "move_ms": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1, "default": 2000},
+            "bank_ms": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1, "default": 30000},
         },
         **extra,
     }
@@ -361,13 +361,18 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["id", "game", "players", "entrants", "deal_sets"],
         "properties": {
-            "id": {"type": "string", "pattern": "^[^:]+$", "maxLength": 64},
+            "id": {
+                "type": "string",
+                "pattern": "^(?!\\.\\.?$)[^:/]+$",
+                "maxLength": 64,
+                "description": "No ':' or '/', not '.' or '..' (it is a URL segment).",
+            },
             "name": {"type": "string", "maxLength": 200},
             "game": {"type": "string"},
             "players": {"type": "integer", "minimum": 1},
             "entrants": {"type": "array", "items": {"type": "string"}, "minItems": 1},
             "deal_sets": {"type": "integer", "minimum": 1},
-            "format": {"type": "string"},
+            "format": {"type": "string", "enum": ["auto"]},
             "seed": {"type": "string"},
             "options": {"type": "object"},
             "time_control": _time_control(additionalProperties=False),

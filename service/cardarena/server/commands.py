@@ -508,6 +508,8 @@ def _bench_service(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the service's subcommands to the ``cardarena`` parser."""
+    from ..store.matches import MAX_MS
+
     svc = sub.add_parser("service", help="run the gRPC match service")
     svc.add_argument("--port", type=port_number, default=50051, help="gRPC port (default %(default)s; 0: a free one)")
     svc.add_argument("--host", default="127.0.0.1", help="interface for gRPC and metrics (default %(default)s)")
@@ -572,8 +574,8 @@ def register(sub: Any) -> None:
     )
     match.add_argument("--options", help="match options as JSON")
     match.add_argument("--replays", metavar="DIR", help="write the replays here, the bots' logs in DIR/logs/")
-    match.add_argument("--move-ms", type=at_least(1), default=2000, help="move clock (default %(default)s)")
-    match.add_argument("--bank-ms", type=at_least(0), default=30000, help="time bank (default %(default)s)")
+    match.add_argument("--move-ms", type=at_least(1, MAX_MS), default=2000, help="move clock (default %(default)s)")
+    match.add_argument("--bank-ms", type=at_least(0, MAX_MS), default=30000, help="time bank (default %(default)s)")
     match.add_argument(
         "--concurrency", type=at_least(1), default=8, help="matches each bot plays at once (default %(default)s)"
     )

@@ -65,6 +65,11 @@ def _checked_fields(kind: type[Any], given: Mapping[str, Any] | None, what: str)
     return dict(given or {})
 
 
+MAX_MS = 2**31 - 1
+"""Longest clock, in milliseconds (about 24.8 days): clocks reach the bots as 32-bit numbers
+(``TimeControl``, ``ActionRequest.move_ms_left`` ...), so a longer one could not be sent."""
+
+
 @dataclass(frozen=True)
 class TimeControl:
     """Clocks for every seat of a match (measured by the server)."""
@@ -80,6 +85,9 @@ class TimeControl:
         tc = cls(**_checked_fields(cls, given, "time control"))
         if tc.move_ms <= 0:
             raise ValueError("time control: move_ms must be positive")
+        for name, value in (("move_ms", tc.move_ms), ("bank_ms", tc.bank_ms)):
+            if value > MAX_MS:
+                raise ValueError(f"time control: {name} must be at most {MAX_MS} (about 24 days), not {value}")
         return tc
 
 

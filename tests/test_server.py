@@ -223,6 +223,40 @@ def test_hello_errors_keep_their_code_whatever_the_size_of_the_hello(
         bot.close()
 
 
+def test_a_stream_that_never_says_hello_ends_deadline_exceeded_and_frees_its_slot(
+    redis_url: str, key_prefix: str, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """A stream that authenticates and then sends nothing (a slow-loris) ends with
+    DEADLINE_EXCEEDED after the hello timeout, and the session slot it held is free again.
+    An instance in this process (on loopback) with a short hello timeout and one session per bot."""
+    import asyncio
+    import threading
+
+    from cardarena.server.service import Instance, Limits
+
+    _, bots = stores
+    token = bots.register("sloth")
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    inst = Instance(redis_url, limits=Limits(hello_timeout_s=0.5, sessions_per_bot=1))
+    port = asyncio.run_coroutine_threadsafe(inst.start(), loop).result(30)
+    try:
+        address = f"127.0.0.1:{port}"
+        silent = ScriptedBot(address, token, "sloth", send_hello=False)
+        started = time.monotonic()
+        assert silent.status() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert time.monotonic() - started < 5
+        silent.close()
+        again = ScriptedBot(address, token, "sloth")
+        assert again.expect("welcome").bot == "sloth"  # the silent stream's slot was given back
+        again.close()
+    finally:
+        asyncio.run_coroutine_threadsafe(inst.stop(0), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
 def test_limits_sessions_oversized_and_bad_messages(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore]
 ) -> None:

@@ -140,6 +140,41 @@ def test_illegal_action_is_rejected_with_reason_then_retried(
     b.close()
 
 
+def test_a_flood_of_answers_to_one_request_ends_the_stream_not_the_server(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """Answering a request again before the first answer's outcome is a stale answer (a bad
+    message).  A bot that sent thousands of illegal answers to one request in a batch used to
+    have each judged and rejected (with ``max_rejections`` 0 there is no end to them): the
+    service queued one rejection and one Redis write per answer, its memory grew by hundreds of
+    MB and every match's Redis work waited behind the writes.  Now the first is judged, the
+    others are stale, and the stream ends RESOURCE_EXHAUSTED; the match goes on."""
+    matches, bots = stores
+    a, b = _two_bots(bots, service)
+    policy = FaultPolicy(max_rejections=0, join_timeout_ms=5000)
+    matches.enqueue(spec("flood", "german_whist", ["alice", "bob"], time_control=TimeControl(30000, 0), fault_policy=policy))
+    me, other, req = _first_request(a, b)
+    other.autoplay()
+    answer = pb.BotMessage(action=pb.Action(match_id=req.match_id, seq=req.seq, action_id="play:ZZ"))
+    me.send(pb.BotMessage(batch=pb.BotBatch(messages=[answer] * 2000)))
+    codes = [m.action_rejected.code for m in me.messages() if m.WhichOneof("kind") == "action_rejected"]
+    assert me.error is not None and me.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    # The stale ones end the stream (at the limit, 5 here), perhaps before the first one's
+    # rejection is sent: it was judged all the same (the statistics below).
+    assert codes.count(pb.REJECT_STALE_SEQ) == 6 and codes.count(pb.REJECT_ILLEGAL_ACTION) <= 1, codes
+    name = "alice" if me is a else "bob"
+    token = bots.rotate(name)
+    again = ScriptedBot(service.address, token, name)
+    resent = again.expect("action_request")
+    assert resent.seq == req.seq  # nothing was lost: the request is still open
+    again.autoplay()
+    again.act(resent.match_id, resent.seq, resent.legal[0].id)
+    assert wait_done(matches, "flood")["strikes"] == [0, 0]
+    assert bots.get(name).stats["illegal_actions"] == 1  # type: ignore[union-attr]
+    again.close()
+    other.close()
+
+
 def test_slow_bot_gets_default_action_and_strike(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
     matches, bots = stores
     a, b = _two_bots(bots, service)
@@ -255,6 +290,8 @@ def test_a_stream_that_never_says_hello_ends_deadline_exceeded_and_frees_its_slo
         asyncio.run_coroutine_threadsafe(inst.stop(0), loop).result(30)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
+        loop.close()
+        inst.bots.r.close()  # the instance's Redis client (its stores share it)
 
 
 def test_limits_sessions_oversized_and_bad_messages(

@@ -437,6 +437,15 @@ class Hub:
             return _reject(action, pb.REJECT_STALE_SEQ, f"seq {action.seq} is not pending ({hint})")
         if match.spec.seats[pending.seat] != session.bot:
             return _reject(action, pb.REJECT_NOT_YOUR_SEAT, f"seq {action.seq} asks seat {pending.seat}, not yours")
+        if pending.answers:
+            # Answering twice is stale: a bot answers again only after the outcome of its answer
+            # (an ActionRejected).  Otherwise a batch of thousands of illegal answers to one request
+            # would each be judged and rejected (no end to them with max_rejections 0).
+            return _reject(
+                action,
+                pb.REJECT_STALE_SEQ,
+                f"seq {action.seq} already has an answer awaiting its outcome; answer again only after an ActionRejected",
+            )
         pending.answer(action.action_id)
         return None
 

@@ -274,7 +274,7 @@ def _match_checked(args: argparse.Namespace) -> int:
     from cardarena_sdk import check_bot_spec
 
     from ..engine import get_game
-    from ..store.bots import BotError
+    from ..store.bots import BotError, check_name
     from ..store.connection import DEFAULT_DATA_DIR
 
     # Everything is checked before a single process starts.
@@ -290,6 +290,11 @@ def _match_checked(args: argparse.Namespace) -> int:
             check_bot_spec(kind)
         except ValueError as exc:
             _usage(str(exc))
+    for kind, name in zip(kinds, seat_names(kinds), strict=True):
+        try:
+            check_name(name)  # a file named my:bot.py names its bot my:bot-2
+        except BotError as exc:
+            _usage(f"{kind}: its bot would be named {name!r}: {exc}")
     out = _replays_dir(args.replays)
     run_id = uuid.uuid4().hex[:8]
     logs = out / "logs" if out else DEFAULT_DATA_DIR / "logs" / f"match-{run_id}"
@@ -321,6 +326,12 @@ def _match_checked(args: argparse.Namespace) -> int:
     return 0
 
 
+def seat_names(kinds: list[str]) -> list[str]:
+    """The bot name of each seat of ``cardarena match``: its kind (a file's stem) and seat
+    number, e.g. ``random-1``, ``mybot-2``."""
+    return [f"{Path(k).stem}-{i + 1}" for i, k in enumerate(kinds)]
+
+
 class _MatchRun:
     """One ``cardarena match`` run: the service and one process per bot, the matches, the
     per-seat tallies; on any failure or interrupt its unfinished matches are withdrawn."""
@@ -339,7 +350,7 @@ class _MatchRun:
 
         self.args, self.game, self.players, self.kinds = args, game, players, kinds
         self.run_id, self.options, self.logs = run_id, options, logs
-        self.seats = [f"{Path(k).stem}-{i + 1}" for i, k in enumerate(kinds)]
+        self.seats = seat_names(kinds)
         self.ids: list[str] = []
         self.done = 0
         self.withdrawn = 0

@@ -375,6 +375,30 @@ def test_admin_refuses_a_tournament_it_could_not_show_or_play(client: FlaskClien
     assert client.post("/api/v1/admin/tournaments", json=limits, headers=ADMIN).status_code == 201
 
 
+def test_a_tournaments_seed_is_unguessable_and_secret_until_it_ends(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """Every deal of a tournament follows from its seed (a match's seed is derived from it and
+    the coordinates in the match id), so a bot that knows it knows every hidden card.  A
+    definition without a seed used to get ``"0"`` (the CLI: the tournament id) and the API
+    published it: now it gets a random one, shown only once the tournament has ended."""
+    store = TournamentStore(client_for(redis_url))
+    definition = {"game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 1}
+    for tid in ("sec1", "sec2"):
+        response = client.post("/api/v1/admin/tournaments", json={**definition, "id": tid}, headers=ADMIN)
+        assert response.status_code == 201 and response.get_json()["seed"] is None
+    seeds = {store.require(tid).seed for tid in ("sec1", "sec2")}
+    assert len(seeds) == 2 and not seeds & {"0", "sec1", "sec2"} and all(len(x) >= 32 for x in seeds)
+    given = client.post("/api/v1/admin/tournaments", json={**definition, "id": "sec3", "seed": "mine"}, headers=ADMIN)
+    assert given.status_code == 201 and store.require("sec3").seed == "mine"  # as given, and secret too
+    shown = [_json(client, "/api/v1/tournaments/sec3"), _json(client, f"/api/v1/tournaments/{seeded.tournament}")]
+    shown += _json(client, "/api/v1/tournaments")["items"]
+    assert shown and all(t["seed"] is None for t in shown)  # upcoming and running: secret
+    cancelled = client.post("/api/v1/admin/tournaments/sec3/cancel", headers=ADMIN).get_json()
+    assert cancelled["status"] == "cancelled" and cancelled["seed"] == "mine"  # ended: shown, to re-run it
+    assert _json(client, "/api/v1/tournaments/sec3")["seed"] == "mine"
+
+
 def test_health_says_whether_redis_can_be_read(client: FlaskClient) -> None:
     assert client.get("/api/v1/health").get_json() == {"status": "ok"}
     down = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "TESTING": True}).test_client()

@@ -139,7 +139,12 @@ def tournament_from(data: dict[str, Any]) -> Any:
     missing = [e for e in entrants if bots is not None and not bots.exists(e)]
     if missing:
         raise ValueError(f"not registered: {', '.join(missing)[:200]}")
-    return Tournament(**{**data, "entrants": tuple(entrants), "time_control": tc, "fault_policy": policy})
+    from cardarena_tournament.lifecycle import new_seed
+
+    seed = data.get("seed", new_seed())  # secret: every deal follows from it
+    return Tournament(
+        **{**data, "entrants": tuple(entrants), "time_control": tc, "fault_policy": policy, "seed": seed}
+    )
 
 
 @bp.post("/tournaments")

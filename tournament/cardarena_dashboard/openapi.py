@@ -180,7 +180,11 @@ SCHEMAS: dict[str, Any] = {
             "entrants": {"type": "array", "items": {"type": "string"}},
             "deal_sets": {"type": "integer"},
             "format": {"type": "string"},
-            "seed": {"type": "string"},
+            "seed": {
+                "type": "string",
+                "nullable": True,
+                "description": "null until the tournament has ended (every deal follows from it).",
+            },
             "options": {"type": "object", "description": "Game options of every match (the defaults filled in)."},
             "time_control": _time_control(
                 description="Clocks of every match, the defaults filled in (empty for a tournament stored "

@@ -64,7 +64,11 @@ def tournaments(sources: Sources, status: str | None = None) -> list[dict[str, A
 
 
 def _with_next_run(store: Any, row: dict[str, Any]) -> dict[str, Any]:
-    """The row with ``next_run`` (of its schedule) and the ``*_text`` (UTC) of its times."""
+    """The row with ``next_run`` (of its schedule) and the ``*_text`` (UTC) of its times; its
+    ``seed`` only once it has ended (every deal follows from the seed: never while its bots,
+    which can read the dashboard, still play)."""
+    if row.get("status") not in ENDED:
+        row["seed"] = None
     when = store.next_run(row["schedule_id"]) if row.get("schedule_id") else None
     row["next_run"] = when
     row["next_run_text"] = _when(when) if when else None

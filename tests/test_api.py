@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchStore
 from cardarena.store.tournaments import TournamentStore
 from cardarena_dashboard import create_app
 from flask import Flask
@@ -397,6 +398,60 @@ def test_a_tournaments_seed_is_unguessable_and_secret_until_it_ends(
     cancelled = client.post("/api/v1/admin/tournaments/sec3/cancel", headers=ADMIN).get_json()
     assert cancelled["status"] == "cancelled" and cancelled["seed"] == "mine"  # ended: shown, to re-run it
     assert _json(client, "/api/v1/tournaments/sec3")["seed"] == "mine"
+
+
+@pytest.mark.parametrize(("game", "players", "entrants"), [("glaves", 2, ["p", "q"]), ("loot_the_loop", 1, ["p", "q"])])
+def test_a_replay_is_withheld_while_its_deal_is_still_to_be_played(
+    client: FlaskClient, redis_url: str, key_prefix: str, game: str, players: int, entrants: list[str]
+) -> None:
+    """Duplicate deals: every seating of a deal (a solitaire: every bot) plays the same cards.
+    The replay of the first one to finish showed every card of a deal the others were still to
+    play, to any bot reading the dashboard.  It is withheld (409; the page shows no cards) until
+    every match of its deal set has finished, or the tournament has ended."""
+    from cardarena_tournament import lifecycle
+
+    from .tournament_fixtures import play_spec
+
+    redis = client_for(redis_url)
+    ms, ts = MatchStore(redis), TournamentStore(redis)
+    t = lifecycle.new_tournament(game=game, players=players, entrants=entrants, deal_sets=1, options=None)
+    assert ts.create(t) and lifecycle.start_tournament(ts, ms, t.id) == 2
+    played = []
+    for _ in range(2):
+        spec = ms.claim("test-instance", wait_s=0.5)
+        assert spec is not None
+        assert ms.complete(spec.match_id, "test-instance", *play_spec(spec))
+        played.append(spec.match_id)
+        if len(played) == 1:
+            first = played[0]
+            withheld = client.get(f"/api/v1/matches/{first}/replay")
+            assert withheld.status_code == 409, withheld.get_json()
+            assert "deal" in withheld.get_json()["error"]["message"]
+            page = client.get(f"/matches/{first}?pov=all")
+            assert page.status_code == 200 and 'class="card' not in page.get_data(as_text=True)
+            assert "withheld" in page.get_data(as_text=True)
+            assert _json(client, f"/api/v1/matches/{first}")["result"] is not None  # the result is not hidden
+    for mid in played:  # the whole deal set is played: every replay is shown
+        assert _json(client, f"/api/v1/matches/{mid}/replay")["seats"]
+        assert 'class="card' in client.get(f"/matches/{mid}?pov=all").get_data(as_text=True)
+    redis.close()
+
+
+def test_a_replay_is_shown_once_its_tournament_has_ended(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
+    from cardarena_tournament import lifecycle
+
+    from .tournament_fixtures import play_spec
+
+    redis = client_for(redis_url)
+    ms, ts = MatchStore(redis), TournamentStore(redis)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["p", "q"], deal_sets=1, options={"deals": 1})
+    assert ts.create(t) and lifecycle.start_tournament(ts, ms, t.id) == 2
+    spec = ms.claim("test-instance", wait_s=0.5)
+    assert spec is not None and ms.complete(spec.match_id, "test-instance", *play_spec(spec))
+    assert client.get(f"/api/v1/matches/{spec.match_id}/replay").status_code == 409
+    assert ts.cancel(t.id)  # its other seating will never be played
+    assert _json(client, f"/api/v1/matches/{spec.match_id}/replay")["seats"]
+    redis.close()
 
 
 def test_health_says_whether_redis_can_be_read(client: FlaskClient) -> None:

@@ -152,7 +152,9 @@ def test_a_flood_of_answers_to_one_request_ends_the_stream_not_the_server(
     matches, bots = stores
     a, b = _two_bots(bots, service)
     policy = FaultPolicy(max_rejections=0, join_timeout_ms=5000)
-    matches.enqueue(spec("flood", "german_whist", ["alice", "bob"], time_control=TimeControl(30000, 0), fault_policy=policy))
+    matches.enqueue(
+        spec("flood", "german_whist", ["alice", "bob"], time_control=TimeControl(30000, 0), fault_policy=policy)
+    )
     me, other, req = _first_request(a, b)
     other.autoplay()
     answer = pb.BotMessage(action=pb.Action(match_id=req.match_id, seq=req.seq, action_id="play:ZZ"))

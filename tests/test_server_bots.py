@@ -51,7 +51,7 @@ def test_a_name_with_a_dot_segment_is_refused(bots: BotStore, name: str) -> None
     """A bot's page is ``/bots/<name>``: a browser resolves ``.`` and ``..`` segments away (even
     escaped), so the link of a bot named ``..`` led to the home page and its page could not be
     reached.  Names with ``/`` and other dots stay valid."""
-    with pytest.raises(InvalidBotName, match="'.' or '..'"):
+    with pytest.raises(InvalidBotName, match=r"'\.' or '\.\.'"):
         bots.register(name)
     for fine in ("team/bot", "...", "v1.2", ".hidden"):
         bots.register(fine)

@@ -142,9 +142,7 @@ def tournament_from(data: dict[str, Any]) -> Any:
     from cardarena_tournament.lifecycle import new_seed
 
     seed = data.get("seed", new_seed())  # secret: every deal follows from it
-    return Tournament(
-        **{**data, "entrants": tuple(entrants), "time_control": tc, "fault_policy": policy, "seed": seed}
-    )
+    return Tournament(**{**data, "entrants": tuple(entrants), "time_control": tc, "fault_policy": policy, "seed": seed})
 
 
 @bp.post("/tournaments")

@@ -455,7 +455,11 @@ def openapi_document() -> dict[str, Any]:
         ),
         "/matches/{match_id}": _get("One match", _ref("Match"), [mid], e404="Unknown match"),
         "/matches/{match_id}/replay": _get(
-            "The replay of a finished match", _ref("Replay"), [mid], e404="Unknown match", e409="Not finished, or withheld while its deal set is being played (docs/dashboard.md, Hidden cards)"
+            "The replay of a finished match",
+            _ref("Replay"),
+            [mid],
+            e404="Unknown match",
+            e409="Not finished, or withheld while its deal set is being played (docs/dashboard.md, Hidden cards)",
         ),
         "/tournaments": _get(
             "Tournaments, newest first",

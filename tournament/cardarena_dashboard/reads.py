@@ -7,9 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cardarena.engine import Game, games
-from werkzeug.exceptions import BadRequest, Conflict, NotFound
-
 from cardarena_tournament.formats import deal_set_ids
+from werkzeug.exceptions import BadRequest, Conflict, NotFound
 
 from .replay_steps import is_finished
 from .sources import Sources, plain

@@ -152,7 +152,7 @@ def deal_set_ids(tournament_id: str, match_id: str, players: int, entrants: int)
     r, t, _, d = parts
     if players == 1:
         return [f"{tournament_id}:0:{bot}:0:{d}" for bot in range(entrants)]
-    return [f"{tournament_id}:{r}:{t}:{s}:{d}" for s in range(len(seatings(tuple(range(players)))))]
+    return [f"{tournament_id}:{r}:{t}:{s}:{d}" for s in range(len(seatings([str(p) for p in range(players)])))]
 
 
 def schedule(

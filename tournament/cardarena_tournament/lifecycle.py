@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
 import secrets
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict

@@ -444,7 +444,8 @@ class Hub:
             return _reject(
                 action,
                 pb.REJECT_STALE_SEQ,
-                f"seq {action.seq} already has an answer awaiting its outcome; answer again only after an ActionRejected",
+                f"seq {action.seq} already has an answer awaiting its outcome; "
+                "answer again only after an ActionRejected",
             )
         pending.answer(action.action_id)
         return None

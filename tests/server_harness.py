@@ -54,14 +54,26 @@ class ServiceProcess:
 class ScriptedBot:
     """A bot the test scripts: ``expect`` the next message of a kind, ``act``, ``close``."""
 
-    def __init__(self, address: str, token: str, name: str = "", *, max_matches: int = 4, hello: Any = None) -> None:
+    def __init__(
+        self,
+        address: str,
+        token: str,
+        name: str = "",
+        *,
+        max_matches: int = 4,
+        hello: Any = None,
+        send_hello: bool = True,
+    ) -> None:
         self.channel = grpc.insecure_channel(address)
         stub = codec.arena_pb2_grpc.ArenaStub(self.channel)
         self.out: queue.Queue[Any] = queue.Queue()
         self.inbox: queue.Queue[Any] = queue.Queue()
         self.error: grpc.RpcError | None = None
         first = hello if hello is not None else pb.BotMessage(hello=pb.Hello(bot=name, max_matches=max_matches))
-        self.out.put(first)
+        self.hello = first
+        """The first message; sent at once, or by the test (``send(bot.hello)``) if ``send_hello`` is off."""
+        if send_hello:
+            self.out.put(first)
         self.call = stub.Play(iter(self.out.get, None), metadata=(("authorization", f"Bearer {token}"),))
         self.auto = False
         self.thread = threading.Thread(target=self._read, daemon=True)

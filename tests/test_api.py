@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from cardarena.store.connection import client_for
+from cardarena.store.matches import MatchStore
 from cardarena.store.tournaments import TournamentStore
 from cardarena_dashboard import create_app
 from flask import Flask
@@ -246,6 +247,32 @@ def test_hammered_inputs_never_500(client: FlaskClient, seeded: Seeded) -> None:
         assert response.status_code == 405 and response.get_json()["error"]["status"] == 405
 
 
+def test_ids_that_name_another_records_key_are_unknown_not_500(client: FlaskClient, seeded: Seeded) -> None:
+    """Redis keys are ``<kind>:<id>[:<part>]``: an id ending in another record's part (a finished
+    match's ``:replay``, a running one's ``:lease``, a tournament's ``:standings`` ...) names a
+    key of another type.  Such ids are unknown (404), never a Redis WRONGTYPE error (500)."""
+    done, running, tid = seeded.finished[0], seeded.pending[0], seeded.tournament
+    urls = []
+    for mid in (f"{done}:replay", f"{running}:lease"):
+        urls += [f"/api/v1/matches/{mid}", f"/api/v1/matches/{mid}/replay", f"/matches/{mid}"]
+    for part in ("standings", "schedule", "counted", "results", "counted_order"):
+        t = f"{tid}:{part}"
+        urls += [
+            f"/api/v1/tournaments/{t}",
+            f"/api/v1/tournaments/{t}/standings",
+            f"/api/v1/tournaments/{t}/matches",
+            f"/tournaments/{t}",
+            f"/tournaments/{t}/standings.part",
+            f"/tournaments/{t}/ratings.svg",
+        ]
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 404, (url, response.status_code)
+    response = client.post(f"/api/v1/admin/tournaments/{tid}:schedule/cancel", headers=ADMIN)
+    assert response.status_code == 404 and response.get_json()["error"]["status"] == 404
+    assert _json(client, f"/api/v1/matches/{done}")["id"] == done  # the real ones are still there
+
+
 def test_admin_needs_the_token(client: FlaskClient, seeded: Seeded) -> None:
     for headers in [
         {},
@@ -349,8 +376,9 @@ def test_admin_tournament_is_stored_as_tournament_create_stores_it(
     ts = TournamentStore(client_for(redis_url))
     first, second = ts.require("first"), ts.require("second")
     cli = lifecycle.new_tournament(**definition, tid="first")  # what `cardarena tournament create` stores
-    for field in ("name", "seed", "options", "time_control", "fault_policy", "format"):
+    for field in ("name", "options", "time_control", "fault_policy", "format"):
         assert getattr(first, field) == getattr(cli, field), field
+    assert len({first.seed, second.seed, cli.seed}) == 3  # each a random secret
     assert first.name == "Glaves 2p" and first.options == {"target": 46, "deals": 0}  # the defaults filled in
     # each tournament its own deals: a bot cannot learn the deals of one tournament for the next
     deals = [{m.seed for m in lifecycle.expand(t)} for t in (first, second)]
@@ -376,6 +404,114 @@ def test_admin_names_the_content_type_a_json_body_needs(client: FlaskClient, see
     reply = client.post("/api/v1/admin/bots", data='{"name": "x"}', headers=ADMIN, content_type="text/plain")
     assert reply.status_code == 400
     assert "Content-Type: application/json" in reply.get_json()["error"]["message"]
+
+
+def test_admin_refuses_a_tournament_it_could_not_show_or_play(client: FlaskClient, seeded: Seeded) -> None:
+    """Each of these used to be created (201) and then fail: an id with ``/`` (or ``.``/``..``)
+    has no URL (every page, the API and cancel answered 404), clocks beyond 32 bits cannot be
+    sent to a bot (every match was withdrawn as an invalid spec), a format other than ``auto``
+    was ignored, a name past the documented 200 characters was shown on every page; a JSON
+    body nested too deeply was a 500."""
+    definition = {"id": "ok", "game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 1}
+    bad = {
+        "spring/2025": {**definition, "id": "spring/2025"},
+        "..": {**definition, "id": ".."},
+        "move_ms": {**definition, "time_control": {"move_ms": 2**31}},
+        "bank_ms": {**definition, "time_control": {"bank_ms": 10**12}},
+        "format": {**definition, "format": "swiss"},
+        "name": {**definition, "name": "n" * 201},
+    }
+    for problem, body in bad.items():
+        got = client.post("/api/v1/admin/tournaments", json=body, headers=ADMIN)
+        assert got.status_code == 400, (problem, got.get_json())
+        assert problem.split("/")[0] in got.get_json()["error"]["message"] or problem in ("spring/2025", ".."), got
+    for tid in ("spring/2025", ".."):
+        message = client.post("/api/v1/admin/tournaments", json={**definition, "id": tid}, headers=ADMIN).get_json()
+        assert "'/'" in message["error"]["message"], message
+    deep = "[" * 100_000 + "]" * 100_000
+    got = client.post("/api/v1/admin/tournaments", data=deep, content_type="application/json", headers=ADMIN)
+    assert got.status_code == 400 and got.get_json()["error"]["status"] == 400
+    assert _json(client, "/api/v1/tournaments")["items"][0]["id"] == seeded.tournament  # nothing was stored
+    limits = {**definition, "name": "n" * 200, "time_control": {"move_ms": 2**31 - 1, "bank_ms": 2**31 - 1}}
+    assert client.post("/api/v1/admin/tournaments", json=limits, headers=ADMIN).status_code == 201
+
+
+def test_a_tournaments_seed_is_unguessable_and_secret_until_it_ends(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """Every deal of a tournament follows from its seed (a match's seed is derived from it and
+    the coordinates in the match id), so a bot that knows it knows every hidden card.  A
+    definition without a seed used to get ``"0"`` (the CLI: the tournament id) and the API
+    published it: now it gets a random one, shown only once the tournament has ended."""
+    store = TournamentStore(client_for(redis_url))
+    definition = {"game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 1}
+    for tid in ("sec1", "sec2"):
+        response = client.post("/api/v1/admin/tournaments", json={**definition, "id": tid}, headers=ADMIN)
+        assert response.status_code == 201 and response.get_json()["seed"] is None
+    seeds = {store.require(tid).seed for tid in ("sec1", "sec2")}
+    assert len(seeds) == 2 and not seeds & {"0", "sec1", "sec2"} and all(len(x) >= 32 for x in seeds)
+    given = client.post("/api/v1/admin/tournaments", json={**definition, "id": "sec3", "seed": "mine"}, headers=ADMIN)
+    assert given.status_code == 201 and store.require("sec3").seed == "mine"  # as given, and secret too
+    shown = [_json(client, "/api/v1/tournaments/sec3"), _json(client, f"/api/v1/tournaments/{seeded.tournament}")]
+    shown += _json(client, "/api/v1/tournaments")["items"]
+    assert shown and all(t["seed"] is None for t in shown)  # upcoming and running: secret
+    cancelled = client.post("/api/v1/admin/tournaments/sec3/cancel", headers=ADMIN).get_json()
+    assert cancelled["status"] == "cancelled" and cancelled["seed"] == "mine"  # ended: shown, to re-run it
+    assert _json(client, "/api/v1/tournaments/sec3")["seed"] == "mine"
+
+
+@pytest.mark.parametrize(("game", "players", "entrants"), [("glaves", 2, ["p", "q"]), ("loot_the_loop", 1, ["p", "q"])])
+def test_a_replay_is_withheld_while_its_deal_is_still_to_be_played(
+    client: FlaskClient, redis_url: str, key_prefix: str, game: str, players: int, entrants: list[str]
+) -> None:
+    """Duplicate deals: every seating of a deal (a solitaire: every bot) plays the same cards.
+    The replay of the first one to finish showed every card of a deal the others were still to
+    play, to any bot reading the dashboard.  It is withheld (409; the page shows no cards) until
+    every match of its deal set has finished, or the tournament has ended."""
+    from cardarena_tournament import lifecycle
+
+    from .tournament_fixtures import play_spec
+
+    redis = client_for(redis_url)
+    ms, ts = MatchStore(redis), TournamentStore(redis)
+    t = lifecycle.new_tournament(game=game, players=players, entrants=entrants, deal_sets=1, options=None)
+    assert ts.create(t) and lifecycle.start_tournament(ts, ms, t.id) == 2
+    played = []
+    for _ in range(2):
+        spec = ms.claim("test-instance", wait_s=0.5)
+        assert spec is not None
+        assert ms.complete(spec.match_id, "test-instance", *play_spec(spec))
+        played.append(spec.match_id)
+        if len(played) == 1:
+            first = played[0]
+            withheld = client.get(f"/api/v1/matches/{first}/replay")
+            assert withheld.status_code == 409, withheld.get_json()
+            assert "deal" in withheld.get_json()["error"]["message"]
+            page = client.get(f"/matches/{first}?pov=all")
+            assert page.status_code == 200 and 'class="card' not in page.get_data(as_text=True)
+            assert "withheld" in page.get_data(as_text=True)
+            assert _json(client, f"/api/v1/matches/{first}")["result"] is not None  # the result is not hidden
+    for mid in played:  # the whole deal set is played: every replay is shown
+        assert _json(client, f"/api/v1/matches/{mid}/replay")["seats"]
+        assert 'class="card' in client.get(f"/matches/{mid}?pov=all").get_data(as_text=True)
+    redis.close()
+
+
+def test_a_replay_is_shown_once_its_tournament_has_ended(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
+    from cardarena_tournament import lifecycle
+
+    from .tournament_fixtures import play_spec
+
+    redis = client_for(redis_url)
+    ms, ts = MatchStore(redis), TournamentStore(redis)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["p", "q"], deal_sets=1, options={"deals": 1})
+    assert ts.create(t) and lifecycle.start_tournament(ts, ms, t.id) == 2
+    spec = ms.claim("test-instance", wait_s=0.5)
+    assert spec is not None and ms.complete(spec.match_id, "test-instance", *play_spec(spec))
+    assert client.get(f"/api/v1/matches/{spec.match_id}/replay").status_code == 409
+    assert ts.cancel(t.id)  # its other seating will never be played
+    assert _json(client, f"/api/v1/matches/{spec.match_id}/replay")["seats"]
+    redis.close()
 
 
 def test_health_says_whether_redis_can_be_read(client: FlaskClient) -> None:

@@ -106,3 +106,24 @@ def test_seatings_rotations_for_four_or_more() -> None:
 def test_bad_input(bots: list[str], players: int, deal_sets: int, message: str) -> None:
     with pytest.raises(FormatError, match=message):
         schedule("t", bots, players, deal_sets)
+
+
+@pytest.mark.parametrize(
+    ("bots", "players", "max_tables"), [(4, 2, 120), (5, 2, 120), (4, 3, 120), (5, 4, 120), (9, 4, 5), (3, 1, 120)]
+)
+def test_deal_set_ids_are_the_matches_of_each_deal_set(bots: int, players: int, max_tables: int) -> None:
+    """``deal_set_ids`` rebuilds, from a match id alone, every id of its deal set (the matches
+    playing the same cards): what the dashboard withholds replays by."""
+    from cardarena_tournament.formats import deal_set_ids
+
+    entrants = [f"b{i}" for i in range(bots)]
+    matches = schedule("tt", entrants, players, 2, seed="s", max_tables=max_tables)
+    by_set: dict[str, set[str]] = {}
+    for m in matches:
+        by_set.setdefault(m.deal_set, set()).add(m.match_id)
+    for m in matches:
+        ids = deal_set_ids("tt", m.match_id, players, bots)
+        assert ids is not None and set(ids) == by_set[m.deal_set], m
+        assert len({x.seed for x in matches if x.match_id in ids}) == 1  # one deal
+    for other in ("tt:0:0:0", "tt:0:0:0:0:0", "t:0:0:0:0", "tt:0:0:x:0", "tt:0:0:01:0", "tt:0:0:\u00b2:0", "match-1"):
+        assert deal_set_ids("tt", other, players, bots) is None

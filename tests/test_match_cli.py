@@ -135,6 +135,23 @@ def test_a_bad_bot_spec_is_a_one_line_error_before_anything_starts(
     assert (done.returncode, done.stderr) == (2, f"cardarena: error: {spec}: {reason}\n")
 
 
+@pytest.mark.parametrize(("stem", "reason"), [("my:bot", "must not contain ':'"), ("b" * 70, "at most 64 characters")])
+def test_a_bot_file_whose_name_cannot_name_a_bot_is_refused_before_anything_starts(
+    tmp_path: Path, stem: str, reason: str
+) -> None:
+    """Seats are named after the bot file (``my:bot.py`` plays as ``my:bot-2``): a file name that
+    makes no valid bot name is an argument error naming the file, not a bot-name error from
+    deep inside the run once Redis and the service have started."""
+    path = tmp_path / f"{stem}.py"
+    path.write_text("from cardarena_sdk import RandomBot\n\n\nclass Mine(RandomBot):\n    pass\n")
+    env = _private_env(tmp_path)
+    done = _match(["glaves", "--players", "2", "--bots", f"random,{path}"], env, timeout=60)
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"cardarena: error: {path}: its bot would be named '{stem}-2': ") and reason in line, line
+    assert not (tmp_path / "home").exists()  # no Redis was started, nothing written
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -145,6 +162,8 @@ def test_a_bad_bot_spec_is_a_one_line_error_before_anything_starts(
         (["--matches", "-1"], "argument --matches: must be at least 1, got -1"),
         (["--bots", "random,random"], "cardarena: error: --bots needs 3 entries, got 2"),
         (["--players", "9"], "cardarena: error: "),
+        (["--move-ms", "3000000000"], "argument --move-ms: must be at most 2147483647, got 3000000000"),
+        (["--bank-ms", "2147483648"], "argument --bank-ms: must be at most 2147483647, got 2147483648"),
     ],
 )
 def test_argument_errors_exit_2_without_a_traceback(tmp_path: Path, extra: list[str], message: str) -> None:

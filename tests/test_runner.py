@@ -23,7 +23,9 @@ from cardarena.wire import codec
 pb = codec.arena_pb2
 
 
-def _spec(match_id: str = "m1", *, move_ms: int = 60000, seed: int = 7, game: str = "german_whist") -> MatchSpec:
+def _spec(
+    match_id: str = "m1", *, move_ms: int = 60000, seed: int = 7, game: str = "german_whist", max_rejections: int = 10
+) -> MatchSpec:
     return MatchSpec(
         match_id=match_id,
         game=game,
@@ -31,7 +33,7 @@ def _spec(match_id: str = "m1", *, move_ms: int = 60000, seed: int = 7, game: st
         seats=("b", "b"),
         seed=seed,
         time_control=TimeControl(move_ms=move_ms, bank_ms=0),
-        fault_policy=FaultPolicy(max_strikes=0),
+        fault_policy=FaultPolicy(max_strikes=0, max_rejections=max_rejections),
     )
 
 
@@ -175,6 +177,39 @@ def test_an_illegal_answer_is_rejected_and_the_request_stays_open(hub: Hub) -> N
         request = await _play_first_legal(hub, session, request)  # the same request, answered legally
         assert runner.actions == 2 and not runner.faults
         assert ("b", "illegal_actions", 1) in runner.bots.counted  # type: ignore[attr-defined]
+        task.cancel()
+
+    asyncio.run(main())
+
+
+def test_one_answer_per_request_is_judged_at_a_time_and_its_rejections_are_one_write(hub: Hub) -> None:
+    """An answer to a request whose previous answer is not judged yet is stale (a bad message,
+    answered at once by the hub): a batch of answers to one request gets one judged.  Illegal
+    answers are each counted, in one statistics write per request (not one per answer)."""
+
+    async def main() -> None:
+        session = _open(hub)
+        runner = _seated(hub, session, _spec(max_rejections=0))
+        task, request = await _start(runner, session)
+        legal = {a.id for a in request.legal}
+        illegal = [c for c in ("c:2C", "c:AS", "c:KD", "c:QH", "c:3D", "c:4S") if c not in legal][:3]
+        for n, action in enumerate(illegal):
+            assert _answer(hub, session, request, action) is None  # the first of this batch
+            for _ in range(100):
+                stale = _answer(hub, session, request, action)
+                assert stale is not None and stale.action_rejected.code == pb.REJECT_STALE_SEQ
+                assert "outcome" in stale.action_rejected.reason
+            await asyncio.sleep(0)
+            (rejected,) = _drain(session)  # one judged answer, one rejection
+            assert rejected.action_rejected.code == pb.REJECT_ILLEGAL_ACTION, n
+        await _play_first_legal(hub, session, request)  # the request was still open: answered now
+        counts: _Counts = runner.bots  # type: ignore[assignment]
+        for _ in range(100):
+            if any(stat == "illegal_actions" for _, stat, _ in counts.counted):
+                break
+            await asyncio.sleep(0.05)
+        assert [c for c in counts.counted if c[1] == "illegal_actions"] == [("b", "illegal_actions", len(illegal))]
+        assert runner.actions == 1 and not runner.faults
         task.cancel()
 
     asyncio.run(main())

@@ -140,6 +140,43 @@ def test_illegal_action_is_rejected_with_reason_then_retried(
     b.close()
 
 
+def test_a_flood_of_answers_to_one_request_ends_the_stream_not_the_server(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """Answering a request again before the first answer's outcome is a stale answer (a bad
+    message).  A bot that sent thousands of illegal answers to one request in a batch used to
+    have each judged and rejected (with ``max_rejections`` 0 there is no end to them): the
+    service queued one rejection and one Redis write per answer, its memory grew by hundreds of
+    MB and every match's Redis work waited behind the writes.  Now the first is judged, the
+    others are stale, and the stream ends RESOURCE_EXHAUSTED; the match goes on."""
+    matches, bots = stores
+    a, b = _two_bots(bots, service)
+    policy = FaultPolicy(max_rejections=0, join_timeout_ms=5000)
+    matches.enqueue(
+        spec("flood", "german_whist", ["alice", "bob"], time_control=TimeControl(30000, 0), fault_policy=policy)
+    )
+    me, other, req = _first_request(a, b)
+    other.autoplay()
+    answer = pb.BotMessage(action=pb.Action(match_id=req.match_id, seq=req.seq, action_id="play:ZZ"))
+    me.send(pb.BotMessage(batch=pb.BotBatch(messages=[answer] * 2000)))
+    codes = [m.action_rejected.code for m in me.messages() if m.WhichOneof("kind") == "action_rejected"]
+    assert me.error is not None and me.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    # The stale ones end the stream (at the limit, 5 here), perhaps before the first one's
+    # rejection is sent: it was judged all the same (the statistics below).
+    assert codes.count(pb.REJECT_STALE_SEQ) == 6 and codes.count(pb.REJECT_ILLEGAL_ACTION) <= 1, codes
+    name = "alice" if me is a else "bob"
+    token = bots.rotate(name)
+    again = ScriptedBot(service.address, token, name)
+    resent = again.expect("action_request")
+    assert resent.seq == req.seq  # nothing was lost: the request is still open
+    again.autoplay()
+    again.act(resent.match_id, resent.seq, resent.legal[0].id)
+    assert wait_done(matches, "flood")["strikes"] == [0, 0]
+    assert bots.get(name).stats["illegal_actions"] == 1  # type: ignore[union-attr]
+    again.close()
+    other.close()
+
+
 def test_slow_bot_gets_default_action_and_strike(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
     matches, bots = stores
     a, b = _two_bots(bots, service)
@@ -203,6 +240,62 @@ def test_auth_and_hello_errors(service: ServiceProcess, stores: tuple[MatchStore
     assert ScriptedBot(service.address, token, hello=bad_game).status() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def test_hello_errors_keep_their_code_whatever_the_size_of_the_hello(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """A status's details travel in a header, which a client refuses past 16 KiB (and then
+    reports RESOURCE_EXHAUSTED, which the SDK retries for ever): what the details quote of a
+    Hello is shortened, so a huge wrong name or a long list of unknown games gets its own code."""
+    _, bots = stores
+    token = bots.register("olga")
+    huge_name = ScriptedBot(service.address, token, hello=pb.BotMessage(hello=pb.Hello(bot="m" * 40000)))
+    assert huge_name.status() == grpc.StatusCode.PERMISSION_DENIED, huge_name.error
+    assert "'olga'" in (huge_name.error.details() or "")  # type: ignore[union-attr]
+    games = [f"no_such_game_{i}" for i in range(3000)]
+    many_games = ScriptedBot(service.address, token, hello=pb.BotMessage(hello=pb.Hello(games=games)))
+    assert many_games.status() == grpc.StatusCode.INVALID_ARGUMENT, many_games.error
+    details = many_games.error.details() or ""  # type: ignore[union-attr]
+    assert "no_such_game_0" in details and "3000" in details and len(details) < 1000
+    for bot in (huge_name, many_games):
+        bot.close()
+
+
+def test_a_stream_that_never_says_hello_ends_deadline_exceeded_and_frees_its_slot(
+    redis_url: str, key_prefix: str, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """A stream that authenticates and then sends nothing (a slow-loris) ends with
+    DEADLINE_EXCEEDED after the hello timeout, and the session slot it held is free again.
+    An instance in this process (on loopback) with a short hello timeout and one session per bot."""
+    import asyncio
+    import threading
+
+    from cardarena.server.service import Instance, Limits
+
+    _, bots = stores
+    token = bots.register("sloth")
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    inst = Instance(redis_url, limits=Limits(hello_timeout_s=0.5, sessions_per_bot=1))
+    port = asyncio.run_coroutine_threadsafe(inst.start(), loop).result(30)
+    try:
+        address = f"127.0.0.1:{port}"
+        silent = ScriptedBot(address, token, "sloth", send_hello=False)
+        started = time.monotonic()
+        assert silent.status() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert time.monotonic() - started < 5
+        silent.close()
+        again = ScriptedBot(address, token, "sloth")
+        assert again.expect("welcome").bot == "sloth"  # the silent stream's slot was given back
+        again.close()
+    finally:
+        asyncio.run_coroutine_threadsafe(inst.stop(0), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+        inst.bots.r.close()  # the instance's Redis client (its stores share it)
+
+
 def test_limits_sessions_oversized_and_bad_messages(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore]
 ) -> None:
@@ -217,6 +310,37 @@ def test_limits_sessions_oversized_and_bad_messages(
     for i in range(10):
         two.act("nothing", i, "pass")
     assert two.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_streams_opened_at_once_cannot_exceed_the_sessions_per_bot(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """The limit counts streams still waiting for their Hello: a bot that opens several
+    streams before saying Hello on any gets no more sessions than allowed (2 here)."""
+    _, bots = stores
+    token = bots.register("dora")
+    streams = [ScriptedBot(service.address, token, "dora", send_hello=False) for _ in range(4)]
+    time.sleep(1.0)  # every stream is open and past authentication, none has said Hello
+    for bot in streams:
+        bot.send(bot.hello)
+    outcomes = []
+    for bot in streams:
+        first = next(bot.messages(), None)
+        outcomes.append(first.WhichOneof("kind") if first is not None else bot.error.code())  # type: ignore[union-attr]
+    refused = [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+    assert sorted(map(str, outcomes)) == sorted(map(str, ["welcome", "welcome", *refused]))
+    assert ScriptedBot(service.address, token, "dora").status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    for bot in streams:
+        bot.close()
+    deadline = time.monotonic() + 10
+    while True:  # the closed and the refused streams hold no slot: a new session is welcome
+        again = ScriptedBot(service.address, token, "dora")
+        first = next(again.messages(), None)
+        again.close()
+        if first is not None or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert first is not None and first.WhichOneof("kind") == "welcome", again.error
 
 
 def test_disconnect_and_reconnect_resumes_the_pending_request(

@@ -46,6 +46,18 @@ def test_invalid_names_are_refused(bots: BotStore, name: str) -> None:
         bots.register(name)
 
 
+@pytest.mark.parametrize("name", ["..", ".", "team/..", "../x", "a/./b"])
+def test_a_name_with_a_dot_segment_is_refused(bots: BotStore, name: str) -> None:
+    """A bot's page is ``/bots/<name>``: a browser resolves ``.`` and ``..`` segments away (even
+    escaped), so the link of a bot named ``..`` led to the home page and its page could not be
+    reached.  Names with ``/`` and other dots stay valid."""
+    with pytest.raises(InvalidBotName, match=r"'\.' or '\.\.'"):
+        bots.register(name)
+    for fine in ("team/bot", "...", "v1.2", ".hidden"):
+        bots.register(fine)
+    assert bots.names() == sorted(["team/bot", "...", "v1.2", ".hidden"])
+
+
 def test_a_comma_is_refused_with_the_reason(bots: BotStore) -> None:
     """``--bots A,B,C`` splits on commas: a bot named ``x,y`` could never be entered."""
     with pytest.raises(InvalidBotName, match="must not contain ','"):

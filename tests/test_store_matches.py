@@ -150,3 +150,28 @@ def test_lanes_keep_their_matches_apart(redis_url: str, key_prefix: str) -> None
     assert run.requeue_lost() == ["r:2"]
     assert client.lrange(run.QUEUE, 0, -1) == [b"r:2"] and client.llen(platform.QUEUE) == 0
     client.close()
+
+
+def test_an_id_naming_a_matchs_sub_key_is_no_match(redis_url: str, key_prefix: str) -> None:
+    """``match:<id>:replay`` and ``match:<id>:lease`` belong to match ``<id>``: an id ending in
+    ``:replay`` or ``:lease`` would share a key with them, so it is refused on enqueue and is
+    unknown to every read (no WRONGTYPE error from Redis)."""
+    st = store(redis_url)
+    assert st.enqueue(spec())
+    got = st.claim("inst-a", wait_s=0.5)
+    assert got is not None
+    assert st.complete(got.match_id, "inst-a", {"scores": [1, 2, 3]}, {"format": "x"})
+    assert st.enqueue(spec("t1:r0:t0:s0:d1"))
+    assert st.claim("inst-a", wait_s=0.5) is not None  # running: it has a lease key
+    for mid in ("t1:r0:t0:s0:d0:replay", "t1:r0:t0:s0:d1:lease"):
+        assert st.spec(mid) is None and st.status(mid) is None and st.result(mid) is None
+        assert st.info(mid) == {} and st.infos([mid, "t1:r0:t0:s0:d0"])[0] == {}
+        assert st.attempts(mid) == 0 and st.replay(mid) is None
+        for enqueue in (st.enqueue, lambda s: st.enqueue_many([s])):
+            try:
+                enqueue(spec(mid))
+            except ValueError as exc:
+                assert "match id" in str(exc)
+            else:
+                raise AssertionError(f"{mid} was enqueued")
+    assert st.replay("t1:r0:t0:s0:d0") == {"format": "x"}  # nothing of the real match changed

@@ -98,6 +98,10 @@ def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) 
         (["--game", "glaves", "--players", "2", "--all", "--fault-policy", '{"default_action": "x"}'], "'first' or"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--time-control", '{"move_ms": 0}'], "positive"),
         (["--game", "glaves", "--players", "2", "--bots", "a,b", "--time-control", "[]"], "JSON object"),
+        (
+            ["--game", "glaves", "--players", "2", "--bots", "a,b", "--time-control", '{"bank_ms": 3000000000}'],
+            "bank_ms must be at most 2147483647",
+        ),
     ],
 )
 def test_create_bad_input(redis_url: str, key_prefix: str, args: list[str], message: str) -> None:
@@ -431,8 +435,15 @@ def test_run_with_bad_options_fails_before_starting_anything(
 def test_run_checks_its_bots_before_starting_anything(redis_url: str, key_prefix: str, tmp_path: Path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text("from cardarena_sdk import Bot\nclass B(Bot)\n    pass\n")
+    long_name = tmp_path / f"{'b' * 70}.py"  # a valid bot whose file name makes no bot name
+    long_name.write_text("from cardarena_sdk import RandomBot\n\n\nclass Mine(RandomBot):\n    pass\n")
     env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
-    for spec, message in ((str(broken), "SyntaxError"), ("randm", "neither a built-in bot"), ("no.py", "no such file")):
+    for spec, message in (
+        (str(broken), "SyntaxError"),
+        ("randm", "neither a built-in bot"),
+        ("no.py", "no such file"),
+        (str(long_name), f"its bot would be named '{'b' * 70}-1': a bot name has at most 64 characters"),
+    ):
         args = ["--game", "glaves", "--players", "2", "--bots", f"random,{spec}"]
         done = _cli("tournament", "run", *args, env=env, timeout=60)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -315,3 +315,17 @@ def test_a_forfeit_recorded_by_the_service_reaches_the_standings(store: Tourname
         "faults (a bot's own log says why):",
         "  ghost: 6 strikes, forfeited 2 of 2 matches",
     ]
+
+
+def test_a_tournament_without_a_seed_gets_an_unguessable_one() -> None:
+    """Every deal follows from the tournament seed and the match id: the default used to be the
+    tournament id, which every bot sees in its match ids, so it could compute every hidden card."""
+    from cardarena_tournament import lifecycle
+
+    made = [
+        lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=1, tid="tid")
+        for _ in range(2)
+    ]
+    assert made[0].seed != made[1].seed and "tid" not in made[0].seed and len(made[0].seed) >= 32
+    given = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=1, tid="t", seed="s")
+    assert given.seed == "s"

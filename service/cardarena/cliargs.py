@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 
-def at_least(low: int) -> Callable[[str], int]:
-    """An argparse ``type``: an int of at least ``low``."""
+def at_least(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: an int of at least ``low`` (and at most ``high`` if given)."""
 
     def parse(text: str) -> int:
         try:
@@ -18,6 +18,8 @@ def at_least(low: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
         if value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high}, got {value}")
         return value
 
     return parse

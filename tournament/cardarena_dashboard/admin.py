@@ -45,7 +45,10 @@ def _bad_value(exc: ValueError) -> Response:
 def _body() -> dict[str, Any]:
     if not request.is_json:  # e.g. curl -d without -H: a JSON text sent as a form
         abort(400, "the body must be a JSON object, sent with Content-Type: application/json")
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:  # nested deeper than the JSON parser goes: not a definition either
+        data = None
     if not isinstance(data, dict):
         abort(400, "the body must be a JSON object")
     return data
@@ -103,6 +106,8 @@ TOURNAMENT_FIELDS = {
 }
 """Fields a tournament definition may have, with their JSON types."""
 REQUIRED = ("id", "game", "players", "entrants", "deal_sets")
+MAX_TOURNAMENT_NAME = 200
+"""Longest tournament name (the OpenAPI document's ``maxLength``)."""
 
 
 def tournament_from(data: dict[str, Any]) -> Any:
@@ -111,7 +116,7 @@ def tournament_from(data: dict[str, Any]) -> Any:
 
     from cardarena.engine import get_game
     from cardarena.store.matches import FaultPolicy, TimeControl
-    from cardarena.store.tournaments import Tournament
+    from cardarena.store.tournaments import Tournament, tournament_id_problem
 
     unknown = sorted(set(data) - set(TOURNAMENT_FIELDS))
     if unknown:
@@ -125,8 +130,12 @@ def tournament_from(data: dict[str, Any]) -> Any:
                 f"{name} must be a JSON {kind.__name__.replace('str', 'string').replace('dict', 'object')}"
             )
     tid = data["id"]
-    if not tid or ":" in tid or len(tid) > 64 or not tid.isprintable():
-        raise ValueError("id must be 1-64 printable characters without ':'")
+    if tournament_id_problem(tid) or len(tid) > 64 or not tid.isprintable():
+        raise ValueError("id must be 1-64 printable characters without ':' or '/', and not '.' or '..'")
+    if len(data.get("name", "")) > MAX_TOURNAMENT_NAME:
+        raise ValueError(f"name must have at most {MAX_TOURNAMENT_NAME} characters")
+    if data.get("format", "auto") != "auto":
+        raise ValueError(f"format must be 'auto' (the only one), not {data['format'][:64]!r}")
     entrants = data["entrants"]
     if not entrants or not all(isinstance(e, str) and 0 < len(e) <= 64 for e in entrants):
         raise ValueError("entrants must be a non-empty list of bot names")
@@ -149,15 +158,17 @@ def tournament_from(data: dict[str, Any]) -> Any:
     missing = [e for e in entrants if bots is not None and not bots.exists(e)]
     if missing:
         raise ValueError(f"not registered: {', '.join(missing)[:200]}")
+    from cardarena_tournament.lifecycle import new_seed
+
     # The defaults `cardarena tournament create` gives (lifecycle.new_tournament): the full
-    # options, the name "<Game> <n>p" and the tournament's id as its seed, so that no two
-    # tournaments share their deals unless a seed says so.
+    # options, the name "<Game> <n>p" and a random secret seed (every deal follows from it),
+    # so that no two tournaments share their deals unless a seed says so.
     return Tournament(
         **{
             **data,
             "entrants": tuple(entrants),
             "name": data.get("name") or f"{game.name} {players}p",
-            "seed": data.get("seed", tid),
+            "seed": data.get("seed") or new_seed(),
             "options": game.options(players, data.get("options")),
             "time_control": tc,
             "fault_policy": policy,

@@ -79,8 +79,8 @@ def _time_control(**extra: Any) -> dict[str, Any]:
         "type": "object",
         "description": "Clocks of every match (docs/tournaments.md, 'Match rules').",
         "properties": {
-            "move_ms": {"type": "integer", "minimum": 1, "default": 2000},
-            "bank_ms": {"type": "integer", "minimum": 0, "default": 30000},
+            "move_ms": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1, "default": 2000},
+            "bank_ms": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1, "default": 30000},
         },
         **extra,
     }
@@ -180,7 +180,11 @@ SCHEMAS: dict[str, Any] = {
             "entrants": {"type": "array", "items": {"type": "string"}},
             "deal_sets": {"type": "integer"},
             "format": {"type": "string"},
-            "seed": {"type": "string"},
+            "seed": {
+                "type": "string",
+                "nullable": True,
+                "description": "null until the tournament has ended (every deal follows from it).",
+            },
             "options": {"type": "object", "description": "Game options of every match (the defaults filled in)."},
             "time_control": _time_control(
                 description="Clocks of every match, the defaults filled in (empty for a tournament stored "
@@ -361,7 +365,12 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["id", "game", "players", "entrants", "deal_sets"],
         "properties": {
-            "id": {"type": "string", "pattern": "^[^:]+$", "maxLength": 64},
+            "id": {
+                "type": "string",
+                "pattern": "^(?!\\.\\.?$)[^:/]+$",
+                "maxLength": 64,
+                "description": "No ':' or '/', not '.' or '..' (it is a URL segment).",
+            },
             "name": {"type": "string", "maxLength": 200, "description": "Default (empty): `<Game> <n>p`."},
             "game": {"type": "string"},
             "players": {"type": "integer", "minimum": 1},
@@ -372,7 +381,10 @@ SCHEMAS: dict[str, Any] = {
                 "enum": ["auto"],
                 "description": "The only format: it follows from the game and the player count.",
             },
-            "seed": {"type": "string", "description": "Default: the tournament's id (its own deals)."},
+            "seed": {
+                "type": "string",
+                "description": "Default: a random secret (every deal follows from it; shown once it ended).",
+            },
             "options": {"type": "object", "description": "Game options; stored with the defaults filled in."},
             "time_control": _time_control(additionalProperties=False),
             "fault_policy": _fault_policy(additionalProperties=False),
@@ -450,7 +462,11 @@ def openapi_document() -> dict[str, Any]:
         ),
         "/matches/{match_id}": _get("One match", _ref("Match"), [mid], e404="Unknown match"),
         "/matches/{match_id}/replay": _get(
-            "The replay of a finished match", _ref("Replay"), [mid], e404="Unknown match", e409="Not finished"
+            "The replay of a finished match",
+            _ref("Replay"),
+            [mid],
+            e404="Unknown match",
+            e409="Not finished, or withheld while its deal set is being played (docs/dashboard.md, Hidden cards)",
         ),
         "/tournaments": _get(
             "Tournaments, newest first",

@@ -112,6 +112,9 @@ def match_page(match_id: str) -> str:
     finished = is_finished(row["status"], replay)
     if replay is None or not finished:
         return render_template("match_pending.html", match=row)
+    withheld = reads.replay_withheld(sources(), match_id, row["tournament"])
+    if withheld:
+        return render_template("match_pending.html", match=row, withheld=withheld)
     pov = request.args.get("pov", "spectator")
     allowed = viewer_seats(int(replay.get("players") or len(replay.get("seats") or [])), finished)
     if pov not in allowed:

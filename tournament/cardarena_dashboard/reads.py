@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cardarena.engine import Game, games
+from cardarena_tournament.formats import deal_set_ids
 from werkzeug.exceptions import BadRequest, Conflict, NotFound
 
 from .replay_steps import is_finished
@@ -31,14 +32,45 @@ def game_info(game: Game) -> dict[str, Any]:
 
 
 def finished_replay(sources: Sources, match_id: str) -> dict[str, Any]:
-    """The stored replay of a finished match; 404 if unknown, 409 if not finished."""
-    status = sources.matches.status(match_id)
+    """The stored replay of a finished match; 404 if unknown, 409 if not finished or withheld
+    (:func:`replay_withheld`)."""
+    info = sources.matches.info(match_id)
+    status = info.get("status")
     if status is None:
         raise NotFound("unknown match")
     replay = sources.matches.replay(match_id) if status == "done" else None
     if not is_finished(status, replay) or replay is None:
         raise Conflict(f"match is {status}; its replay is shown once it is finished")
+    withheld = replay_withheld(sources, match_id, info.get("tournament"))
+    if withheld:
+        raise Conflict(withheld)
     return replay
+
+
+def replay_withheld(sources: Sources, match_id: str, tournament_id: Any) -> str | None:
+    """Why the replay of a finished match is not shown yet, or ``None``.
+
+    Duplicate deals: every match of a deal set plays the same cards (the other seatings of its
+    deal; in a solitaire, every bot's match on it).  While one of them is still to be played,
+    the replays of the others would show its cards to any bot reading the dashboard: they are
+    withheld until the whole deal set has finished (or been withdrawn), or the tournament has
+    ended."""
+    store = sources.tournaments
+    if not tournament_id or store is None:
+        return None
+    t = store.get(str(tournament_id))
+    if t is None or t.status in ENDED:
+        return None
+    ids = deal_set_ids(t.id, match_id, t.players, len(t.entrants))
+    if ids is None:
+        return None
+    waiting = sum(info.get("status") not in ("done", "withdrawn") for info in sources.matches.infos(ids))
+    if not waiting:
+        return None
+    return (
+        f"its replay is withheld while tournament {t.id} runs: the same deal is still to be played "
+        f"in {waiting} other match(es) of its deal set"
+    )
 
 
 def _tournament_store(sources: Sources) -> Any:
@@ -64,7 +96,11 @@ def tournaments(sources: Sources, status: str | None = None) -> list[dict[str, A
 
 
 def _with_next_run(store: Any, row: dict[str, Any]) -> dict[str, Any]:
-    """The row with ``next_run`` (of its schedule) and the ``*_text`` (UTC) of its times."""
+    """The row with ``next_run`` (of its schedule) and the ``*_text`` (UTC) of its times; its
+    ``seed`` only once it has ended (every deal follows from the seed: never while its bots,
+    which can read the dashboard, still play)."""
+    if row.get("status") not in ENDED:
+        row["seed"] = None
     when = store.next_run(row["schedule_id"]) if row.get("schedule_id") else None
     row["next_run"] = when
     row["next_run_text"] = _when(when) if when else None

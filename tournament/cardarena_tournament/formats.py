@@ -140,6 +140,21 @@ def check_field(entrants: Sequence[str], players: int) -> None:
         raise FormatError("no entrants")
 
 
+def deal_set_ids(tournament_id: str, match_id: str, players: int, entrants: int) -> list[str] | None:
+    """Every match id of the deal set ``match_id`` belongs to (the same cards: every seating of
+    its deal; solitaires: every bot's match on its deal), itself included, in a tournament of
+    ``players`` seats per match and ``entrants`` bots; ``None`` if ``match_id`` is not an id
+    :func:`schedule` makes for ``tournament_id``."""
+    prefix = f"{tournament_id}:"
+    parts = match_id[len(prefix) :].split(":") if match_id.startswith(prefix) else []
+    if len(parts) != 4 or not all(p.isascii() and p.isdigit() and str(int(p)) == p for p in parts):
+        return None
+    r, t, _, d = parts
+    if players == 1:
+        return [f"{tournament_id}:0:{bot}:0:{d}" for bot in range(entrants)]
+    return [f"{tournament_id}:{r}:{t}:{s}:{d}" for s in range(len(seatings([str(p) for p in range(players)])))]
+
+
 def schedule(
     tournament_id: str,
     entrants: Sequence[str],

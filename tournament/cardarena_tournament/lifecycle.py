@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -65,6 +66,13 @@ def next_after(s: Schedule, after: float) -> float:
     return float(croniter(s.cron, start).get_next(float))
 
 
+def new_seed() -> str:
+    """A tournament seed nobody can guess.  Every deal follows from the seed and the match id
+    (``formats.derive_seed``), so a bot that knew the seed would know every hidden card: it
+    is kept secret (the dashboard shows it once the tournament has ended)."""
+    return secrets.token_hex(16)
+
+
 def new_tournament(
     *,
     game: str,
@@ -80,7 +88,8 @@ def new_tournament(
     schedule_id: str | None = None,
     queue: str = "",
 ) -> Tournament:
-    """A validated :class:`Tournament` (not stored).  Raises ``GameError``, ``FormatError`` or
+    """A validated :class:`Tournament` (not stored); without ``seed``, a secret random one
+    (:func:`new_seed`).  Raises ``GameError``, ``FormatError`` or
     ``TournamentError`` with a message naming the bad input."""
     g = get_game(game)
     full_options = g.options(players, options)
@@ -94,6 +103,8 @@ def new_tournament(
     except ValueError as exc:
         raise formats.FormatError(str(exc)) from None
     tid = tid or f"t{uuid.uuid4().hex[:10]}"
+    if seed is None:
+        seed = new_seed()
     return Tournament(
         id=tid,
         game=g.id,
@@ -101,13 +112,13 @@ def new_tournament(
         entrants=tuple(entrants),
         deal_sets=deal_sets,
         name=name or f"{g.name} {players}p",
-        seed=seed if seed is not None else tid,
+        seed=seed,
         options=full_options,
         time_control=tc,
         fault_policy=policy,
         schedule_id=schedule_id,
         queue=queue,
-        total_matches=len(expand_parts(tid, entrants, players, deal_sets, seed if seed is not None else tid)),
+        total_matches=len(expand_parts(tid, entrants, players, deal_sets, seed)),
     )
 
 

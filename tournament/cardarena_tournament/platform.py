@@ -378,15 +378,21 @@ def _up(args: argparse.Namespace) -> int:
 
 def check_bot_specs(bots: list[tuple[str, str]]) -> None:
     """Raise ``TournamentError`` unless every bot kind loads: a built-in bot of the SDK, or a
-    ``.py`` file that imports and defines one bot class (``cardarena_sdk.check_bot_spec``)."""
+    ``.py`` file that imports and defines one bot class (``cardarena_sdk.check_bot_spec``), and
+    the name it gets (after the file: ``mybot-1``) is a valid bot name."""
+    from cardarena.store.bots import BotError, check_name
     from cardarena.store.tournaments import TournamentError
     from cardarena_sdk import check_bot_spec
 
-    for kind, _ in bots:
+    for kind, name in bots:
         try:
             check_bot_spec(kind)
         except ValueError as exc:
             raise TournamentError(f"--bots: {exc}") from None
+        try:
+            check_name(name)  # a file named my:bot.py names its bot my:bot-1
+        except BotError as exc:
+            raise TournamentError(f"--bots: {kind}: its bot would be named {name!r}: {exc}") from None
 
 
 def _check_demo(args: argparse.Namespace) -> list[tuple[str, str]]:

@@ -72,7 +72,7 @@ def register_run(tsub: Any) -> None:
     from .commands import add_match_rules
 
     add_match_rules(run)
-    run.add_argument("--seed", help="tournament seed (default: the tournament id)")
+    run.add_argument("--seed", help="tournament seed (default: a random one; --json lists each match's seed)")
     run.add_argument("--timeout", type=float, default=3600, help="give up after this many seconds")
     run.add_argument("--json", action="store_true", help="print standings and matches as JSON")
     run.add_argument("--verbose", action="store_true", help="child processes log to stderr")

@@ -307,7 +307,7 @@ def _match_checked(args: argparse.Namespace) -> int:
     from cardarena_sdk import check_bot_spec
 
     from ..engine import get_game
-    from ..store.bots import BotError
+    from ..store.bots import BotError, check_name
     from ..store.connection import DEFAULT_DATA_DIR
 
     # Everything is checked before a single process starts.
@@ -323,6 +323,11 @@ def _match_checked(args: argparse.Namespace) -> int:
             check_bot_spec(kind)
         except ValueError as exc:
             _usage(str(exc))
+    for kind, name in zip(kinds, seat_names(kinds), strict=True):
+        try:
+            check_name(name)  # a file named my:bot.py names its bot my:bot-2
+        except BotError as exc:
+            _usage(f"{kind}: its bot would be named {name!r}: {exc}")
     out = _replays_dir(args.replays)
     run_id = uuid.uuid4().hex[:8]
     logs = out / "logs" if out else DEFAULT_DATA_DIR / "logs" / f"match-{run_id}"
@@ -354,6 +359,12 @@ def _match_checked(args: argparse.Namespace) -> int:
     return 0
 
 
+def seat_names(kinds: list[str]) -> list[str]:
+    """The bot name of each seat of ``cardarena match``: its kind (a file's stem) and seat
+    number, e.g. ``random-1``, ``mybot-2``."""
+    return [f"{Path(k).stem}-{i + 1}" for i, k in enumerate(kinds)]
+
+
 class _MatchRun:
     """One ``cardarena match`` run: the service and one process per bot, the matches, the
     per-seat tallies; on any failure or interrupt its unfinished matches are withdrawn."""
@@ -372,7 +383,7 @@ class _MatchRun:
 
         self.args, self.game, self.players, self.kinds = args, game, players, kinds
         self.run_id, self.options, self.logs = run_id, options, logs
-        self.seats = [f"{Path(k).stem}-{i + 1}" for i, k in enumerate(kinds)]
+        self.seats = seat_names(kinds)
         self.ids: list[str] = []
         self.done = 0
         self.withdrawn = 0
@@ -541,6 +552,8 @@ def _bench_service(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the service's subcommands to the ``cardarena`` parser."""
+    from ..store.matches import MAX_MS
+
     svc = sub.add_parser("service", help="run the gRPC match service")
     svc.add_argument("--port", type=port_number, default=50051, help="gRPC port (default %(default)s; 0: a free one)")
     svc.add_argument("--host", default="127.0.0.1", help="interface for gRPC and metrics (default %(default)s)")
@@ -619,8 +632,8 @@ def register(sub: Any) -> None:
     )
     match.add_argument("--options", help="match options as JSON")
     match.add_argument("--replays", metavar="DIR", help="write the replays here, the bots' logs in DIR/logs/")
-    match.add_argument("--move-ms", type=at_least(1), default=2000, help="move clock (default %(default)s)")
-    match.add_argument("--bank-ms", type=at_least(0), default=30000, help="time bank (default %(default)s)")
+    match.add_argument("--move-ms", type=at_least(1, MAX_MS), default=2000, help="move clock (default %(default)s)")
+    match.add_argument("--bank-ms", type=at_least(0, MAX_MS), default=30000, help="time bank (default %(default)s)")
     match.add_argument(
         "--concurrency", type=at_least(1), default=8, help="matches each bot plays at once (default %(default)s)"
     )

@@ -184,6 +184,8 @@ class Hub:
         self.sessions_per_bot = sessions_per_bot
         self.bad_per_minute = bad_per_minute
         self.sessions: dict[str, list[Session]] = {}
+        self.opening: dict[str, int] = {}
+        """Streams per bot admitted (:meth:`admit`) that have not said Hello yet."""
         self.matches: dict[str, LiveMatch] = {}
         self._change_waiters: set[asyncio.Future[None]] = set()
         self.sessions_changed = asyncio.Event()
@@ -204,8 +206,30 @@ class Hub:
         """Open sessions of ``bot``."""
         return len(self.sessions.get(bot, []))
 
+    def admit(self, bot: str) -> bool:
+        """Take a session slot for a new stream of ``bot`` (it has not said Hello yet);
+        ``False`` when its open sessions and the streams admitted before count
+        ``sessions_per_bot`` already.  The slot becomes the session (:meth:`open`) or is given
+        back (:meth:`unadmit`): streams opened at once cannot exceed the limit by saying Hello
+        only once every one of them has been let in."""
+        opening = self.opening.get(bot, 0)
+        if self.session_count(bot) + opening >= self.sessions_per_bot:
+            return False
+        self.opening[bot] = opening + 1
+        return True
+
+    def unadmit(self, bot: str) -> None:
+        """Give back a slot taken by :meth:`admit` (the stream ended before its session opened)."""
+        left = self.opening.get(bot, 0) - 1
+        if left > 0:
+            self.opening[bot] = left
+        else:
+            self.opening.pop(bot, None)
+
     def open(self, bot: str, hello: Any) -> Session:
-        """Register a new session after Hello; binds and resumes the bot's live seats."""
+        """Register a new session after Hello, in the slot :meth:`admit` took; binds and
+        resumes the bot's live seats."""
+        self.unadmit(bot)
         session = Session(
             bot, hello.games, max(1, hello.max_matches), bad_per_minute=self.bad_per_minute, batching=hello.batching
         )
@@ -416,6 +440,16 @@ class Hub:
             return _reject(action, pb.REJECT_STALE_SEQ, f"seq {action.seq} is not pending ({hint})")
         if match.spec.seats[pending.seat] != session.bot:
             return _reject(action, pb.REJECT_NOT_YOUR_SEAT, f"seq {action.seq} asks seat {pending.seat}, not yours")
+        if pending.answers:
+            # Answering twice is stale: a bot answers again only after the outcome of its answer
+            # (an ActionRejected).  Otherwise a batch of thousands of illegal answers to one request
+            # would each be judged and rejected (no end to them with max_rejections 0).
+            return _reject(
+                action,
+                pb.REJECT_STALE_SEQ,
+                f"seq {action.seq} already has an answer awaiting its outcome; "
+                "answer again only after an ActionRejected",
+            )
         pending.answer(action.action_id)
         return None
 

@@ -101,9 +101,9 @@ class MatchRunner:
         for bot in spec.seats:  # released as seats join (or at the end of the join phase)
             hub.reserve(bot, 1)
 
-    def _stat(self, seat: int, stat: str) -> None:
+    def _stat(self, seat: int, stat: str, amount: int = 1) -> None:
         bot = self.spec.seats[seat]
-        task = asyncio.get_running_loop().run_in_executor(None, self.bots.count, bot, stat, 1)
+        task = asyncio.get_running_loop().run_in_executor(None, self.bots.count, bot, stat, amount)
         task.add_done_callback(lambda f: f.exception())
 
     # ------------------------------------------------------------------ join
@@ -254,7 +254,6 @@ class MatchRunner:
                     return answer, None
                 rejections += 1
                 self.metrics.illegal.inc()
-                self._stat(seat, "illegal_actions")
                 # The engine's reason; an id it would take in another spelling is still not one
                 # of the ids offered (each request lists them).
                 reason = state.check(seat, answer) or f"{answer[:64]!r} is not one of the {len(legal)} legal action ids"
@@ -281,6 +280,8 @@ class MatchRunner:
                     break
         finally:
             self.live.pending.pop(pending.seq, None)
+            if rejections:  # one write per request, not per answer: a flood of them costs one
+                self._stat(seat, "illegal_actions", rejections)
         if fault in ("timeout", "disconnect"):
             self.bank[seat] = 0.0
             self.metrics.timeouts.inc()

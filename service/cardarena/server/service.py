@@ -94,25 +94,32 @@ class ArenaServicer:
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         assert bot is not None and token is not None
-        if inst.hub.session_count(bot) >= inst.limits.sessions_per_bot:
+        # The slot is taken now, before Hello: streams opened at once count against the limit.
+        if not inst.hub.admit(bot):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {inst.limits.sessions_per_bot} sessions per bot"
             )
         messages = request_iterator.__aiter__()
+        opened = False
         try:
-            first = await asyncio.wait_for(messages.__anext__(), inst.limits.hello_timeout_s)
-        except TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Hello in time")
-        except StopAsyncIteration:
-            return
-        except DecodeError as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed message (not a BotMessage): {exc}")
-        problem = hello_problem(first, bot, inst.limits.max_matches)
-        if problem:
-            code, detail = problem
-            await context.abort(code, detail)
-        session = inst.hub.open(bot, first.hello)
-        session.token_id = token.partition(".")[0]
+            try:
+                first = await asyncio.wait_for(messages.__anext__(), inst.limits.hello_timeout_s)
+            except TimeoutError:
+                await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Hello in time")
+            except StopAsyncIteration:
+                return
+            except DecodeError as exc:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed message (not a BotMessage): {exc}")
+            problem = hello_problem(first, bot, inst.limits.max_matches)
+            if problem:
+                code, detail = problem
+                await context.abort(code, detail)
+            session = inst.hub.open(bot, first.hello)
+            session.token_id = token.partition(".")[0]
+            opened = True
+        finally:
+            if not opened:
+                inst.hub.unadmit(bot)
         inst.metrics.live_streams.inc()
         log.info("session_opened", extra={"fields": {"bot": bot, "session": session.id}})
         reader = asyncio.create_task(self._read(session, messages))
@@ -207,20 +214,31 @@ class ArenaServicer:
             session.send(pb.ServerMessage(ping=pb.Ping(nonce=nonce)))
 
 
+def quoted(text: str, limit: int = 64) -> str:
+    """``repr(text)``, shortened to about ``limit`` characters (with ``...``).
+
+    A status's details travel in a header, which clients refuse past 16 KiB (they then report
+    ``RESOURCE_EXHAUSTED`` instead of the status sent): details quote what a bot sent this way.
+    """
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
 def hello_problem(first: Any, bot: str, max_matches: int) -> tuple[Any, str] | None:
     """Why a first message is not an acceptable Hello (status code, details), or ``None``."""
     if first.WhichOneof("kind") != "hello":
         return grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello"
     hello = first.hello
     if hello.bot and hello.bot != bot:
-        return grpc.StatusCode.PERMISSION_DENIED, f"the token belongs to {bot!r}, not {hello.bot!r}"
+        return grpc.StatusCode.PERMISSION_DENIED, f"the token belongs to {bot!r}, not {quoted(hello.bot)}"
     if not 0 <= hello.max_matches <= max_matches:
         return grpc.StatusCode.INVALID_ARGUMENT, f"max_matches must be between 0 and {max_matches}"
     from ..engine import games
 
     unknown = sorted(set(hello.games) - set(games()))
     if unknown:
-        return grpc.StatusCode.INVALID_ARGUMENT, f"unknown game(s): {', '.join(unknown)}"
+        shown = ", ".join(quoted(g, 32) for g in unknown[:5])
+        more = f" ({len(unknown)} in all)" if len(unknown) > 5 else ""
+        return grpc.StatusCode.INVALID_ARGUMENT, f"unknown game(s): {shown}{more}"
     return None
 
 

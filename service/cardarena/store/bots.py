@@ -4,9 +4,10 @@
   salt are stored, under the token id.  :meth:`BotStore.authenticate` compares digests with
   :func:`hmac.compare_digest`.  The token is returned once by :meth:`BotStore.register` (and
   :meth:`BotStore.rotate`) and cannot be recovered.
-* Names: 1 to 64 printable characters without leading or trailing space, ``:`` or ``,``.  Any
-  other printable text is allowed, including ``<`` and ``&``: consumers (the dashboard) must
-  escape it.
+* Names: 1 to 64 printable characters without leading or trailing space, ``:`` or ``,``, and
+  no ``.`` or ``..`` part between ``/`` (a bot's page is ``/bots/<name>``, and browsers resolve
+  such parts away).  Any other printable text is allowed, including ``<``, ``&`` and ``/``:
+  consumers (the dashboard) must escape it.
 * Statistics per bot (``matches``, ``timeouts``, ``illegal_actions``, ``disconnects``,
   ``forfeits``) are counters the service increments and the dashboard reads.
 """
@@ -61,6 +62,8 @@ def check_name(name: str) -> str:
         raise InvalidBotName("a bot name must not contain ':'")
     if "," in name:  # `--bots A,B,C` lists entrants separated by commas
         raise InvalidBotName("a bot name must not contain ',' (--bots lists names separated by commas)")
+    if any(part in (".", "..") for part in name.split("/")):  # the page /bots/<name> must stay there
+        raise InvalidBotName("a bot name must not be '.' or '..' nor have such a part between '/'")
     return name
 
 

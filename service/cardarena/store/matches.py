@@ -30,6 +30,23 @@ import redis
 
 from .keys import key
 
+LEASE, REPLAY = "lease", "replay"
+"""The parts of a match's own keys besides its hash: ``match:<id>:lease``, ``match:<id>:replay``."""
+
+
+def is_match_id(mid: str) -> bool:
+    """Whether ``mid`` can name a match: not empty, and not ending in ``:lease`` or ``:replay``
+    (the hash of such an id would be another match's lease or replay key).  Other ids are
+    refused by :meth:`MatchStore.enqueue` and unknown to every read."""
+    _, colon, last = mid.rpartition(":")
+    return bool(mid) and not (colon and last in (LEASE, REPLAY))
+
+
+def _check_id(mid: str) -> None:
+    if not is_match_id(mid):
+        raise ValueError(f"bad match id {mid!r}: must be non-empty and not end in ':{LEASE}' or ':{REPLAY}'")
+
+
 RESULTS_STREAM = "events:results"
 """Stream (under the prefix) with one entry per completed match: ``match_id``, ``tournament``."""
 
@@ -48,6 +65,11 @@ def _checked_fields(kind: type[Any], given: Mapping[str, Any] | None, what: str)
     return dict(given or {})
 
 
+MAX_MS = 2**31 - 1
+"""Longest clock, in milliseconds (about 24.8 days): clocks reach the bots as 32-bit numbers
+(``TimeControl``, ``ActionRequest.move_ms_left`` ...), so a longer one could not be sent."""
+
+
 @dataclass(frozen=True)
 class TimeControl:
     """Clocks for every seat of a match (measured by the server)."""
@@ -63,6 +85,9 @@ class TimeControl:
         tc = cls(**_checked_fields(cls, given, "time control"))
         if tc.move_ms <= 0:
             raise ValueError("time control: move_ms must be positive")
+        for name, value in (("move_ms", tc.move_ms), ("bank_ms", tc.bank_ms)):
+            if value > MAX_MS:
+                raise ValueError(f"time control: {name} must be at most {MAX_MS} (about 24 days), not {value}")
         return tc
 
 
@@ -254,11 +279,11 @@ class MatchStore:
 
     @staticmethod
     def _lease(mid: str) -> str:
-        return key("match", mid, "lease")
+        return key("match", mid, LEASE)
 
     @staticmethod
     def _replay(mid: str) -> str:
-        return key("match", mid, "replay")
+        return key("match", mid, REPLAY)
 
     QUEUE = property(lambda self: self.jobs(self.lane))
     """The job list of this store's lane."""
@@ -275,7 +300,9 @@ class MatchStore:
 
     # producer side
     def enqueue(self, spec: MatchSpec) -> bool:
-        """Store and queue a match; ``False`` (and nothing changes) if the id is known."""
+        """Store and queue a match; ``False`` (and nothing changes) if the id is known.
+        ``ValueError`` for an id that cannot name a match (:func:`is_match_id`)."""
+        _check_id(spec.match_id)
         h = self._h(spec.match_id)
         created = self.r.hsetnx(h, "spec", json.dumps(spec.to_json(), sort_keys=True))
         if not created:
@@ -302,7 +329,10 @@ class MatchStore:
     def enqueue_many(self, specs: Sequence[MatchSpec], *, chunk: int = 1000) -> list[bool]:
         """:meth:`enqueue` each spec, in order, one round trip per ``chunk`` specs; each entry is
         ``False`` (and nothing changed for that spec) if its id was known.  Each spec is stored
-        and queued atomically (one script), so a crash leaves it either absent or queued."""
+        and queued atomically (one script), so a crash leaves it either absent or queued.
+        ``ValueError`` (nothing enqueued) if an id cannot name a match (:func:`is_match_id`)."""
+        for spec in specs:
+            _check_id(spec.match_id)
         out: list[bool] = []
         for start in range(0, len(specs), chunk):
             now = time.time()
@@ -440,20 +470,22 @@ class MatchStore:
     # reads
     def spec(self, mid: str) -> MatchSpec | None:
         """The stored spec."""
-        raw = self.r.hget(self._h(mid), "spec")
+        raw = self.r.hget(self._h(mid), "spec") if is_match_id(mid) else None
         return MatchSpec.from_json(json.loads(raw)) if raw else None
 
     def status(self, mid: str) -> str | None:
         """``queued``, ``running``, ``done``, ``withdrawn`` or ``None`` (unknown)."""
-        raw = self.r.hget(self._h(mid), "status")
+        raw = self.r.hget(self._h(mid), "status") if is_match_id(mid) else None
         return raw.decode() if isinstance(raw, bytes) else raw
 
     def attempts(self, mid: str) -> int:
         """How many times the match was claimed (this claim included)."""
-        return int(self.r.hget(self._h(mid), "attempts") or 0)
+        return int((self.r.hget(self._h(mid), "attempts") if is_match_id(mid) else None) or 0)
 
     def info(self, mid: str) -> dict[str, str]:
         """All stored fields of the match (status, attempts, timestamps, result JSON ...)."""
+        if not is_match_id(mid):
+            return {}
         return {k.decode(): v.decode() for k, v in self.r.hgetall(self._h(mid)).items()}
 
     def infos(self, mids: Sequence[str]) -> list[dict[str, str]]:
@@ -461,18 +493,20 @@ class MatchStore:
         if not mids:
             return []
         pipe = self.r.pipeline(transaction=False)
-        for mid in mids:
+        valid = [mid for mid in mids if is_match_id(mid)]
+        for mid in valid:
             pipe.hgetall(self._h(mid))
-        return [{k.decode(): v.decode() for k, v in raw.items()} for raw in pipe.execute()]
+        found = dict(zip(valid, pipe.execute(), strict=True)) if valid else {}
+        return [{k.decode(): v.decode() for k, v in found.get(mid, {}).items()} for mid in mids]
 
     def result(self, mid: str) -> dict[str, Any] | None:
         """The recorded result."""
-        raw = self.r.hget(self._h(mid), "result")
+        raw = self.r.hget(self._h(mid), "result") if is_match_id(mid) else None
         return json.loads(raw) if raw else None
 
     def replay(self, mid: str) -> dict[str, Any] | None:
         """The recorded replay."""
-        raw = self.r.get(self._replay(mid))
+        raw = self.r.get(self._replay(mid)) if is_match_id(mid) else None
         return json.loads(zlib.decompress(raw)) if raw else None
 
     def recent(self, start: int = 0, count: int = 50) -> list[str]:

@@ -150,6 +150,16 @@ def _s(raw: Any) -> str:
     return raw.decode() if isinstance(raw, bytes) else str(raw)
 
 
+def tournament_id_problem(tid: str) -> str | None:
+    """What is wrong with ``tid`` as a tournament id, or ``None``.  An id is the first part of
+    its match ids and keys (``:``-separated) and a segment of its URLs on the dashboard
+    (``/tournaments/<id>``): so no ``:``, no ``/``, and not ``.`` or ``..`` (which a browser
+    resolves away)."""
+    if not tid or ":" in tid or "/" in tid or tid in (".", ".."):
+        return "must be non-empty, contain no ':' or '/', and not be '.' or '..'"
+    return None
+
+
 class TournamentStore:
     """Repository of tournaments, schedules, results, standings and ratings on one client."""
 
@@ -174,8 +184,9 @@ class TournamentStore:
     # ------------------------------------------------------------------ tournaments
     def create(self, t: Tournament) -> bool:
         """Store a new tournament (status ``upcoming``); ``False`` if the id exists."""
-        if not t.id or ":" in t.id:
-            raise TournamentError(f"bad tournament id {t.id!r}: must be non-empty and contain no ':'")
+        problem = tournament_id_problem(t.id)
+        if problem:
+            raise TournamentError(f"bad tournament id {t.id!r}: {problem}")
         data = t.to_json()
         data["status"] = "upcoming"
         data["created_at"] = t.created_at or time.time()
@@ -193,7 +204,10 @@ class TournamentStore:
         return True
 
     def get(self, tid: str) -> Tournament | None:
-        """The tournament, or ``None`` if unknown."""
+        """The tournament, or ``None`` if unknown (also an id with ``:``, which no tournament
+        has: ``tournament:<id>:<part>`` is a key of another type)."""
+        if not tid or ":" in tid:
+            return None
         raw = self.r.hgetall(self._h(tid))
         if not raw or b"status" not in raw:
             return None

@@ -52,3 +52,13 @@ from .redis_server import key_prefix, redis_url  # noqa: E402
 from .server_harness import stores  # noqa: E402
 
 __all__ = ["game_seatings", "key_prefix", "play_first_legal", "redis_url", "registered", "stores"]
+
+
+def drawn_deal(seed: int, players: int) -> tuple[int, list[int]]:
+    """The first dealer and the shuffled deck a trick game's opening chance outcome draws from
+    ``MatchRng(seed)`` (the dealer first, then one shuffle), to check a deal against."""
+    rng = MatchRng(seed)
+    dealer = rng.below(players)
+    deck = list(range(52))
+    rng.shuffle(deck)
+    return dealer, deck

@@ -7,6 +7,8 @@ import pytest
 from cardarena.engine import MatchRng, State, get_game, play_match, random_policy
 from cardarena.engine.cards import CODES
 
+from .conftest import drawn_deal
+
 
 def random_match(seed: int, **options: int) -> State:
     bots = [random_policy(MatchRng(f"{seed}/{s}")) for s in range(2)]
@@ -19,10 +21,7 @@ def test_deal_and_the_trump_card() -> None:
     for the remainder of the game."  The way of dealing is not said: one at a time from the
     dealer's left (decided here, the standard)."""
     for seed in range(5):
-        rng = MatchRng(seed)
-        dealer = rng.below(2)
-        deck = list(range(52))
-        rng.shuffle(deck)
+        dealer, deck = drawn_deal(seed, 2)
         state = get_game("german_whist").new_state(2)
         outcome = state.sample_chance(MatchRng(seed))
         assert outcome["dealer"] == dealer

@@ -9,6 +9,8 @@ import pytest
 from cardarena.engine import MatchRng, State, get_game, play_match, random_policy
 from cardarena.engine.cards import CODES
 
+from .conftest import drawn_deal
+
 PENALTY = {"JH": 4, "JD": 3, "JC": 2, "JS": 1}
 
 
@@ -22,10 +24,7 @@ def test_deal_one_at_a_time_then_the_40th_card_turned_and_12_unused() -> None:
     cards. cards are dealt clockwise one card at a time.  The next card is revealed to determine
     the trump suit."  Rulings: "the 40th card is turned for trump, the last 12 are unused"."""
     for seed in range(5):
-        rng = MatchRng(seed)
-        dealer = rng.below(3)
-        deck = list(range(52))
-        rng.shuffle(deck)
+        dealer, deck = drawn_deal(seed, 3)
         state = get_game("knaves").new_state(3)
         outcome = state.sample_chance(MatchRng(seed))
         assert outcome["dealer"] == dealer

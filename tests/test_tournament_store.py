@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from cardarena.store.connection import client_for
@@ -134,8 +135,6 @@ def test_reconcile_counts_and_rates_completed_matches_once(store: TournamentStor
 def test_regression_concurrent_settle_left_running_standings_on_a_finished_tournament(store: TournamentStore) -> None:
     """Two workers settle at once: B computed its standings before A finished the tournament
     and saved them after A's final save. The finished tournament kept "running" standings."""
-    from typing import Any
-
     from cardarena_tournament import lifecycle
 
     ms = MatchStore(store.r)
@@ -315,3 +314,36 @@ def test_a_forfeit_recorded_by_the_service_reaches_the_standings(store: Tourname
         "faults (a bot's own log says why):",
         "  ghost: 6 strikes, forfeited 2 of 2 matches",
     ]
+
+
+def _bump(bots: tuple[str, ...]) -> Any:
+    def update(cur: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        mu = {b: cur.get(b, {"mu": 0.0})["mu"] + 1 for b in bots}
+        return {b: {"mu": mu[b], "ordinal": mu[b]} for b in bots}
+
+    return update
+
+
+def test_the_end_of_each_entrants_rating_history_is_kept_when_a_tournament_ends(store: TournamentStore) -> None:
+    """``finish`` and ``cancel`` note how long each entrant's rating history was at that moment,
+    so a finished tournament's page reads the rating at its end without reading the history
+    the bots went on to add (a term of nightly runs makes it long)."""
+    for tid in ("t1", "t2"):
+        assert store.create(_t(tid))
+        store.start(tid, [{"match_id": f"{tid}:0", "seats": ["a", "b"]}])
+    store.apply_rating("glaves", "t1:0", ["a", "b"], _bump(("a", "b")))
+    store.apply_rating("glaves", "elsewhere:0", ["a"], _bump(("a",)))
+    assert store.rating_end("t1") is None  # running: no end yet
+    store.record("t1", "t1:0", {"ranks": [1, 2]})
+    assert store.finish("t1")
+    assert store.rating_end("t1") == {"a": 2, "b": 1}
+    assert store.cancel("t2")
+    assert store.rating_end("t2") == {"a": 2, "b": 1}
+    store.apply_ratings("glaves", [(f"later:{i}", ["a", "b"], _bump(("a", "b"))) for i in range(5)])
+    assert store.rating_end("t1") == {"a": 2, "b": 1}  # the bots play on: the end stays
+    assert not store.finish("t1") and not store.cancel("t2")
+    assert store.rating_end("t1") == {"a": 2, "b": 1} and store.rating_end("t2") == {"a": 2, "b": 1}
+    assert store.rating_lengths("glaves", ["a", "b", "nobody"]) == {"a": 7, "b": 6, "nobody": 0}
+    points = store.rating_points("glaves", {"a": [1, 6, 99], "b": [0]})
+    assert [p and p["match_id"] for p in points["a"]] == ["elsewhere:0", "later:4", None]
+    assert [p["match_id"] for p in points["b"] if p] == ["t1:0"]

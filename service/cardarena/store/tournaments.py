@@ -9,7 +9,9 @@ Read API (what the dashboard uses; all return plain JSON-able data or dataclasse
 * :meth:`TournamentStore.standings` — the latest standings snapshot (a dict, see
   ``cardarena_tournament.standings.Standings.to_json``) or ``None`` before the first result.
 * :meth:`TournamentStore.matches` — the schedule in play order, each with its counted result.
-* :meth:`TournamentStore.rating_history` — one point per counted match of ``bot`` in ``game``.
+* :meth:`TournamentStore.rating_history` — one point per counted match of ``bot`` in ``game``;
+  :meth:`TournamentStore.rating_lengths` / :meth:`TournamentStore.rating_points` read parts of
+  it, and :meth:`TournamentStore.rating_end` says where it stood when a tournament ended.
 * :meth:`TournamentStore.ratings` — the current rating of every bot in a game.
 * :meth:`TournamentStore.schedules` / :meth:`TournamentStore.next_run` — recurring tournaments.
 
@@ -130,7 +132,19 @@ if counted < total then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'finished', 'finished_at', ARGV[1])
 redis.call('SREM', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[2])
+for i = 5, #KEYS do redis.call('HSETNX', KEYS[4], ARGV[i - 2], redis.call('LLEN', KEYS[i])) end
 return 1
+"""
+
+_MARK_END = """
+for i = 2, #KEYS do redis.call('HSETNX', KEYS[1], ARGV[i - 1], redis.call('LLEN', KEYS[i])) end
+return 1
+"""
+
+_POINTS = """
+local out = {}
+for i = 1, #ARGV do out[i] = redis.call('LINDEX', KEYS[1], ARGV[i]) or false end
+return out
 """
 
 _CLAIM_RUN = """
@@ -158,6 +172,8 @@ class TournamentStore:
         self._record = client.register_script(_RECORD)
         self._finish = client.register_script(_FINISH)
         self._claim_run = client.register_script(_CLAIM_RUN)
+        self._mark_end = client.register_script(_MARK_END)
+        self._points = client.register_script(_POINTS)
 
     # ------------------------------------------------------------------ keys
     @staticmethod
@@ -274,6 +290,10 @@ class TournamentStore:
         counted."""
         if not self._move(tid, "cancelled", ("upcoming", "running"), "finished_at"):
             return False
+        t = self.get(tid)
+        if t is not None:  # no more of its matches are rated (only live tournaments' are)
+            bots = list(t.entrants)
+            self._mark_end(keys=[self._rating_end(tid), *self._histories(t.game, bots)], args=bots)
         from .matches import MatchStore
 
         MatchStore(self.r).withdraw([m["match_id"] for m in self.schedule_of(tid)], "tournament cancelled")
@@ -329,11 +349,23 @@ class TournamentStore:
         return {_s(k): json.loads(v) for k, v in raw.items()}
 
     def finish(self, tid: str) -> bool:
-        """``running`` → ``finished`` if every match is counted; ``True`` if it changed now."""
+        """``running`` → ``finished`` if every match is counted; ``True`` if it changed now.
+
+        In the same step it notes where each entrant's rating history ends (:meth:`rating_end`):
+        every counted match was rated before it was counted, so the histories then hold all of
+        the tournament's points and nothing later."""
+        t = self.get(tid)
+        bots = list(t.entrants) if t is not None else []
         return bool(
             self._finish(
-                keys=[self._h(tid), self._status_set("running"), self._status_set("finished")],
-                args=[time.time(), tid],
+                keys=[
+                    self._h(tid),
+                    self._status_set("running"),
+                    self._status_set("finished"),
+                    self._rating_end(tid),
+                    *self._histories(t.game if t is not None else "", bots),
+                ],
+                args=[time.time(), tid, *bots],
             )
         )
 
@@ -461,8 +493,48 @@ class TournamentStore:
         return [bool(x) for x in self.r.smismember(key("ratings", game, "applied"), list(match_ids))]
 
     def rating_history(self, bot: str, game: str) -> builtins.list[dict[str, Any]]:
-        """One point per counted match: ``mu``, ``sigma``, ``ordinal``, ``match_id``, ``t``."""
+        """One point per counted match: ``mu``, ``sigma``, ``ordinal``, ``match_id``, ``t``.
+
+        The whole history, which grows with every rated match of the bot (a term of nightly
+        tournaments: thousands of points); readers that need a part use
+        :meth:`rating_lengths` and :meth:`rating_points`."""
         return [json.loads(x) for x in self.r.lrange(key("ratings", game, "history", bot), 0, -1)]
+
+    @staticmethod
+    def _histories(game: str, bots: Sequence[str]) -> builtins.list[str]:
+        return [key("ratings", game, "history", b) for b in bots]
+
+    @staticmethod
+    def _rating_end(tid: str) -> str:
+        return key("tournament", tid, "rating_end")
+
+    def rating_lengths(self, game: str, bots: Sequence[str]) -> dict[str, int]:
+        """How many points each bot's rating history in ``game`` has (0 if none); one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for h in self._histories(game, bots):
+            pipe.llen(h)
+        return {b: int(n) for b, n in zip(bots, pipe.execute(), strict=True)}
+
+    def rating_points(
+        self, game: str, wanted: dict[str, Sequence[int]]
+    ) -> dict[str, builtins.list[dict[str, Any] | None]]:
+        """The points of each bot's rating history at the given indices (``None`` past its
+        end), in one round trip, without reading the rest of the history."""
+        pipe = self.r.pipeline(transaction=False)
+        bots = [b for b in wanted if wanted[b]]
+        for b in bots:
+            self._points(keys=self._histories(game, [b]), args=[int(i) for i in wanted[b]], client=pipe)
+        out: dict[str, builtins.list[dict[str, Any] | None]] = {b: [] for b in wanted}
+        for b, raw in zip(bots, pipe.execute() if bots else [], strict=True):
+            out[b] = [json.loads(x) if x else None for x in raw]
+        return out
+
+    def rating_end(self, tid: str) -> dict[str, int] | None:
+        """Per entrant, the length its rating history had when the tournament finished or was
+        cancelled (its points ``0 .. n-1`` are those up to the end); ``None`` before the end, or
+        for a tournament that ended before this was recorded."""
+        raw = self.r.hgetall(self._rating_end(tid))
+        return {_s(k): int(v) for k, v in raw.items()} if raw else None
 
     # ------------------------------------------------------------------ schedules
     def create_schedule(self, s: Schedule, first_run: float) -> bool:

@@ -1,0 +1,93 @@
+"""The dashboard over a term's worth of data, on a real Redis filled through the stores: what
+a page reads must not grow with everything stored (rating histories that grow every night,
+tens of thousands of matches of other tournaments)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from cardarena.store.connection import client_for
+from cardarena.store.tournaments import TournamentStore
+from cardarena_dashboard import create_app
+from cardarena_tournament.standings import rate_match
+from flask.testing import FlaskClient
+
+from .dashboard_data import BOTS, XSS, Seeded, finish_match, seed
+
+
+@pytest.fixture
+def seeded(redis_url: str, key_prefix: str) -> Seeded:
+    return seed(redis_url)
+
+
+@pytest.fixture
+def client(redis_url: str, key_prefix: str) -> Iterator[FlaskClient]:
+    yield create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
+
+
+def _served_bytes(redis_url: str) -> Callable[[], int]:
+    """Bytes the Redis server has sent to its clients so far (``INFO stats``)."""
+    r = client_for(redis_url)
+    return lambda: int(r.info("stats")["total_net_output_bytes"])
+
+
+def _read_by(redis_url: str, client: FlaskClient, url: str) -> tuple[int, Any]:
+    """What serving ``url`` read from Redis (bytes), and the response."""
+    served = _served_bytes(redis_url)
+    before = served()
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return served() - before, response
+
+
+def _play_on(redis_url: str, matches: int) -> None:
+    """The entrants play ``matches`` more rated matches each (other tournaments, later nights)."""
+    ts = TournamentStore(client_for(redis_url))
+    pairs = [("alpha", "beta"), ("beta", XSS), (XSS, "alpha")]
+    for start in range(0, matches, 500):
+        batch = []
+        for n in range(start, min(matches, start + 500)):
+            for p, seats in enumerate(pairs):
+                batch.append((f"later-{n}:{p}", seats, lambda cur, s=seats: rate_match(cur, s, [1, 2])))
+        ts.apply_ratings("glaves", batch)
+
+
+def _plot_line(svg: str, bot: str) -> tuple[int, str]:
+    """The number of points of ``bot``'s line in a rating plot, and its end label."""
+    label = re.escape(bot.replace("<", "&lt;").replace(">", "&gt;"))
+    end = re.search(rf">{label} (-?\d+\.\d)</text>", svg)
+    assert end, f"no line for {bot}"
+    lines = re.findall(r'<polyline[^>]*points="([^"]*)"', svg)
+    return max(len(pts.split()) for pts in lines), end.group(1)
+
+
+def test_a_finished_tournament_reads_the_rating_at_its_end_not_the_whole_history(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """The bots of a nightly schedule play on for a term after a tournament ends: its page, its
+    standings API and its plot read each entrant's rating at the end (and a thinned plot), not
+    the whole history (1,500 later matches per bot here: about 0.7 MB of history)."""
+    ts = TournamentStore(client_for(redis_url))
+    for mid in list(seeded.pending):
+        finish_match(redis_url, seeded, mid)
+    assert ts.finish("cup")
+    at_end = {b: ts.ratings("glaves")[b]["ordinal"] for b in BOTS}
+    _play_on(redis_url, 1500)
+    assert len(ts.rating_history("alpha", "glaves")) > 3000
+
+    read, api = _read_by(redis_url, client, "/api/v1/tournaments/cup/standings")
+    assert {r["bot"]: r["rating"] for r in api.get_json()["items"]} == at_end
+    assert read < 20_000, f"the standings API read {read} bytes from Redis"
+    read, page = _read_by(redis_url, client, "/tournaments/cup")
+    assert f"{at_end['alpha']:.2f}" in page.get_data(as_text=True)
+    assert read < 60_000, f"the tournament page read {read} bytes from Redis"
+    read, svg = _read_by(redis_url, client, "/tournaments/cup/ratings.svg")
+    assert _plot_line(svg.get_data(as_text=True), "alpha")[1] == f"{at_end['alpha']:.1f}"
+    assert read < 60_000, f"the tournament's rating plot read {read} bytes from Redis"
+    read, svg = _read_by(redis_url, client, "/bots/alpha/ratings/glaves.svg")
+    points, last = _plot_line(svg.get_data(as_text=True), "alpha")
+    assert points <= 302 and last == f"{ts.ratings('glaves')['alpha']['ordinal']:.1f}"
+    assert read < 80_000, f"the bot's rating plot read {read} bytes from Redis"

@@ -91,3 +91,45 @@ def test_a_finished_tournament_reads_the_rating_at_its_end_not_the_whole_history
     points, last = _plot_line(svg.get_data(as_text=True), "alpha")
     assert points <= 302 and last == f"{ts.ratings('glaves')['alpha']['ordinal']:.1f}"
     assert read < 80_000, f"the bot's rating plot read {read} bytes from Redis"
+
+
+def _later_tournaments(redis_url: str, matches: int) -> None:
+    """``matches`` matches of later tournaments are stored (queued) after the seeded one."""
+    from cardarena.store.matches import MatchSpec, MatchStore
+
+    ms = MatchStore(client_for(redis_url))
+    seats = ("alpha", "beta")
+    ms.enqueue_many([MatchSpec(f"later:{n}", "glaves", 2, seats, n, tournament="later") for n in range(matches)])
+
+
+def test_an_old_tournament_lists_its_matches_whatever_was_stored_after_it(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """A tournament's match list (its page, ``/matches?tournament=``, the API) reads the
+    tournament's own matches: after a few weeks of nightly runs (10,500 later matches here) the
+    first night still lists all of them, most recently counted first, and reading them does not
+    scan the matches of every later tournament."""
+    _later_tournaments(redis_url, 10_500)
+    ts = TournamentStore(client_for(redis_url))
+    counted = [m for m in ts.matches("cup") if m["counted"]]
+    read, api = _read_by(redis_url, client, "/api/v1/tournaments/cup/matches?limit=100")
+    items = api.get_json()["items"]
+    assert len(items) == 12 and {m["tournament"] for m in items} == {"cup"}
+    assert [m["id"] for m in items[: len(counted)]] == list(reversed(seeded.finished))
+    assert read < 60_000, f"the tournament's match list read {read} bytes from Redis"
+    page = _json_items(client, "/api/v1/tournaments/cup/matches?limit=5&offset=5")
+    assert [m["id"] for m in page["items"]] == [m["id"] for m in items[5:10]] and page["next_offset"] == 10
+    both = _json_items(client, f"/api/v1/matches?tournament=cup&bot={XSS}&limit=100")["items"]
+    assert both and all(XSS in m["seats"] and m["tournament"] == "cup" for m in both)
+    assert len(both) == sum(XSS in m["seats"] for m in items)
+    read, html = _read_by(redis_url, client, "/tournaments/cup")
+    assert f'href="/matches/{seeded.finished[-1]}"' in html.get_data(as_text=True)
+    assert read < 60_000, f"the tournament page read {read} bytes from Redis"
+    listed = client.get("/matches?tournament=cup&limit=25").get_data(as_text=True)
+    assert all(f'href="/matches/{m["id"]}"' in listed for m in items)
+
+
+def _json_items(client: FlaskClient, url: str) -> Any:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.get_json()

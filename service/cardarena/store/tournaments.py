@@ -9,6 +9,7 @@ Read API (what the dashboard uses; all return plain JSON-able data or dataclasse
 * :meth:`TournamentStore.standings` — the latest standings snapshot (a dict, see
   ``cardarena_tournament.standings.Standings.to_json``) or ``None`` before the first result.
 * :meth:`TournamentStore.matches` — the schedule in play order, each with its counted result.
+* :meth:`TournamentStore.match_ids` — a page of its match ids, most recently counted first.
 * :meth:`TournamentStore.rating_history` — one point per counted match of ``bot`` in ``game``;
   :meth:`TournamentStore.rating_lengths` / :meth:`TournamentStore.rating_points` read parts of
   it, and :meth:`TournamentStore.rating_end` says where it stood when a tournament ended.
@@ -302,6 +303,34 @@ class TournamentStore:
     def schedule_of(self, tid: str) -> builtins.list[dict[str, Any]]:
         """The stored schedule (match JSON dicts in play order)."""
         return [json.loads(x) for x in self.r.lrange(key("tournament", tid, "schedule"), 0, -1)]
+
+    def match_ids(self, tid: str, start: int = 0, count: int = 50) -> builtins.list[str]:
+        """A page of the tournament's match ids: those counted, most recently counted first,
+        then the others (queued, being played, withdrawn) in play order.  Reads the
+        tournament's own lists only (the counted ones: the page alone), never the matches of
+        other tournaments."""
+        if count <= 0:
+            return []
+        done = key("tournament", tid, "counted_order")
+        counted = int(self.r.llen(done))
+        out: builtins.list[str] = []
+        if start < counted:
+            hi = counted - 1 - start
+            out = [_s(x) for x in reversed(self.r.lrange(done, max(0, hi - count + 1), hi))]
+        skip = max(0, start - counted)
+        sched = key("tournament", tid, "schedule")
+        pos = 0
+        while len(out) < count and (chunk := self.r.lrange(sched, pos, pos + 999)):
+            pos += len(chunk)
+            ids = [str(json.loads(x)["match_id"]) for x in chunk]
+            for mid, is_counted in zip(ids, self.counted_among(tid, ids), strict=True):
+                if is_counted:
+                    continue
+                if skip:
+                    skip -= 1
+                elif len(out) < count:
+                    out.append(mid)
+        return out
 
     def record(self, tid: str, match_id: str, result: dict[str, Any]) -> bool:
         """Count one match result exactly once; ``False`` if it was already counted."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -347,3 +348,57 @@ def test_the_end_of_each_entrants_rating_history_is_kept_when_a_tournament_ends(
     points = store.rating_points("glaves", {"a": [1, 6, 99], "b": [0]})
     assert [p and p["match_id"] for p in points["a"]] == ["elsewhere:0", "later:4", None]
     assert [p["match_id"] for p in points["b"] if p] == ["t1:0"]
+
+
+def test_live_standings_are_computed_once_per_interval_whatever_the_number_of_workers(
+    store: TournamentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While results are counted, one worker process recomputes the standings (a bootstrap: about
+    a second of CPU for 40 bots and a few thousand matches) and the others leave them alone until
+    the interval has passed; it used to be once per interval in *each* process, so a prefork
+    worker with ``--concurrency`` N ran up to N of them at once for the same tournament."""
+    from cardarena_tournament import lifecycle
+
+    monkeypatch.setattr(lifecycle, "STANDINGS_EVERY_S", 0.5)
+    ms = MatchStore(store.r)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b", "c"], deal_sets=2, tid="live")
+    store.create(t)
+    lifecycle.start_tournament(store, ms, "live")
+
+    def play(n: int) -> None:
+        for _ in range(n):
+            spec = ms.claim("i", wait_s=0)
+            assert spec is not None
+            ms.complete(spec.match_id, "i", {"scores": [3, 1], "ranks": [1, 2]}, {})
+        lifecycle.count_matches(store, ms, [m.match_id for m in lifecycle.expand(t)])
+
+    def another_process() -> None:
+        # a fresh process: none of the module's own state (the old throttle lived in `_refreshed`)
+        monkeypatch.setattr(lifecycle, "_refreshed", {}, raising=False)
+
+    play(2)
+    lifecycle.settle(store, "live")
+    assert (store.standings("live") or {})["counted"] == 2
+    for _ in range(3):  # other worker processes count results at once: nobody recomputes
+        play(1)
+        another_process()
+        lifecycle.settle(store, "live")
+        assert (store.standings("live") or {})["counted"] == 2
+    time.sleep(0.6)  # the interval has passed: the next one to settle recomputes
+    another_process()
+    lifecycle.settle(store, "live")
+    assert (store.standings("live") or {})["counted"] == 5
+    lifecycle.settle(store, "live", force=True)  # the reconciler's refresh is not held back
+    play(t.total_matches - 5)
+    lifecycle.settle(store, "live")  # nor the final one
+    assert store.require("live").status == "finished"
+    assert (store.standings("live") or {})["counted"] == t.total_matches
+
+
+def test_the_interval_of_live_standings_grows_with_their_cost() -> None:
+    """A refresh that took ``d`` seconds is not repeated for ``d / STANDINGS_SHARE`` seconds (at
+    least ``STANDINGS_EVERY_S``): live standings take at most that share of a worker's time."""
+    from cardarena_tournament import lifecycle
+
+    assert lifecycle.standings_hold(0.01) == lifecycle.STANDINGS_EVERY_S
+    assert lifecycle.standings_hold(1.5) == pytest.approx(1.5 / lifecycle.STANDINGS_SHARE)

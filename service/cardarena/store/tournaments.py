@@ -402,6 +402,16 @@ class TournamentStore:
         """Store the latest standings snapshot."""
         self.r.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
 
+    def claim_standings(self, tid: str, *, lease_s: float = 120.0) -> bool:
+        """Take the turn to recompute the live standings: ``True`` unless another process
+        holds it (computing, or :meth:`hold_standings` since).  The turn lapses after
+        ``lease_s`` if its holder dies."""
+        return bool(self.r.set(key("tournament", tid, "standings_turn"), "1", nx=True, px=int(lease_s * 1000)))
+
+    def hold_standings(self, tid: str, seconds: float) -> None:
+        """Nobody recomputes the live standings for ``seconds`` from now (see :meth:`claim_standings`)."""
+        self.r.set(key("tournament", tid, "standings_turn"), "1", px=max(1, int(seconds * 1000)))
+
     def standings(self, tid: str) -> dict[str, Any] | None:
         """The latest standings snapshot, or ``None`` before the first counted result."""
         raw = self.r.get(key("tournament", tid, "standings"))

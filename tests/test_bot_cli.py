@@ -120,3 +120,37 @@ def test_bot_run_help_gives_the_default_server(capsys: pytest.CaptureFixture[str
         build_parser().parse_args(["bot", "run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "--server SERVER the service's gRPC address (default 127.0.0.1:50051, as `cardarena up` listens)" in text
+
+
+def test_a_retired_bot_leaves_the_all_runs_of_a_schedule_and_keeps_its_history(redis_url: str, key_prefix: str) -> None:
+    """A student leaves mid-term: ``cardarena bot retire NAME`` takes the bot out of the next
+    ``--all`` runs (it would otherwise be a no-show in every match, for the rest of the term);
+    its record and results stay, and ``--undo`` brings it back."""
+    from cardarena.store.matches import MatchStore
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_tournament import lifecycle
+
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    bots, ts, ms = BotStore(client), TournamentStore(client), MatchStore(client)
+    for name in ("ann", "bob", "cyd"):
+        bots.register(name)
+    template = {"game": "glaves", "players": 2, "entrants": "all", "deal_sets": 1}
+    lifecycle.create_schedule(ts, "every 1d", template, sid="nightly", now=1_800_000_000.0)
+    first = lifecycle.start_due_schedules(ts, ms, 1_800_000_000.0, bots.entrants)
+    assert ts.require(first[0]).entrants == ("ann", "bob", "cyd")
+
+    done = subprocess.run([*CLI, "bot", "retire", "bob"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "bob" in done.stdout and "2 bots" in done.stdout  # what --all takes now
+    assert bots.entrants() == ["ann", "cyd"] and bots.get("bob") is not None  # the record stays
+    ts.cancel(first[0])  # (runs never overlap)
+    second = lifecycle.start_due_schedules(ts, ms, 1_800_086_400.0, bots.entrants)
+    assert ts.require(second[0]).entrants == ("ann", "cyd")
+    assert ts.require(first[0]).entrants == ("ann", "bob", "cyd")  # past runs are as they were
+
+    back = subprocess.run([*CLI, "bot", "retire", "--undo", "bob"], env=env, capture_output=True, text=True, timeout=60)
+    assert back.returncode == 0, back.stderr
+    assert bots.entrants() == ["ann", "bob", "cyd"]
+    nobody = subprocess.run([*CLI, "bot", "retire", "nobody"], env=env, capture_output=True, text=True, timeout=60)
+    assert nobody.returncode == 2 and "nobody" in nobody.stderr

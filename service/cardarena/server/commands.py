@@ -114,6 +114,27 @@ def _bot_register(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bot_retire(args: argparse.Namespace) -> int:
+    from ..store.bots import BotError, BotStore
+    from ..store.connection import client_for
+
+    try:
+        with _redis(args) as url:
+            bots = BotStore(client_for(url))
+            changed = bots.retire(args.name, undo=args.undo)
+            entrants = bots.entrants()
+    except BotError as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
+    if args.undo:
+        print(f"{args.name}: {'back in' if changed else 'was not retired; stays in'} the --all tournaments")
+    else:
+        state = "retired" if changed else "already retired"
+        print(f"{args.name}: {state}; the --all tournaments that start from now on leave it out")
+    print(f"--all takes {len(entrants)} bots: {', '.join(entrants) or '(none)'}")
+    return 0
+
+
 def _bot_run(args: argparse.Namespace) -> int:
     from cardarena_sdk import load_bot
     from cardarena_sdk.client import SessionEnded, run_async
@@ -541,12 +562,20 @@ def register(sub: Any) -> None:
     )
     svc.set_defaults(func=_service)
 
-    bot = sub.add_parser("bot", help="register or run bots")
+    bot = sub.add_parser("bot", help="register, retire or run bots")
     bot_sub = bot.add_subparsers(dest="bot_command", required=True)
     reg = bot_sub.add_parser("register", help="register a bot; prints its token once")
     reg.add_argument("name")
     reg.add_argument("--redis-url")
     reg.set_defaults(func=_bot_register)
+    ret = bot_sub.add_parser(
+        "retire",
+        help="leave a bot out of the --all tournaments that start from now on (its record and results stay)",
+    )
+    ret.add_argument("name")
+    ret.add_argument("--undo", action="store_true", help="put a retired bot back")
+    ret.add_argument("--redis-url")
+    ret.set_defaults(func=_bot_retire)
     run = bot_sub.add_parser("run", help="connect a bot to a service")
     run.add_argument("bot", help="random, heuristic, or a path to a .py file defining a Bot subclass")
     run.add_argument(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -133,3 +134,34 @@ def _json_items(client: FlaskClient, url: str) -> Any:
     response = client.get(url)
     assert response.status_code == 200, url
     return response.get_json()
+
+
+def test_the_home_page_and_the_tournament_api_read_only_the_tournaments_they_show(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """A term of nightly runs leaves a hundred tournaments: the home page shows the newest 10 and
+    the API a page of them, and each reads those records only (all of them, one round trip
+    each, before)."""
+    from cardarena_tournament import lifecycle
+
+    ts = TournamentStore(client_for(redis_url))
+    bots = [f"student-{i:02d}-with-a-longer-name" for i in range(40)]
+    for night in range(100):
+        t = lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=1, tid=f"night{night:03d}")
+        ts.create(replace(t, created_at=1_800_000_000.0 + night * 86_400))
+    read, home = _read_by(redis_url, client, "/")
+    text = home.get_data(as_text=True)
+    assert "night099" in text and "night090" in text and "night089" not in text
+    assert read < 40_000, f"the home page read {read} bytes from Redis"
+    read, api = _read_by(redis_url, client, "/api/v1/tournaments?limit=5&offset=10")
+    page = api.get_json()
+    assert [t["id"] for t in page["items"]] == [f"night{n:03d}" for n in range(89, 84, -1)] and page[
+        "next_offset"
+    ] == 15
+    assert read < 40_000, f"a page of the tournaments API read {read} bytes from Redis"
+    last = _json_items(client, "/api/v1/tournaments?limit=5&offset=95")
+    assert [t["id"] for t in last["items"]] == [f"night{n:03d}" for n in range(4, -1, -1)] and last[
+        "next_offset"
+    ] is None
+    assert _json_items(client, "/api/v1/tournaments?status=running")["items"] == []
+    assert len(_json_items(client, "/api/v1/tournaments?status=upcoming&limit=200")["items"]) == 100

@@ -68,8 +68,8 @@ def _unavailable(exc: reads.Unavailable) -> tuple[str, int]:
 def index() -> str:
     """Overview: tournaments and recent matches."""
     rows, _ = list_matches(sources(), MatchFilter(), 0, 10)
-    tournaments = reads.tournaments(sources()) if sources().tournaments is not None else []
-    return render_template("index.html", matches=rows, tournaments=tournaments[:10])
+    tournaments = reads.tournaments(sources(), limit=10) if sources().tournaments is not None else []
+    return render_template("index.html", matches=rows, tournaments=tournaments)
 
 
 @bp.get("/games")

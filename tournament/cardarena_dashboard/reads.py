@@ -54,19 +54,27 @@ def _bot_store(sources: Sources) -> Any:
     return sources.bots
 
 
-def tournaments(sources: Sources, status: str | None = None) -> list[dict[str, Any]]:
-    """Every tournament (optionally of one status), newest first, with its next scheduled run."""
+def tournaments(
+    sources: Sources, status: str | None = None, *, limit: int = 10_000, offset: int = 0
+) -> list[dict[str, Any]]:
+    """Tournaments (optionally of one status), newest first, from the ``offset``-th, at most
+    ``limit``, each with its next scheduled run; only those records are read."""
     store = _tournament_store(sources)
     try:
-        found = store.list(status, limit=10_000)
+        found = store.list(status, limit=limit, offset=offset)
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
-    return [_with_next_run(store, plain(t)) for t in found]
+    next_runs: dict[str, float | None] = {}  # a schedule's runs share its next run: read it once
+    return [_with_next_run(store, plain(t), next_runs) for t in found]
 
 
-def _with_next_run(store: Any, row: dict[str, Any]) -> dict[str, Any]:
+def _with_next_run(store: Any, row: dict[str, Any], known: dict[str, float | None] | None = None) -> dict[str, Any]:
     """The row with ``next_run`` (of its schedule) and the ``*_text`` (UTC) of its times."""
-    when = store.next_run(row["schedule_id"]) if row.get("schedule_id") else None
+    sid = row.get("schedule_id")
+    known = {} if known is None else known
+    if sid and sid not in known:
+        known[sid] = store.next_run(sid)
+    when = known[sid] if sid else None
     row["next_run"] = when
     row["next_run_text"] = _when(when) if when else None
     for name in ("created_at", "started_at", "finished_at"):

@@ -211,7 +211,10 @@ class TournamentStore:
 
     def get(self, tid: str) -> Tournament | None:
         """The tournament, or ``None`` if unknown."""
-        raw = self.r.hgetall(self._h(tid))
+        return self._parse(self.r.hgetall(self._h(tid)))
+
+    @staticmethod
+    def _parse(raw: dict[bytes, bytes]) -> Tournament | None:
         if not raw or b"status" not in raw:
             return None
         d = {_s(k): _s(v) for k, v in raw.items()}
@@ -236,16 +239,23 @@ class TournamentStore:
             raise TournamentError(f"unknown tournament {tid!r}")
         return t
 
-    def list(self, status: str | None = None, *, limit: int = 100) -> list[Tournament]:
-        """Tournaments, newest first; only those with ``status`` if given."""
+    def list(self, status: str | None = None, *, limit: int = 100, offset: int = 0) -> list[Tournament]:
+        """Tournaments, newest first (from the ``offset``-th, at most ``limit``); only those with
+        ``status`` if given.  Reads those records only, in one round trip."""
         if status is not None and status not in STATUSES:
             raise TournamentError(f"unknown status {status!r}; known: {', '.join(STATUSES)}")
-        ids = [_s(x) for x in self.r.zrevrange(self.ALL, 0, -1)]
-        if status is not None:
+        if status is None:
+            ids = [_s(x) for x in self.r.zrevrange(self.ALL, offset, offset + limit - 1)] if limit > 0 else []
+        else:
+            ids = [_s(x) for x in self.r.zrevrange(self.ALL, 0, -1)]
             members = {_s(x) for x in self.r.smembers(self._status_set(status))}
-            ids = [i for i in ids if i in members]
-        out = [self.get(i) for i in ids[:limit]]
-        return [t for t in out if t is not None]
+            ids = [i for i in ids if i in members][offset : offset + limit]
+        if not ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for i in ids:
+            pipe.hgetall(self._h(i))
+        return [t for t in map(self._parse, pipe.execute()) if t is not None]
 
     def _move(self, tid: str, new: str, allowed: Sequence[str], stamp: str | None) -> bool:
         h = self._h(tid)

@@ -388,7 +388,7 @@ def test_live_standings_are_computed_once_per_interval_whatever_the_number_of_wo
     another_process()
     lifecycle.settle(store, "live")
     assert (store.standings("live") or {})["counted"] == 5
-    lifecycle.settle(store, "live", force=True)  # the reconciler's refresh is not held back
+    lifecycle.settle(store, "live", force=True)  # a forced refresh (the reconciler's, after counting) is not held
     play(t.total_matches - 5)
     lifecycle.settle(store, "live")  # nor the final one
     assert store.require("live").status == "finished"
@@ -402,3 +402,35 @@ def test_the_interval_of_live_standings_grows_with_their_cost() -> None:
 
     assert lifecycle.standings_hold(0.01) == lifecycle.STANDINGS_EVERY_S
     assert lifecycle.standings_hold(1.5) == pytest.approx(1.5 / lifecycle.STANDINGS_SHARE)
+
+
+def test_the_reconciler_leaves_live_standings_to_their_turn_unless_it_counted_something(
+    store: TournamentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reconciler runs every 15 s over every running tournament; with nothing to repair it
+    used to recompute each one's standings anyway (a second of CPU each for a 40-bot field)."""
+    from cardarena_tournament import lifecycle
+
+    monkeypatch.setattr(lifecycle, "STANDINGS_EVERY_S", 60.0)
+    ms = MatchStore(store.r)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b", "c"], deal_sets=2, tid="rec")
+    store.create(t)
+    lifecycle.start_tournament(store, ms, "rec")
+
+    def play(n: int) -> list[str]:
+        done = []
+        for _ in range(n):
+            spec = ms.claim("i", wait_s=0)
+            assert spec is not None
+            ms.complete(spec.match_id, "i", {"scores": [3, 1], "ranks": [1, 2]}, {})
+            done.append(spec.match_id)
+        return done
+
+    lifecycle.count_matches(store, ms, play(2))
+    lifecycle.settle(store, "rec")
+    lifecycle.count_matches(store, ms, play(1))  # counted; the standings wait for their turn
+    assert lifecycle.reconcile(store, ms)["counted"] == 0
+    assert (store.standings("rec") or {})["counted"] == 2  # nothing repaired: left alone
+    play(1)  # completed, its result event lost: the reconciler counts it
+    assert lifecycle.reconcile(store, ms)["counted"] == 1
+    assert (store.standings("rec") or {})["counted"] == 4

@@ -346,7 +346,8 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
       back (:meth:`MatchStore.requeue_lost`);
     * every match of a running tournament missing from the match store is queued again;
     * completed matches of running tournaments not yet counted (or rated) are counted (rated);
-    * running tournaments with every match counted are finished;
+    * running tournaments with every match counted are finished; the standings of those it
+      counted matches of are refreshed (the others' when their turn comes, see :func:`settle`);
     * tournaments still ``upcoming`` ``upcoming_grace_s`` after creation (their start task was
       lost) are started.
     """
@@ -367,7 +368,7 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
         todo = [mid for mid, c, r in zip(done, counted, rated, strict=True) if not (c and r)]
         count_matches(ts, ms, todo)
         report["counted"] += len(todo)
-        settle(ts, t.id, force=True)
+        settle(ts, t.id, force=bool(todo))  # nothing repaired: the standings wait for their turn
     return report
 
 

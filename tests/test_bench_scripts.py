@@ -38,3 +38,16 @@ def test_round_robin_bench(tmp_path: Path) -> None:
     figure = json.loads(_run(tmp_path, "bench/round_robin_16.py", "--per-kind", "1", "--json").splitlines()[-1])
     assert figure["bots"] == 2 and figure["matches"] == 2  # one pair, both seatings
     assert figure["matches_per_s"] > 0 and figure["heuristic_in_top_half"] in (0, 1)
+
+
+def test_term_bench(tmp_path: Path) -> None:
+    small = ("--bots", "5", "--deal-sets", "1", "--repeats", "1")
+    live = json.loads(
+        _run(tmp_path, "bench/term_bench.py", "--part", "standings", *small, "--workers", "2", "--seconds", "2")
+    )
+    assert live["matches"] == 20 and live["counted"] == 18 and live["refreshes"] >= 1
+    assert live["refresh_cpu_s"] >= 0 and live["refresh_cpu_per_s"] >= 0
+    term = json.loads(_run(tmp_path, "bench/term_bench.py", "--part", "dashboard", *small, "--nights", "2"))
+    assert term["matches"] == 40 and term["history_points_per_bot"] == 16
+    assert term["requests"]["/api/v1/tournaments/night000/matches"]["items"] == 20
+    assert all(r["median_ms"] > 0 for r in term["requests"].values())

@@ -168,15 +168,53 @@ def test_bot_list_shows_the_registered_bots(redis_url: str, key_prefix: str) -> 
     assert listed.returncode == 0 and listed.stdout.strip() == "no bots registered"
     store.register("<b>alice</b>")
     store.register("random-1", local=True)
+    store.register("zed")
+    store.retire("zed")
     store.count("<b>alice</b>", "matches", 3)
     store.count("<b>alice</b>", "timeouts", 2)
     lines = subprocess.run([*CLI, "bot", "list"], env=env, capture_output=True, text=True, timeout=60).stdout
-    first, second = lines.splitlines()
+    first, second, third = lines.splitlines()
     assert first.startswith("<b>alice</b>  registered ") and "3 matches  timeouts 2" in first
     assert second.startswith("random-1  (local run)") and "0 matches" in second
+    assert third.startswith("zed  (retired)")
     data = json.loads(subprocess.run([*CLI, "bot", "list", "--json"], env=env, capture_output=True, text=True).stdout)
-    assert [(b["name"], b["local"], b["matches"], b["timeouts"]) for b in data["bots"]] == [
-        ("<b>alice</b>", False, 3, 2),
-        ("random-1", True, 0, 0),
+    assert [(b["name"], b["local"], b["retired"], b["matches"], b["timeouts"]) for b in data["bots"]] == [
+        ("<b>alice</b>", False, False, 3, 2),
+        ("random-1", True, False, 0, 0),
+        ("zed", False, True, 0, 0),
     ]
     client.close()
+
+
+def test_a_retired_bot_leaves_the_all_runs_of_a_schedule_and_keeps_its_history(redis_url: str, key_prefix: str) -> None:
+    """A student leaves mid-term: ``cardarena bot retire NAME`` takes the bot out of the next
+    ``--all`` runs (it would otherwise be a no-show in every match, for the rest of the term);
+    its record and results stay, and ``--undo`` brings it back."""
+    from cardarena.store.matches import MatchStore
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_tournament import lifecycle
+
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    bots, ts, ms = BotStore(client), TournamentStore(client), MatchStore(client)
+    for name in ("ann", "bob", "cyd"):
+        bots.register(name)
+    template = {"game": "glaves", "players": 2, "entrants": "all", "deal_sets": 1}
+    lifecycle.create_schedule(ts, "every 1d", template, sid="nightly", now=1_800_000_000.0)
+    first = lifecycle.start_due_schedules(ts, ms, 1_800_000_000.0, bots.entrants)
+    assert ts.require(first[0]).entrants == ("ann", "bob", "cyd")
+
+    done = subprocess.run([*CLI, "bot", "retire", "bob"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "bob" in done.stdout and "2 bots" in done.stdout  # what --all takes now
+    assert bots.entrants() == ["ann", "cyd"] and bots.get("bob") is not None  # the record stays
+    ts.cancel(first[0])  # (runs never overlap)
+    second = lifecycle.start_due_schedules(ts, ms, 1_800_086_400.0, bots.entrants)
+    assert ts.require(second[0]).entrants == ("ann", "cyd")
+    assert ts.require(first[0]).entrants == ("ann", "bob", "cyd")  # past runs are as they were
+
+    back = subprocess.run([*CLI, "bot", "retire", "--undo", "bob"], env=env, capture_output=True, text=True, timeout=60)
+    assert back.returncode == 0, back.stderr
+    assert bots.entrants() == ["ann", "bob", "cyd"]
+    nobody = subprocess.run([*CLI, "bot", "retire", "nobody"], env=env, capture_output=True, text=True, timeout=60)
+    assert nobody.returncode == 2 and "nobody" in nobody.stderr

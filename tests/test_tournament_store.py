@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from cardarena.store.connection import client_for
@@ -134,8 +136,6 @@ def test_reconcile_counts_and_rates_completed_matches_once(store: TournamentStor
 def test_regression_concurrent_settle_left_running_standings_on_a_finished_tournament(store: TournamentStore) -> None:
     """Two workers settle at once: B computed its standings before A finished the tournament
     and saved them after A's final save. The finished tournament kept "running" standings."""
-    from typing import Any
-
     from cardarena_tournament import lifecycle
 
     ms = MatchStore(store.r)
@@ -329,3 +329,122 @@ def test_a_tournament_without_a_seed_gets_an_unguessable_one() -> None:
     assert made[0].seed != made[1].seed and "tid" not in made[0].seed and len(made[0].seed) >= 32
     given = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=1, tid="t", seed="s")
     assert given.seed == "s"
+
+
+def _bump(bots: tuple[str, ...]) -> Any:
+    def update(cur: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        mu = {b: cur.get(b, {"mu": 0.0})["mu"] + 1 for b in bots}
+        return {b: {"mu": mu[b], "ordinal": mu[b]} for b in bots}
+
+    return update
+
+
+def test_the_end_of_each_entrants_rating_history_is_kept_when_a_tournament_ends(store: TournamentStore) -> None:
+    """``finish`` and ``cancel`` note how long each entrant's rating history was at that moment,
+    so a finished tournament's page reads the rating at its end without reading the history
+    the bots went on to add (a term of nightly runs makes it long)."""
+    for tid in ("t1", "t2"):
+        assert store.create(_t(tid))
+        store.start(tid, [{"match_id": f"{tid}:0", "seats": ["a", "b"]}])
+    store.apply_rating("glaves", "t1:0", ["a", "b"], _bump(("a", "b")))
+    store.apply_rating("glaves", "elsewhere:0", ["a"], _bump(("a",)))
+    assert store.rating_end("t1") is None  # running: no end yet
+    store.record("t1", "t1:0", {"ranks": [1, 2]})
+    assert store.finish("t1")
+    assert store.rating_end("t1") == {"a": 2, "b": 1}
+    assert store.cancel("t2")
+    assert store.rating_end("t2") == {"a": 2, "b": 1}
+    store.apply_ratings("glaves", [(f"later:{i}", ["a", "b"], _bump(("a", "b"))) for i in range(5)])
+    assert store.rating_end("t1") == {"a": 2, "b": 1}  # the bots play on: the end stays
+    assert not store.finish("t1") and not store.cancel("t2")
+    assert store.rating_end("t1") == {"a": 2, "b": 1} and store.rating_end("t2") == {"a": 2, "b": 1}
+    assert store.rating_lengths("glaves", ["a", "b", "nobody"]) == {"a": 7, "b": 6, "nobody": 0}
+    points = store.rating_points("glaves", {"a": [1, 6, 99], "b": [0]})
+    assert [p and p["match_id"] for p in points["a"]] == ["elsewhere:0", "later:4", None]
+    assert [p["match_id"] for p in points["b"] if p] == ["t1:0"]
+
+
+def test_live_standings_are_computed_once_per_interval_whatever_the_number_of_workers(
+    store: TournamentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While results are counted, one worker process recomputes the standings (a bootstrap: about
+    a second of CPU for 40 bots and a few thousand matches) and the others leave them alone until
+    the interval has passed; it used to be once per interval in *each* process, so a prefork
+    worker with ``--concurrency`` N ran up to N of them at once for the same tournament."""
+    from cardarena_tournament import lifecycle
+
+    monkeypatch.setattr(lifecycle, "STANDINGS_EVERY_S", 0.5)
+    ms = MatchStore(store.r)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b", "c"], deal_sets=2, tid="live")
+    store.create(t)
+    lifecycle.start_tournament(store, ms, "live")
+
+    def play(n: int) -> None:
+        for _ in range(n):
+            spec = ms.claim("i", wait_s=0)
+            assert spec is not None
+            ms.complete(spec.match_id, "i", {"scores": [3, 1], "ranks": [1, 2]}, {})
+        lifecycle.count_matches(store, ms, [m.match_id for m in lifecycle.expand(t)])
+
+    def another_process() -> None:
+        # a fresh process: none of the module's own state (the old throttle lived in `_refreshed`)
+        monkeypatch.setattr(lifecycle, "_refreshed", {}, raising=False)
+
+    play(2)
+    lifecycle.settle(store, "live")
+    assert (store.standings("live") or {})["counted"] == 2
+    for _ in range(3):  # other worker processes count results at once: nobody recomputes
+        play(1)
+        another_process()
+        lifecycle.settle(store, "live")
+        assert (store.standings("live") or {})["counted"] == 2
+    time.sleep(0.6)  # the interval has passed: the next one to settle recomputes
+    another_process()
+    lifecycle.settle(store, "live")
+    assert (store.standings("live") or {})["counted"] == 5
+    lifecycle.settle(store, "live", force=True)  # a forced refresh (the reconciler's, after counting) is not held
+    play(t.total_matches - 5)
+    lifecycle.settle(store, "live")  # nor the final one
+    assert store.require("live").status == "finished"
+    assert (store.standings("live") or {})["counted"] == t.total_matches
+
+
+def test_the_interval_of_live_standings_grows_with_their_cost() -> None:
+    """A refresh that took ``d`` seconds is not repeated for ``d / STANDINGS_SHARE`` seconds (at
+    least ``STANDINGS_EVERY_S``): live standings take at most that share of a worker's time."""
+    from cardarena_tournament import lifecycle
+
+    assert lifecycle.standings_hold(0.01) == lifecycle.STANDINGS_EVERY_S
+    assert lifecycle.standings_hold(1.5) == pytest.approx(1.5 / lifecycle.STANDINGS_SHARE)
+
+
+def test_the_reconciler_leaves_live_standings_to_their_turn_unless_it_counted_something(
+    store: TournamentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reconciler runs every 15 s over every running tournament; with nothing to repair it
+    used to recompute each one's standings anyway (a second of CPU each for a 40-bot field)."""
+    from cardarena_tournament import lifecycle
+
+    monkeypatch.setattr(lifecycle, "STANDINGS_EVERY_S", 60.0)
+    ms = MatchStore(store.r)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b", "c"], deal_sets=2, tid="rec")
+    store.create(t)
+    lifecycle.start_tournament(store, ms, "rec")
+
+    def play(n: int) -> list[str]:
+        done = []
+        for _ in range(n):
+            spec = ms.claim("i", wait_s=0)
+            assert spec is not None
+            ms.complete(spec.match_id, "i", {"scores": [3, 1], "ranks": [1, 2]}, {})
+            done.append(spec.match_id)
+        return done
+
+    lifecycle.count_matches(store, ms, play(2))
+    lifecycle.settle(store, "rec")
+    lifecycle.count_matches(store, ms, play(1))  # counted; the standings wait for their turn
+    assert lifecycle.reconcile(store, ms)["counted"] == 0
+    assert (store.standings("rec") or {})["counted"] == 2  # nothing repaired: left alone
+    play(1)  # completed, its result event lost: the reconciler counts it
+    assert lifecycle.reconcile(store, ms)["counted"] == 1
+    assert (store.standings("rec") or {})["counted"] == 4

@@ -98,10 +98,8 @@ def tournament_list() -> Response:
     status = request.args.get("status")
     if status is not None and status not in STATUSES:
         raise BadQuery(f"status must be one of {', '.join(STATUSES)}")
-    rows = reads.tournaments(sources(), status)
-    return jsonify(
-        page.envelope(list(rows[page.offset : page.offset + page.limit]), len(rows) > page.offset + page.limit)
-    )
+    rows = reads.tournaments(sources(), status, limit=page.limit + 1, offset=page.offset)
+    return jsonify(page.envelope(list(rows[: page.limit]), len(rows) > page.limit))
 
 
 @bp.get("/tournaments/<tournament_id>")

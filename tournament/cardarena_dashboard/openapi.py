@@ -456,7 +456,7 @@ def openapi_document() -> dict[str, Any]:
         ),
         "/games/{game_id}": _get("One game", _ref("Game"), [_text_param("game_id", "path")], e404="Unknown game"),
         "/matches": _get(
-            "Matches, newest first",
+            "Matches, newest first (filtered by a tournament: its own, most recently counted first)",
             _ref("Page_Match"),
             [*_PAGING, _text_param("game"), _text_param("tournament"), _text_param("bot")],
         ),
@@ -492,7 +492,11 @@ def openapi_document() -> dict[str, Any]:
             e503=_UNAVAILABLE,
         ),
         "/tournaments/{tournament_id}/matches": _get(
-            "A tournament's matches", _ref("Page_Match"), [tid, *_PAGING], e404="Unknown tournament", e503=_UNAVAILABLE
+            "A tournament's matches: those counted, most recently counted first, then the others in play order",
+            _ref("Page_Match"),
+            [tid, *_PAGING],
+            e404="Unknown tournament",
+            e503=_UNAVAILABLE,
         ),
         "/schedules": _get(
             "Recurring tournaments, soonest next run first", _ref("Page_Schedule"), _PAGING, e503=_UNAVAILABLE

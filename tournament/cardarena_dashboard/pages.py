@@ -68,8 +68,8 @@ def _unavailable(exc: reads.Unavailable) -> tuple[str, int]:
 def index() -> str:
     """Overview: tournaments and recent matches."""
     rows, _ = list_matches(sources(), MatchFilter(), 0, 10)
-    tournaments = reads.tournaments(sources()) if sources().tournaments is not None else []
-    return render_template("index.html", matches=rows, tournaments=tournaments[:10])
+    tournaments = reads.tournaments(sources(), limit=10) if sources().tournaments is not None else []
+    return render_template("index.html", matches=rows, tournaments=tournaments)
 
 
 @bp.get("/games")
@@ -224,16 +224,15 @@ def tournament_ratings(tournament_id: str) -> Response:
     """The entrants' rating histories as a server-rendered SVG plot."""
     t = reads.tournament(sources(), tournament_id)
     as_of = reads.rating_as_of(t)
-    until = None if as_of is None else (tournament_id, as_of)  # a finished tournament's plot ends with it
-    history = {b: reads.rating_history(sources(), b, str(t.get("game")), until) for b in t.get("entrants") or []}
-    return _svg(layout(history))
+    ended = None if as_of is None else (tournament_id, as_of)  # a finished tournament's plot ends with it
+    return _svg(layout(reads.rating_lines(sources(), list(t.get("entrants") or []), str(t.get("game")), ended)))
 
 
 @bp.get("/bots/<path:name>/ratings/<game_id>.svg")
 def bot_ratings(name: str, game_id: str) -> Response:
     """One bot's rating history in one game as an SVG plot."""
     reads.bot(sources(), name)
-    return _svg(layout({name: reads.rating_history(sources(), name, game_id)}))
+    return _svg(layout(reads.rating_lines(sources(), [name], game_id)))
 
 
 def _svg(plot: Plot | None) -> Response:

@@ -39,15 +39,41 @@ class Plot:
     x_label: str
 
 
-def layout(history: Mapping[str, Sequence[float]], x_label: str = "matches") -> Plot | None:
-    """Lay out rating histories (bot → ratings in order); ``None`` when there is nothing."""
-    values = [v for seq in history.values() for v in seq]
+@dataclass(frozen=True)
+class Sampled:
+    """A rating history read in part: how many points it has and the ``(index, value)`` pairs
+    read (the indices :func:`kept` picks), so a long history is never read whole."""
+
+    length: int
+    points: Sequence[tuple[int, float]]
+
+
+def kept(length: int) -> list[int]:
+    """The indices of a history of ``length`` points that a plot line draws: about
+    :data:`MAX_POINTS`, evenly spaced, always the first and the last."""
+    if length <= 0:
+        return []
+    every = max(1, length // MAX_POINTS)
+    out = list(range(0, length, every))
+    if out[-1] != length - 1:
+        out.append(length - 1)
+    return out
+
+
+def layout(history: Mapping[str, Sequence[float] | Sampled], x_label: str = "matches") -> Plot | None:
+    """Lay out rating histories (bot → ratings in order, or a :class:`Sampled` part of them);
+    ``None`` when there is nothing."""
+    lines = {
+        name: seq if isinstance(seq, Sampled) else Sampled(len(seq), [(i, seq[i]) for i in kept(len(seq))])
+        for name, seq in history.items()
+    }
+    values = [v for line in lines.values() for _, v in line.points]
     if not values:
         return None
     low, high = min(values), max(values)
     if high - low < 1e-9:
         low, high = low - 1, high + 1
-    longest = max(len(seq) for seq in history.values())
+    longest = max(line.length for line in lines.values())
     inner_w = WIDTH - PAD_LEFT - PAD_RIGHT
     inner_h = HEIGHT - 2 * PAD_Y
 
@@ -58,14 +84,11 @@ def layout(history: Mapping[str, Sequence[float]], x_label: str = "matches") -> 
         return PAD_Y + inner_h * (high - v) / (high - low)
 
     series = []
-    for n, (name, seq) in enumerate(sorted(history.items())):
-        if not seq:
+    for n, (name, line) in enumerate(sorted(lines.items())):
+        if not line.points:
             continue
-        every = max(1, len(seq) // MAX_POINTS)
-        kept = [i for i in range(0, len(seq), every)]
-        if kept[-1] != len(seq) - 1:
-            kept.append(len(seq) - 1)
-        pts = " ".join(f"{x(i):.1f},{y(seq[i]):.1f}" for i in kept)
-        series.append(Series(name, COLOURS[n % len(COLOURS)], pts, x(len(seq) - 1), y(seq[-1]), seq[-1]))
+        pts = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in line.points)
+        last_i, last_v = line.points[-1]
+        series.append(Series(name, COLOURS[n % len(COLOURS)], pts, x(last_i), y(last_v), last_v))
     ticks = [(y(low + (high - low) * k / 4), f"{low + (high - low) * k / 4:.1f}") for k in range(5)]
     return Plot(WIDTH, HEIGHT, series, ticks, x_label)

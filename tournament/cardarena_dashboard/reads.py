@@ -10,6 +10,7 @@ from cardarena.engine import Game, games
 from cardarena_tournament.formats import deal_set_ids
 from werkzeug.exceptions import BadRequest, Conflict, NotFound
 
+from .plot import Sampled, kept
 from .replay_steps import is_finished
 from .sources import Sources, plain
 
@@ -85,23 +86,31 @@ def _bot_store(sources: Sources) -> Any:
     return sources.bots
 
 
-def tournaments(sources: Sources, status: str | None = None) -> list[dict[str, Any]]:
-    """Every tournament (optionally of one status), newest first, with its next scheduled run."""
+def tournaments(
+    sources: Sources, status: str | None = None, *, limit: int = 10_000, offset: int = 0
+) -> list[dict[str, Any]]:
+    """Tournaments (optionally of one status), newest first, from the ``offset``-th, at most
+    ``limit``, each with its next scheduled run; only those records are read."""
     store = _tournament_store(sources)
     try:
-        found = store.list(status, limit=10_000)
+        found = store.list(status, limit=limit, offset=offset)
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
-    return [_with_next_run(store, plain(t)) for t in found]
+    next_runs: dict[str, float | None] = {}  # a schedule's runs share its next run: read it once
+    return [_with_next_run(store, plain(t), next_runs) for t in found]
 
 
-def _with_next_run(store: Any, row: dict[str, Any]) -> dict[str, Any]:
+def _with_next_run(store: Any, row: dict[str, Any], known: dict[str, float | None] | None = None) -> dict[str, Any]:
     """The row with ``next_run`` (of its schedule) and the ``*_text`` (UTC) of its times; its
     ``seed`` only once it has ended (every deal follows from the seed: never while its bots,
     which can read the dashboard, still play)."""
     if row.get("status") not in ENDED:
         row["seed"] = None
-    when = store.next_run(row["schedule_id"]) if row.get("schedule_id") else None
+    sid = row.get("schedule_id")
+    known = {} if known is None else known
+    if sid and sid not in known:
+        known[sid] = store.next_run(sid)
+    when = known[sid] if sid else None
     row["next_run"] = when
     row["next_run_text"] = _when(when) if when else None
     for name in ("created_at", "started_at", "finished_at"):
@@ -278,31 +287,78 @@ def standings(
         for r in out:
             r["rating"] = _float(current.get(r["bot"]))
     else:
+        at_end = ratings_at_end(sources, [r["bot"] for r in out], game, (tournament_id, as_of))
         for r in out:
-            history = rating_history(sources, r["bot"], game, until=(tournament_id, as_of))
-            r["rating"] = history[-1] if history else None
+            r["rating"] = at_end.get(r["bot"])
     return out
 
 
-def rating_history(sources: Sources, bot: str, game: str, until: tuple[str, float] | None = None) -> list[float]:
-    """The bot's rating (OpenSkill ordinal) after each rated match of ``game``.
+def _value(point: Mapping[str, Any]) -> float | None:
+    return _float(_first(point, "ordinal", "rating", "mu"))
 
-    ``until=(tournament id, t)``: only up to the end of that tournament, i.e. the points up to
-    the later of the last one at or before ``t`` and the last one of the tournament's own
-    matches (so a clock difference between workers cannot drop its last match)."""
-    if sources.tournaments is None:
-        return []
-    points = sources.tournaments.rating_history(bot, game)
-    if until is not None:
-        tid, t = until
-        own = f"{tid}:"
+
+def _history_ends(store: Any, bots: list[str], game: str, ended: tuple[str, float] | None) -> dict[str, int]:
+    """How many points of each bot's history count: all of them, or (``ended=(tournament id,
+    t)``) those up to that tournament's end."""
+    if ended is None:
+        lengths: dict[str, int] = store.rating_lengths(game, bots)
+        return lengths
+    tid, t = ended
+    marks: dict[str, int] | None = store.rating_end(tid)
+    if marks is not None:  # noted when it finished or was cancelled
+        return {b: marks.get(b, 0) for b in bots}
+    # Ended before the end was noted (an earlier version): read the whole history and keep the
+    # points up to the later of the last one at or before ``t`` and the last one of the
+    # tournament's own matches (so a clock difference between workers cannot drop its last one).
+    own = f"{tid}:"
+    out = {}
+    for b in bots:
         end = 0
-        for n, p in enumerate(points):
+        for n, p in enumerate(store.rating_history(b, game)):
             stamp = _float(p.get("t"))
             if (stamp is not None and stamp <= t) or str(p.get("match_id", "")).startswith(own):
                 end = n + 1
-        points = points[:end]
-    return [v for p in points if (v := _float(_first(p, "ordinal", "rating", "mu"))) is not None]
+        out[b] = end
+    return out
+
+
+def rating_lines(
+    sources: Sources, bots: list[str], game: str, ended: tuple[str, float] | None = None
+) -> dict[str, Sampled]:
+    """Each bot's rating (OpenSkill ordinal) after each rated match of ``game``, as plot lines:
+    the points a plot draws (:func:`~.plot.kept`, about :data:`~.plot.MAX_POINTS`), read
+    without the rest of the history, which grows with every match the bot plays.
+
+    ``ended=(tournament id, finished_at)``: only up to the end of that tournament (where each
+    history stood when it finished or was cancelled: ``TournamentStore.rating_end``)."""
+    store = sources.tournaments
+    if store is None or not bots:
+        return {}
+    ends = _history_ends(store, bots, game, ended)
+    wanted = {b: kept(n) for b, n in ends.items()}
+    got = store.rating_points(game, wanted)
+    return {
+        b: Sampled(
+            ends[b],
+            [(i, v) for i, p in zip(wanted[b], got[b], strict=True) if p is not None and (v := _value(p)) is not None],
+        )
+        for b in bots
+    }
+
+
+def ratings_at_end(sources: Sources, bots: list[str], game: str, ended: tuple[str, float]) -> dict[str, float | None]:
+    """Each bot's rating when the tournament ``ended=(tournament id, finished_at)`` ended: the last
+    point of its history up to then (:func:`rating_lines`), read alone; ``None`` if it had none."""
+    store = sources.tournaments
+    if store is None or not bots:
+        return {}
+    ends = _history_ends(store, bots, game, ended)
+    got = store.rating_points(game, {b: [n - 1] for b, n in ends.items() if n > 0})
+    out: dict[str, float | None] = dict.fromkeys(bots)
+    for b, points in got.items():
+        if points and points[-1] is not None:
+            out[b] = _value(points[-1])
+    return out
 
 
 def bots(sources: Sources, offset: int = 0, limit: int | None = None) -> tuple[list[dict[str, Any]], bool]:

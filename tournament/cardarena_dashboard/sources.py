@@ -17,7 +17,8 @@ from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchSpec, MatchStore
 
 SCAN_LIMIT = 10_000
-"""At most this many recent matches are examined when the match list is filtered."""
+"""At most this many recent matches are examined when the match list is filtered (without a
+stored tournament in the filter: then its own matches are examined, however many)."""
 
 
 def _optional_store(module: str, name: str, client: redis.Redis) -> Any:
@@ -125,18 +126,34 @@ class MatchFilter:
 def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
     """A page of match summaries, newest first, and whether more follow.
 
-    Unfiltered pages read exactly ``limit + 1`` ids; filtered pages scan recent matches in
-    batches (at most :data:`SCAN_LIMIT`).
+    Unfiltered pages read exactly ``limit + 1`` ids.  With a stored tournament in the filter the
+    ids are the tournament's own (``TournamentStore.match_ids``: most recently counted first,
+    then the rest in play order), so a tournament lists all its matches however many others
+    were stored after them; with it alone, a page reads ``limit + 1`` ids.  Other filters scan
+    recent matches (or the tournament's) in batches (at most :data:`SCAN_LIMIT` recent ones).
     """
     if flt.empty:
         ids = sources.matches.recent(offset, limit + 1)
         rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
         return rows, len(ids) > limit
+    stored = flt.tournament is not None and sources.tournaments is not None and sources.tournaments.get(flt.tournament)
+    if stored and flt.game is None and flt.bot is None:
+        ids = sources.tournaments.match_ids(flt.tournament, offset, limit + 1)
+        rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
+        return rows, len(ids) > limit
+
+    def ids_from(start: int, count: int) -> list[str]:
+        if stored:  # the tournament's own matches, however many were stored after them
+            found: list[str] = sources.tournaments.match_ids(flt.tournament, start, count)
+            return found
+        return sources.matches.recent(start, count)
+
+    scan_limit = stored.total_matches if stored else SCAN_LIMIT
     matched: list[dict[str, Any]] = []
     start = 0
     batch = offset + limit + 1
-    while start < SCAN_LIMIT and len(matched) <= offset + limit:
-        ids = sources.matches.recent(start, min(batch, SCAN_LIMIT - start))
+    while start < scan_limit and len(matched) <= offset + limit:
+        ids = ids_from(start, min(batch, scan_limit - start))
         if not ids:
             break
         for row in match_summaries(sources, ids):

@@ -314,22 +314,31 @@ def consume_results(ts: TournamentStore, ms: MatchStore, consumer: str, *, batch
 
 
 STANDINGS_EVERY_S = 2.0
-"""While a tournament runs, its standings snapshot is recomputed at most this often per process
-(the bootstrap is the costly part); the final snapshot is always computed."""
+"""While a tournament runs, its standings snapshot is recomputed at most this often (the
+bootstrap is the costly part; see :func:`standings_hold`); the final snapshot is always
+computed."""
+STANDINGS_SHARE = 0.1
+"""Live standings take at most about this share of the time of the workers counting results."""
 
-_refreshed: dict[str, float] = {}
+
+def standings_hold(elapsed: float) -> float:
+    """How long after a refresh that took ``elapsed`` seconds the live standings are left alone:
+    :data:`STANDINGS_EVERY_S`, or longer when a refresh is costly (40 bots, a few thousand
+    matches: about a second), so that refreshing takes at most :data:`STANDINGS_SHARE`."""
+    return max(STANDINGS_EVERY_S, elapsed / STANDINGS_SHARE)
 
 
 def settle(ts: TournamentStore, tid: str, *, force: bool = False) -> None:
-    """Finish the tournament if every match is counted, and refresh its standings (always when
-    it finishes or ``force``; otherwise at most every :data:`STANDINGS_EVERY_S`)."""
+    """Finish the tournament if every match is counted, and refresh its standings: always when
+    it finishes or ``force``; otherwise only if no worker process refreshed them within
+    :func:`standings_hold` of its refresh (a lease in Redis, shared by every process)."""
     t = ts.require(tid)
     complete = t.counted >= t.total_matches
-    now = time.monotonic()
     snap = None
-    if complete or force or now - _refreshed.get(tid, float("-inf")) >= STANDINGS_EVERY_S:
+    if complete or force or ts.claim_standings(tid):
+        started = time.monotonic()
         snap = refresh_standings(ts, tid)  # before finishing, so a finished tournament always has standings
-        _refreshed[tid] = now
+        ts.hold_standings(tid, standings_hold(time.monotonic() - started))
     if ts.finish(tid):
         if complete and snap is not None:  # computed from every result: only the status changes
             ts.save_standings(tid, {**snap, "status": "finished"})
@@ -348,7 +357,8 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
       back (:meth:`MatchStore.requeue_lost`);
     * every match of a running tournament missing from the match store is queued again;
     * completed matches of running tournaments not yet counted (or rated) are counted (rated);
-    * running tournaments with every match counted are finished;
+    * running tournaments with every match counted are finished; the standings of those it
+      counted matches of are refreshed (the others' when their turn comes, see :func:`settle`);
     * tournaments still ``upcoming`` ``upcoming_grace_s`` after creation (their start task was
       lost) are started.
     """
@@ -369,7 +379,7 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
         todo = [mid for mid, c, r in zip(done, counted, rated, strict=True) if not (c and r)]
         count_matches(ts, ms, todo)
         report["counted"] += len(todo)
-        settle(ts, t.id, force=True)
+        settle(ts, t.id, force=bool(todo))  # nothing repaired: the standings wait for their turn
     return report
 
 

@@ -133,8 +133,18 @@ def _bot_list(args: argparse.Namespace) -> int:
         store = BotStore(client_for(url))
         bots = store.list()
         local = {b.name for b in bots if store.is_local(b.name)}
+        retired = set(store.retired())
     if args.json:
-        rows = [{"name": b.name, "created_at": b.created_at, "local": b.name in local, **b.stats} for b in bots]
+        rows = [
+            {
+                "name": b.name,
+                "created_at": b.created_at,
+                "local": b.name in local,
+                "retired": b.name in retired,
+                **b.stats,
+            }
+            for b in bots
+        ]
         print(json.dumps({"bots": rows}))
         return 0
     if not bots:
@@ -142,8 +152,29 @@ def _bot_list(args: argparse.Namespace) -> int:
     for b in bots:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(b.created_at)) + " UTC" if b.created_at else "-"
         faults = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in b.stats.items() if k != "matches" and v)
-        tag = "  (local run)" if b.name in local else ""
+        tag = "  (local run)" if b.name in local else "  (retired)" if b.name in retired else ""
         print(f"{b.name}{tag}  registered {when}  {b.stats['matches']} matches" + (f"  {faults}" if faults else ""))
+    return 0
+
+
+def _bot_retire(args: argparse.Namespace) -> int:
+    from ..store.bots import BotError, BotStore
+    from ..store.connection import client_for
+
+    try:
+        with _redis(args) as url:
+            bots = BotStore(client_for(url))
+            changed = bots.retire(args.name, undo=args.undo)
+            entrants = bots.entrants()
+    except BotError as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
+    if args.undo:
+        print(f"{args.name}: {'back in' if changed else 'was not retired; stays in'} the --all tournaments")
+    else:
+        state = "retired" if changed else "already retired"
+        print(f"{args.name}: {state}; the --all tournaments that start from now on leave it out")
+    print(f"--all takes {len(entrants)} bots: {', '.join(entrants) or '(none)'}")
     return 0
 
 
@@ -587,7 +618,7 @@ def register(sub: Any) -> None:
     )
     svc.set_defaults(func=_service)
 
-    bot = sub.add_parser("bot", help="register, list, re-key or run bots")
+    bot = sub.add_parser("bot", help="register, list, re-key, retire or run bots")
     bot_sub = bot.add_subparsers(dest="bot_command", required=True)
     reg = bot_sub.add_parser("register", help="register a bot; prints its token once")
     reg.add_argument("name")
@@ -603,6 +634,14 @@ def register(sub: Any) -> None:
     lst.add_argument("--json", action="store_true")
     lst.add_argument("--redis-url")
     lst.set_defaults(func=_bot_list)
+    ret = bot_sub.add_parser(
+        "retire",
+        help="leave a bot out of the --all tournaments that start from now on (its record and results stay)",
+    )
+    ret.add_argument("name")
+    ret.add_argument("--undo", action="store_true", help="put a retired bot back")
+    ret.add_argument("--redis-url")
+    ret.set_defaults(func=_bot_retire)
     run = bot_sub.add_parser("run", help="connect a bot to a service")
     run.add_argument("bot", help="random, heuristic, or a path to a .py file defining a Bot subclass")
     run.add_argument(

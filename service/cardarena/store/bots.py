@@ -8,6 +8,8 @@
   no ``.`` or ``..`` part between ``/`` (a bot's page is ``/bots/<name>``, and browsers resolve
   such parts away).  Any other printable text is allowed, including ``<``, ``&`` and ``/``:
   consumers (the dashboard) must escape it.
+* Retired bots (:meth:`BotStore.retire`) stay registered but are no longer entrants of
+  ``--all`` tournaments.
 * Statistics per bot (``matches``, ``timeouts``, ``illegal_actions``, ``disconnects``,
   ``forfeits``) are counters the service increments and the dashboard reads.
 """
@@ -130,9 +132,28 @@ class BotStore:
         return bool(self.r.sismember(self.LOCAL, name))
 
     def entrants(self) -> list[str]:
-        """The bots an ``--all`` tournament takes: every registered bot but those of local runs."""
-        local = {n.decode() for n in self.r.smembers(self.LOCAL)}
-        return [n for n in self.names() if n not in local]
+        """The bots an ``--all`` tournament takes: every registered bot but those of local runs
+        and those retired (:meth:`retire`)."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.smembers(self.LOCAL)
+        pipe.smembers(self.RETIRED)
+        local, retired = ({n.decode() for n in raw} for raw in pipe.execute())
+        return [n for n in self.names() if n not in local and n not in retired]
+
+    RETIRED = property(lambda self: key("bots", "retired"))
+
+    def retire(self, name: str, *, undo: bool = False) -> bool:
+        """Take ``name`` out of the ``--all`` tournaments that start from now on (``undo``: put
+        it back); ``False`` if it already was (was not).  Its record, token, results and
+        ratings stay, and tournaments that name it (``--bots``, runs already started) still
+        include it.  Raises :class:`UnknownBot`."""
+        if not self.exists(name):
+            raise UnknownBot(f"no bot named {name!r}")
+        return bool(self.r.srem(self.RETIRED, name) if undo else self.r.sadd(self.RETIRED, name))
+
+    def retired(self) -> list[str]:
+        """The retired bots (:meth:`retire`), in name order."""
+        return sorted(n.decode() for n in self.r.smembers(self.RETIRED))
 
     def rotate(self, name: str) -> str:
         """Issue a new token for ``name`` (the old one stops working); returns it once."""

@@ -9,7 +9,10 @@ Read API (what the dashboard uses; all return plain JSON-able data or dataclasse
 * :meth:`TournamentStore.standings` — the latest standings snapshot (a dict, see
   ``cardarena_tournament.standings.Standings.to_json``) or ``None`` before the first result.
 * :meth:`TournamentStore.matches` — the schedule in play order, each with its counted result.
-* :meth:`TournamentStore.rating_history` — one point per counted match of ``bot`` in ``game``.
+* :meth:`TournamentStore.match_ids` — a page of its match ids, most recently counted first.
+* :meth:`TournamentStore.rating_history` — one point per counted match of ``bot`` in ``game``;
+  :meth:`TournamentStore.rating_lengths` / :meth:`TournamentStore.rating_points` read parts of
+  it, and :meth:`TournamentStore.rating_end` says where it stood when a tournament ended.
 * :meth:`TournamentStore.ratings` — the current rating of every bot in a game.
 * :meth:`TournamentStore.schedules` / :meth:`TournamentStore.next_run` — recurring tournaments.
 
@@ -130,7 +133,19 @@ if counted < total then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'finished', 'finished_at', ARGV[1])
 redis.call('SREM', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[2])
+for i = 5, #KEYS do redis.call('HSETNX', KEYS[4], ARGV[i - 2], redis.call('LLEN', KEYS[i])) end
 return 1
+"""
+
+_MARK_END = """
+for i = 2, #KEYS do redis.call('HSETNX', KEYS[1], ARGV[i - 1], redis.call('LLEN', KEYS[i])) end
+return 1
+"""
+
+_POINTS = """
+local out = {}
+for i = 1, #ARGV do out[i] = redis.call('LINDEX', KEYS[1], ARGV[i]) or false end
+return out
 """
 
 _CLAIM_RUN = """
@@ -168,6 +183,8 @@ class TournamentStore:
         self._record = client.register_script(_RECORD)
         self._finish = client.register_script(_FINISH)
         self._claim_run = client.register_script(_CLAIM_RUN)
+        self._mark_end = client.register_script(_MARK_END)
+        self._points = client.register_script(_POINTS)
 
     # ------------------------------------------------------------------ keys
     @staticmethod
@@ -208,7 +225,10 @@ class TournamentStore:
         has: ``tournament:<id>:<part>`` is a key of another type)."""
         if not tid or ":" in tid:
             return None
-        raw = self.r.hgetall(self._h(tid))
+        return self._parse(self.r.hgetall(self._h(tid)))
+
+    @staticmethod
+    def _parse(raw: dict[bytes, bytes]) -> Tournament | None:
         if not raw or b"status" not in raw:
             return None
         d = {_s(k): _s(v) for k, v in raw.items()}
@@ -233,16 +253,23 @@ class TournamentStore:
             raise TournamentError(f"unknown tournament {tid!r}")
         return t
 
-    def list(self, status: str | None = None, *, limit: int = 100) -> list[Tournament]:
-        """Tournaments, newest first; only those with ``status`` if given."""
+    def list(self, status: str | None = None, *, limit: int = 100, offset: int = 0) -> list[Tournament]:
+        """Tournaments, newest first (from the ``offset``-th, at most ``limit``); only those with
+        ``status`` if given.  Reads those records only, in one round trip."""
         if status is not None and status not in STATUSES:
             raise TournamentError(f"unknown status {status!r}; known: {', '.join(STATUSES)}")
-        ids = [_s(x) for x in self.r.zrevrange(self.ALL, 0, -1)]
-        if status is not None:
+        if status is None:
+            ids = [_s(x) for x in self.r.zrevrange(self.ALL, offset, offset + limit - 1)] if limit > 0 else []
+        else:
+            ids = [_s(x) for x in self.r.zrevrange(self.ALL, 0, -1)]
             members = {_s(x) for x in self.r.smembers(self._status_set(status))}
-            ids = [i for i in ids if i in members]
-        out = [self.get(i) for i in ids[:limit]]
-        return [t for t in out if t is not None]
+            ids = [i for i in ids if i in members][offset : offset + limit]
+        if not ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for i in ids:
+            pipe.hgetall(self._h(i))
+        return [t for t in map(self._parse, pipe.execute()) if t is not None]
 
     def _move(self, tid: str, new: str, allowed: Sequence[str], stamp: str | None) -> bool:
         h = self._h(tid)
@@ -288,6 +315,10 @@ class TournamentStore:
         counted."""
         if not self._move(tid, "cancelled", ("upcoming", "running"), "finished_at"):
             return False
+        t = self.get(tid)
+        if t is not None:  # no more of its matches are rated (only live tournaments' are)
+            bots = list(t.entrants)
+            self._mark_end(keys=[self._rating_end(tid), *self._histories(t.game, bots)], args=bots)
         from .matches import MatchStore
 
         MatchStore(self.r).withdraw([m["match_id"] for m in self.schedule_of(tid)], "tournament cancelled")
@@ -296,6 +327,34 @@ class TournamentStore:
     def schedule_of(self, tid: str) -> builtins.list[dict[str, Any]]:
         """The stored schedule (match JSON dicts in play order)."""
         return [json.loads(x) for x in self.r.lrange(key("tournament", tid, "schedule"), 0, -1)]
+
+    def match_ids(self, tid: str, start: int = 0, count: int = 50) -> builtins.list[str]:
+        """A page of the tournament's match ids: those counted, most recently counted first,
+        then the others (queued, being played, withdrawn) in play order.  Reads the
+        tournament's own lists only (the counted ones: the page alone), never the matches of
+        other tournaments."""
+        if count <= 0:
+            return []
+        done = key("tournament", tid, "counted_order")
+        counted = int(self.r.llen(done))
+        out: builtins.list[str] = []
+        if start < counted:
+            hi = counted - 1 - start
+            out = [_s(x) for x in reversed(self.r.lrange(done, max(0, hi - count + 1), hi))]
+        skip = max(0, start - counted)
+        sched = key("tournament", tid, "schedule")
+        pos = 0
+        while len(out) < count and (chunk := self.r.lrange(sched, pos, pos + 999)):
+            pos += len(chunk)
+            ids = [str(json.loads(x)["match_id"]) for x in chunk]
+            for mid, is_counted in zip(ids, self.counted_among(tid, ids), strict=True):
+                if is_counted:
+                    continue
+                if skip:
+                    skip -= 1
+                elif len(out) < count:
+                    out.append(mid)
+        return out
 
     def record(self, tid: str, match_id: str, result: dict[str, Any]) -> bool:
         """Count one match result exactly once; ``False`` if it was already counted."""
@@ -343,17 +402,39 @@ class TournamentStore:
         return {_s(k): json.loads(v) for k, v in raw.items()}
 
     def finish(self, tid: str) -> bool:
-        """``running`` → ``finished`` if every match is counted; ``True`` if it changed now."""
+        """``running`` → ``finished`` if every match is counted; ``True`` if it changed now.
+
+        In the same step it notes where each entrant's rating history ends (:meth:`rating_end`):
+        every counted match was rated before it was counted, so the histories then hold all of
+        the tournament's points and nothing later."""
+        t = self.get(tid)
+        bots = list(t.entrants) if t is not None else []
         return bool(
             self._finish(
-                keys=[self._h(tid), self._status_set("running"), self._status_set("finished")],
-                args=[time.time(), tid],
+                keys=[
+                    self._h(tid),
+                    self._status_set("running"),
+                    self._status_set("finished"),
+                    self._rating_end(tid),
+                    *self._histories(t.game if t is not None else "", bots),
+                ],
+                args=[time.time(), tid, *bots],
             )
         )
 
     def save_standings(self, tid: str, snapshot: dict[str, Any]) -> None:
         """Store the latest standings snapshot."""
         self.r.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
+
+    def claim_standings(self, tid: str, *, lease_s: float = 120.0) -> bool:
+        """Take the turn to recompute the live standings: ``True`` unless another process
+        holds it (computing, or :meth:`hold_standings` since).  The turn lapses after
+        ``lease_s`` if its holder dies."""
+        return bool(self.r.set(key("tournament", tid, "standings_turn"), "1", nx=True, px=int(lease_s * 1000)))
+
+    def hold_standings(self, tid: str, seconds: float) -> None:
+        """Nobody recomputes the live standings for ``seconds`` from now (see :meth:`claim_standings`)."""
+        self.r.set(key("tournament", tid, "standings_turn"), "1", px=max(1, int(seconds * 1000)))
 
     def standings(self, tid: str) -> dict[str, Any] | None:
         """The latest standings snapshot, or ``None`` before the first counted result."""
@@ -475,8 +556,48 @@ class TournamentStore:
         return [bool(x) for x in self.r.smismember(key("ratings", game, "applied"), list(match_ids))]
 
     def rating_history(self, bot: str, game: str) -> builtins.list[dict[str, Any]]:
-        """One point per counted match: ``mu``, ``sigma``, ``ordinal``, ``match_id``, ``t``."""
+        """One point per counted match: ``mu``, ``sigma``, ``ordinal``, ``match_id``, ``t``.
+
+        The whole history, which grows with every rated match of the bot (a term of nightly
+        tournaments: thousands of points); readers that need a part use
+        :meth:`rating_lengths` and :meth:`rating_points`."""
         return [json.loads(x) for x in self.r.lrange(key("ratings", game, "history", bot), 0, -1)]
+
+    @staticmethod
+    def _histories(game: str, bots: Sequence[str]) -> builtins.list[str]:
+        return [key("ratings", game, "history", b) for b in bots]
+
+    @staticmethod
+    def _rating_end(tid: str) -> str:
+        return key("tournament", tid, "rating_end")
+
+    def rating_lengths(self, game: str, bots: Sequence[str]) -> dict[str, int]:
+        """How many points each bot's rating history in ``game`` has (0 if none); one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for h in self._histories(game, bots):
+            pipe.llen(h)
+        return {b: int(n) for b, n in zip(bots, pipe.execute(), strict=True)}
+
+    def rating_points(
+        self, game: str, wanted: dict[str, Sequence[int]]
+    ) -> dict[str, builtins.list[dict[str, Any] | None]]:
+        """The points of each bot's rating history at the given indices (``None`` past its
+        end), in one round trip, without reading the rest of the history."""
+        pipe = self.r.pipeline(transaction=False)
+        bots = [b for b in wanted if wanted[b]]
+        for b in bots:
+            self._points(keys=self._histories(game, [b]), args=[int(i) for i in wanted[b]], client=pipe)
+        out: dict[str, builtins.list[dict[str, Any] | None]] = {b: [] for b in wanted}
+        for b, raw in zip(bots, pipe.execute() if bots else [], strict=True):
+            out[b] = [json.loads(x) if x else None for x in raw]
+        return out
+
+    def rating_end(self, tid: str) -> dict[str, int] | None:
+        """Per entrant, the length its rating history had when the tournament finished or was
+        cancelled (its points ``0 .. n-1`` are those up to the end); ``None`` before the end, or
+        for a tournament that ended before this was recorded."""
+        raw = self.r.hgetall(self._rating_end(tid))
+        return {_s(k): int(v) for k, v in raw.items()} if raw else None
 
     # ------------------------------------------------------------------ schedules
     def create_schedule(self, s: Schedule, first_run: float) -> bool:

@@ -1,0 +1,221 @@
+"""A class over a term: what grows with a term of nightly tournaments, measured on a real Redis
+filled through the stores' own APIs (a private embedded Redis, or ``REDIS_URL`` under a fresh
+key prefix).
+
+``--part standings``: one running tournament of ``--bots`` bots (two players, ``--deal-sets``
+deal sets; 40 and 3 give 4,680 matches) with all but a tenth of its matches played and counted
+(``MatchStore.complete`` with a fixed-shape random result with per-deal scores, then
+``lifecycle.count_matches``).  Reports the cost of one live standings refresh
+(``lifecycle.refresh_standings``: reads, bootstrap, save; CPU and wall, median of
+``--repeats``), then runs ``--workers`` processes that each call ``lifecycle.settle`` on it once
+a second for ``--seconds`` (as the results consumer does while results arrive, one per worker
+process of a prefork pool) and counts the refreshes and the CPU they took, all processes
+together.
+
+``--part dashboard``: ``--nights`` finished nightly tournaments of ``--bots`` bots (two players,
+``--deal-sets``), played and counted as above, then the dashboard's pages and API on the Flask
+test client (app + Redis; no network stack): median of ``--repeats`` requests each.
+
+    python bench/term_bench.py --part standings --bots 40 --deal-sets 3 --workers 2 --seconds 30
+    python bench/term_bench.py --part dashboard --bots 24 --nights 98 --deal-sets 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+
+def _play(ts: Any, ms: Any, tid: str, rng: random.Random, *, leave: int = 0, deals: int = 4) -> int:
+    """Complete every queued match of ``tid`` but ``leave`` with a random result; count them."""
+    from cardarena_tournament import lifecycle
+
+    t = ts.require(tid)
+    todo = t.total_matches - leave
+    done = []
+    while len(done) < todo and (spec := ms.claim("bench", wait_s=0)) is not None:
+        by_deal = [[float(rng.randint(0, 13)) for _ in spec.seats] for _ in range(deals)]
+        scores = [sum(d[s] for d in by_deal) for s in range(len(spec.seats))]
+        ranks = [sorted(scores, reverse=True).index(x) + 1 for x in scores]
+        result = {"scores": scores, "ranks": ranks, "deal_scores": by_deal}
+        ms.complete(spec.match_id, "bench", result, {"seats": list(spec.seats)}, tournament=tid)
+        done.append(spec.match_id)
+    for start in range(0, len(done), 1000):
+        lifecycle.count_matches(ts, ms, done[start : start + 1000])
+    return len(done)
+
+
+def _stores(url: str) -> tuple[Any, Any, Any]:
+    from cardarena.store.bots import BotStore
+    from cardarena.store.connection import client_for
+    from cardarena.store.matches import MatchStore
+    from cardarena.store.tournaments import TournamentStore
+
+    client = client_for(url)
+    return TournamentStore(client), MatchStore(client), BotStore(client)
+
+
+def _worker(url: str, prefix: str, tid: str, seconds: float, out: Any) -> None:
+    """One worker process: settle ``tid`` once a second; report refreshes and their CPU."""
+    os.environ["CARDARENA_PREFIX"] = prefix
+    from cardarena_tournament import lifecycle
+
+    ts, _, _ = _stores(url)
+    real = lifecycle.refresh_standings
+    spent = {"refreshes": 0, "cpu_s": 0.0}
+
+    def counted(ts_: Any, tid_: str) -> dict[str, Any]:
+        start = time.process_time()
+        try:
+            return real(ts_, tid_)
+        finally:
+            spent["refreshes"] += 1
+            spent["cpu_s"] += time.process_time() - start
+
+    lifecycle.refresh_standings = counted  # type: ignore[assignment]
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        tick = time.monotonic()
+        lifecycle.settle(ts, tid)
+        time.sleep(max(0.0, 1.0 - (time.monotonic() - tick)))
+    out.put(spent)
+
+
+def standings_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
+    from cardarena_tournament import lifecycle
+
+    ts, ms, _ = _stores(url)
+    bots = [f"student-{i:02d}" for i in range(args.bots)]
+    tid = "live"
+    ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=args.deal_sets, tid=tid))
+    lifecycle.start_tournament(ts, ms, tid)
+    total = ts.require(tid).total_matches
+    counted = _play(ts, ms, tid, random.Random(1), leave=max(1, total // 10))
+    cpu, wall = [], []
+    for _ in range(args.repeats):
+        c0, w0 = time.process_time(), time.perf_counter()
+        lifecycle.refresh_standings(ts, tid)
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    procs = [
+        ctx.Process(target=_worker, args=(url, os.environ["CARDARENA_PREFIX"], tid, args.seconds, queue))
+        for _ in range(args.workers)
+    ]
+    for p in procs:
+        p.start()
+    spent = [queue.get(timeout=args.seconds + 300) for _ in procs]
+    for p in procs:
+        p.join()
+    refreshes = sum(s["refreshes"] for s in spent)
+    refresh_cpu = sum(s["cpu_s"] for s in spent)
+    return {
+        "part": "standings",
+        "bots": args.bots,
+        "deal_sets": args.deal_sets,
+        "matches": total,
+        "counted": counted,
+        "refresh_cpu_s": round(statistics.median(cpu), 3),
+        "refresh_wall_s": round(statistics.median(wall), 3),
+        "workers": args.workers,
+        "seconds": args.seconds,
+        "refreshes": refreshes,
+        "refresh_cpu_per_s": round(refresh_cpu / args.seconds, 3),
+    }
+
+
+def dashboard_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
+    from cardarena_dashboard import create_app
+    from cardarena_tournament import lifecycle
+
+    ts, ms, bs = _stores(url)
+    bots = [f"student-{i:02d}" for i in range(args.bots)]
+    for b in bots:
+        bs.register(b)
+    rng = random.Random(1)
+    seed_start = time.perf_counter()
+    for night in range(args.nights):
+        tid = f"night{night:03d}"
+        ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=args.deal_sets, tid=tid))
+        lifecycle.start_tournament(ts, ms, tid)
+        _play(ts, ms, tid, rng)
+        lifecycle.settle(ts, tid, force=True)
+    seeded_s = time.perf_counter() - seed_start
+    first, last = "night000", f"night{args.nights - 1:03d}"
+    client = create_app({"REDIS_URL": url}).test_client()
+    urls = [
+        "/",
+        "/tournaments",
+        f"/tournaments/{first}",
+        f"/tournaments/{last}",
+        f"/api/v1/tournaments/{first}/standings",
+        f"/tournaments/{first}/ratings.svg",
+        f"/api/v1/tournaments/{first}/matches",
+        f"/bots/{bots[0]}",
+        f"/bots/{bots[0]}/ratings/glaves.svg",
+    ]
+    timings: dict[str, Any] = {}
+    for u in urls:
+        samples = []
+        items = None
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            response = client.get(u)
+            samples.append((time.perf_counter() - start) * 1000)
+            assert response.status_code == 200, u
+            if response.is_json and isinstance(response.get_json(), dict):
+                items = len(response.get_json().get("items") or [])
+        timings[u] = {"median_ms": round(statistics.median(samples), 1), "items": items}
+    history = len(ts.rating_history(bots[0], "glaves"))
+    return {
+        "part": "dashboard",
+        "bots": args.bots,
+        "nights": args.nights,
+        "deal_sets": args.deal_sets,
+        "matches": int(ms.r.zcard(ms.ALL)),
+        "history_points_per_bot": history,
+        "seed_s": round(seeded_s, 1),
+        "requests": timings,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--part", choices=["standings", "dashboard"], required=True)
+    parser.add_argument("--bots", type=int, default=40)
+    parser.add_argument("--deal-sets", type=int, default=3)
+    parser.add_argument("--nights", type=int, default=98)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    os.environ["CARDARENA_PREFIX"] = f"bench-{uuid.uuid4().hex[:8]}:"
+    from cardarena.store.connection import EmbeddedRedis
+
+    embedded = None
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        embedded = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="cardarena-bench-")), persist=False).start()
+        url = embedded.url
+    try:
+        report = standings_part(url, args) if args.part == "standings" else dashboard_part(url, args)
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

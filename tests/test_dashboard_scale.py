@@ -1,0 +1,167 @@
+"""The dashboard over a term's worth of data, on a real Redis filled through the stores: what
+a page reads must not grow with everything stored (rating histories that grow every night,
+tens of thousands of matches of other tournaments)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from cardarena.store.connection import client_for
+from cardarena.store.tournaments import TournamentStore
+from cardarena_dashboard import create_app
+from cardarena_tournament.standings import rate_match
+from flask.testing import FlaskClient
+
+from .dashboard_data import BOTS, XSS, Seeded, finish_match, seed
+
+
+@pytest.fixture
+def seeded(redis_url: str, key_prefix: str) -> Seeded:
+    return seed(redis_url)
+
+
+@pytest.fixture
+def client(redis_url: str, key_prefix: str) -> Iterator[FlaskClient]:
+    yield create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
+
+
+def _served_bytes(redis_url: str) -> Callable[[], int]:
+    """Bytes the Redis server has sent to its clients so far (``INFO stats``)."""
+    r = client_for(redis_url)
+    return lambda: int(r.info("stats")["total_net_output_bytes"])
+
+
+def _read_by(redis_url: str, client: FlaskClient, url: str) -> tuple[int, Any]:
+    """What serving ``url`` read from Redis (bytes), and the response."""
+    served = _served_bytes(redis_url)
+    before = served()
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return served() - before, response
+
+
+def _play_on(redis_url: str, matches: int) -> None:
+    """The entrants play ``matches`` more rated matches each (other tournaments, later nights)."""
+    ts = TournamentStore(client_for(redis_url))
+    pairs = [("alpha", "beta"), ("beta", XSS), (XSS, "alpha")]
+    for start in range(0, matches, 500):
+        batch = []
+        for n in range(start, min(matches, start + 500)):
+            for p, seats in enumerate(pairs):
+                batch.append((f"later-{n}:{p}", seats, lambda cur, s=seats: rate_match(cur, s, [1, 2])))
+        ts.apply_ratings("glaves", batch)
+
+
+def _plot_line(svg: str, bot: str) -> tuple[int, str]:
+    """The number of points of ``bot``'s line in a rating plot, and its end label."""
+    label = re.escape(bot.replace("<", "&lt;").replace(">", "&gt;"))
+    end = re.search(rf">{label} (-?\d+\.\d)</text>", svg)
+    assert end, f"no line for {bot}"
+    lines = re.findall(r'<polyline[^>]*points="([^"]*)"', svg)
+    return max(len(pts.split()) for pts in lines), end.group(1)
+
+
+def test_a_finished_tournament_reads_the_rating_at_its_end_not_the_whole_history(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """The bots of a nightly schedule play on for a term after a tournament ends: its page, its
+    standings API and its plot read each entrant's rating at the end (and a thinned plot), not
+    the whole history (1,500 later matches per bot here: about 0.7 MB of history)."""
+    ts = TournamentStore(client_for(redis_url))
+    for mid in list(seeded.pending):
+        finish_match(redis_url, seeded, mid)
+    assert ts.finish("cup")
+    at_end = {b: ts.ratings("glaves")[b]["ordinal"] for b in BOTS}
+    _play_on(redis_url, 1500)
+    assert len(ts.rating_history("alpha", "glaves")) > 3000
+
+    read, api = _read_by(redis_url, client, "/api/v1/tournaments/cup/standings")
+    assert {r["bot"]: r["rating"] for r in api.get_json()["items"]} == at_end
+    assert read < 20_000, f"the standings API read {read} bytes from Redis"
+    read, page = _read_by(redis_url, client, "/tournaments/cup")
+    assert f"{at_end['alpha']:.2f}" in page.get_data(as_text=True)
+    assert read < 60_000, f"the tournament page read {read} bytes from Redis"
+    read, svg = _read_by(redis_url, client, "/tournaments/cup/ratings.svg")
+    assert _plot_line(svg.get_data(as_text=True), "alpha")[1] == f"{at_end['alpha']:.1f}"
+    assert read < 60_000, f"the tournament's rating plot read {read} bytes from Redis"
+    read, svg = _read_by(redis_url, client, "/bots/alpha/ratings/glaves.svg")
+    points, last = _plot_line(svg.get_data(as_text=True), "alpha")
+    assert points <= 302 and last == f"{ts.ratings('glaves')['alpha']['ordinal']:.1f}"
+    assert read < 80_000, f"the bot's rating plot read {read} bytes from Redis"
+
+
+def _later_tournaments(redis_url: str, matches: int) -> None:
+    """``matches`` matches of later tournaments are stored (queued) after the seeded one."""
+    from cardarena.store.matches import MatchSpec, MatchStore
+
+    ms = MatchStore(client_for(redis_url))
+    seats = ("alpha", "beta")
+    ms.enqueue_many([MatchSpec(f"later:{n}", "glaves", 2, seats, n, tournament="later") for n in range(matches)])
+
+
+def test_an_old_tournament_lists_its_matches_whatever_was_stored_after_it(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """A tournament's match list (its page, ``/matches?tournament=``, the API) reads the
+    tournament's own matches: after a few weeks of nightly runs (10,500 later matches here) the
+    first night still lists all of them, most recently counted first, and reading them does not
+    scan the matches of every later tournament."""
+    _later_tournaments(redis_url, 10_500)
+    ts = TournamentStore(client_for(redis_url))
+    counted = [m for m in ts.matches("cup") if m["counted"]]
+    read, api = _read_by(redis_url, client, "/api/v1/tournaments/cup/matches?limit=100")
+    items = api.get_json()["items"]
+    assert len(items) == 12 and {m["tournament"] for m in items} == {"cup"}
+    assert [m["id"] for m in items[: len(counted)]] == list(reversed(seeded.finished))
+    assert read < 60_000, f"the tournament's match list read {read} bytes from Redis"
+    page = _json_items(client, "/api/v1/tournaments/cup/matches?limit=5&offset=5")
+    assert [m["id"] for m in page["items"]] == [m["id"] for m in items[5:10]] and page["next_offset"] == 10
+    both = _json_items(client, f"/api/v1/matches?tournament=cup&bot={XSS}&limit=100")["items"]
+    assert both and all(XSS in m["seats"] and m["tournament"] == "cup" for m in both)
+    assert len(both) == sum(XSS in m["seats"] for m in items)
+    read, html = _read_by(redis_url, client, "/tournaments/cup")
+    assert f'href="/matches/{seeded.finished[-1]}"' in html.get_data(as_text=True)
+    assert read < 60_000, f"the tournament page read {read} bytes from Redis"
+    listed = client.get("/matches?tournament=cup&limit=25").get_data(as_text=True)
+    assert all(f'href="/matches/{m["id"]}"' in listed for m in items)
+
+
+def _json_items(client: FlaskClient, url: str) -> Any:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.get_json()
+
+
+def test_the_home_page_and_the_tournament_api_read_only_the_tournaments_they_show(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """A term of nightly runs leaves a hundred tournaments: the home page shows the newest 10 and
+    the API a page of them, and each reads those records only (all of them, one round trip
+    each, before)."""
+    from cardarena_tournament import lifecycle
+
+    ts = TournamentStore(client_for(redis_url))
+    bots = [f"student-{i:02d}-with-a-longer-name" for i in range(40)]
+    for night in range(100):
+        t = lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=1, tid=f"night{night:03d}")
+        ts.create(replace(t, created_at=1_800_000_000.0 + night * 86_400))
+    read, home = _read_by(redis_url, client, "/")
+    text = home.get_data(as_text=True)
+    assert "night099" in text and "night090" in text and "night089" not in text
+    assert read < 40_000, f"the home page read {read} bytes from Redis"
+    read, api = _read_by(redis_url, client, "/api/v1/tournaments?limit=5&offset=10")
+    page = api.get_json()
+    assert [t["id"] for t in page["items"]] == [f"night{n:03d}" for n in range(89, 84, -1)] and page[
+        "next_offset"
+    ] == 15
+    assert read < 40_000, f"a page of the tournaments API read {read} bytes from Redis"
+    last = _json_items(client, "/api/v1/tournaments?limit=5&offset=95")
+    assert [t["id"] for t in last["items"]] == [f"night{n:03d}" for n in range(4, -1, -1)] and last[
+        "next_offset"
+    ] is None
+    assert _json_items(client, "/api/v1/tournaments?status=running")["items"] == []
+    assert len(_json_items(client, "/api/v1/tournaments?status=upcoming&limit=200")["items"]) == 100

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -100,6 +101,36 @@ def test_enqueue_many_matches_enqueue(store: TournamentStore) -> None:
     assert MatchSpec.from_json(json.loads(info["spec"])) == specs[0]
     claimed = [ms.claim("i", wait_s=0) for _ in range(6)]
     assert [c.match_id if c else None for c in claimed] == [specs[i].match_id for i in (1, 0, 2, 3, 4)] + [None]
+
+
+def test_a_running_tournament_keeps_its_stored_schedule_across_an_upgrade(
+    store: TournamentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once started, a tournament goes by the schedule it stored: an upgrade whose formats
+    expand differently (here: other match ids) makes the reconciler and a repeated start
+    re-queue nothing, lose nothing, and still finish it when its own matches are done."""
+    from cardarena_tournament import formats, lifecycle
+
+    ms = MatchStore(store.r)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b", "c"], deal_sets=1, tid="up")
+    store.create(t)
+    assert lifecycle.start_tournament(store, ms, "up") == 6
+    original = [m["match_id"] for m in store.schedule_of("up")]
+    upgraded = formats.schedule
+
+    def other_ids(*args: Any, **kwargs: Any) -> list[formats.ScheduledMatch]:
+        return [dataclasses.replace(m, match_id=m.match_id + "-v2") for m in upgraded(*args, **kwargs)]
+
+    monkeypatch.setattr(formats, "schedule", other_ids)
+    assert lifecycle.start_tournament(store, ms, "up") == 0
+    assert lifecycle.reconcile(store, ms)["enqueued"] == 0
+    claimed = []
+    while (spec := ms.claim("i", wait_s=0)) is not None:
+        claimed.append(spec.match_id)
+        ms.complete(spec.match_id, "i", {"scores": [1, 0], "ranks": [1, 2]}, {})
+    assert sorted(claimed) == sorted(original)
+    lifecycle.reconcile(store, ms)
+    assert store.require("up").status == "finished" and store.require("up").counted == 6
 
 
 def test_schedule_claimed_once(store: TournamentStore) -> None:

@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from dataclasses import fields as dataclass_fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -134,6 +135,19 @@ def expand(t: Tournament) -> list[formats.ScheduledMatch]:
     return expand_parts(t.id, t.entrants, t.players, t.deal_sets, t.seed)
 
 
+def scheduled(ts: TournamentStore, t: Tournament) -> list[formats.ScheduledMatch]:
+    """Every match of ``t`` as stored when it started, else as :func:`expand` gives them.
+
+    A started tournament goes by its stored schedule, so an upgrade whose formats expand
+    differently (other groups, other ids) cannot re-queue a running tournament's matches under
+    new ids while its old ones still play."""
+    stored = ts.schedule_of(t.id)
+    if not stored:
+        return expand(t)
+    fields = {f.name for f in dataclass_fields(formats.ScheduledMatch)}
+    return [formats.ScheduledMatch(**{**{k: m[k] for k in fields}, "seats": tuple(m["seats"])}) for m in stored]
+
+
 def spec_for(t: Tournament, m: formats.ScheduledMatch) -> MatchSpec:
     """The match spec the service plays."""
     return MatchSpec(
@@ -172,7 +186,7 @@ def start_tournament(ts: TournamentStore, ms: MatchStore, tid: str) -> int:
     t = ts.require(tid)
     if t.status in ("finished", "cancelled"):
         return 0
-    matches = expand(t)
+    matches = scheduled(ts, t)
     ts.start(tid, [_match_json(m) for m in matches])
     return sum(ms.enqueue_many([spec_for(t, m) for m in matches]))
 
@@ -369,7 +383,7 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
             report["enqueued"] += start_tournament(ts, ms, t.id)
             report["started"] += 1
     for t in ts.list("running", limit=10_000):
-        matches = expand(t)
+        matches = scheduled(ts, t)
         infos = ms.infos([m.match_id for m in matches])  # one round trip per step, not per match
         missing = [spec_for(t, m) for m, info in zip(matches, infos, strict=True) if not info.get("status")]
         report["enqueued"] += sum(ms.enqueue_many(missing))

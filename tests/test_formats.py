@@ -74,6 +74,28 @@ def test_balanced_groups_when_subsets_unaffordable() -> None:
         assert len({seat_counts[(bot, s)] for s in range(4)}) == 1
 
 
+@pytest.mark.parametrize(
+    ("n", "players", "most", "apart_at_most"),
+    [(24, 3, 2, 0), (40, 3, 1, 390), (24, 4, 4, 0), (40, 4, 2, 120), (9, 4, 21, 0)],
+)
+def test_balanced_groups_spread_the_meetings_over_the_pairs(
+    n: int, players: int, most: int, apart_at_most: int
+) -> None:
+    """A course's field (24-40 bots, 3-4 players) is too large for every k-subset: its groups
+    are formed so that members have met as little as possible. With 24 bots at 3 players the
+    120 tables (360 meetings) reach every one of the 276 pairs, none more than twice (a plain
+    shuffle left 72 pairs apart and one pair together 6 times); with 40 bots no pair meets
+    twice while any has not met (390 apart is the least 130 tables allow)."""
+    bots = _bots(n)
+    matches = schedule("t", bots, players, 1, seed="s")
+    tables = {m.match_id.rsplit(":", 2)[0]: m.seats for m in matches}
+    meets = Counter(frozenset(p) for seats in tables.values() for p in itertools.combinations(seats, 2))
+    assert max(meets.values()) <= most
+    assert n * (n - 1) // 2 - len(meets) <= apart_at_most
+    per_bot = Counter(b for seats in tables.values() for b in seats)
+    assert max(per_bot.values()) - min(per_bot.values()) <= 1
+
+
 def test_ids_are_deterministic_and_shaped() -> None:
     a = schedule("t9", _bots(4), 3, 2, seed="x")
     b = schedule("t9", _bots(4), 3, 2, seed="x")

@@ -6,8 +6,11 @@ of deal sets into a list of :class:`ScheduledMatch`, each with a deterministic i
 
 * **Tables.** Two-player games: a round robin by the circle method (with a bye for an odd
   field).  ``k``-player games: every ``k``-subset of the entrants while that is affordable
-  (at most ``max_tables``), otherwise seeded balanced groups (each round a seeded shuffle cut
-  into groups of ``k``, byes going to whoever has played least).  Solitaires: every bot alone.
+  (at most ``max_tables``), otherwise seeded balanced groups: rounds of ``len // k`` tables up
+  to ``max_tables`` in all, byes going to whoever has played least, and each round's tables
+  formed so that their members have met as little as possible so far (greedy, then improving
+  swaps), which spreads the meetings over as many pairs as the tables allow.  Solitaires:
+  every bot alone.
 * **Seatings.** Each table's deal is replayed with the seats permuted: every permutation for 2
   and 3 players, the cyclic rotations for 4 or more.  So every bot sits in every seat equally
   often at its table, and luck of the deal cancels out within a *deal set* (one deal at one
@@ -96,6 +99,7 @@ def _balanced_groups(entrants: Sequence[str], k: int, seed: int | str, max_table
     per_round = len(entrants) // k
     rounds = max(1, math.ceil(max_tables / per_round))
     played = dict.fromkeys(entrants, 0)
+    meets: dict[tuple[str, str], int] = {}
     out: list[list[tuple[str, ...]]] = []
     for _ in range(rounds):
         order = list(entrants)
@@ -103,11 +107,42 @@ def _balanced_groups(entrants: Sequence[str], k: int, seed: int | str, max_table
         order.sort(key=lambda b: played[b])  # stable: fewest matches first, shuffled within
         chosen = order[: per_round * k]
         rng.shuffle(chosen)
-        groups = [tuple(chosen[i * k : (i + 1) * k]) for i in range(per_round)]
+        groups = _fresh_groups(chosen, k, meets, rng)
+        for group in groups:
+            for a, b in itertools.combinations(group, 2):
+                meets[a, b] = meets[b, a] = meets.get((a, b), 0) + 1
         for bot in chosen:
             played[bot] += 1
-        out.append(groups)
+        out.append([tuple(g) for g in groups])
     return out
+
+
+def _fresh_groups(bots: list[str], k: int, meets: dict[tuple[str, str], int], rng: random.Random) -> list[list[str]]:
+    """``bots`` cut into groups of ``k`` whose members have met as little as possible so far:
+    each group grown greedily from the next bot (by fewest earlier meetings with the group),
+    then random swaps between groups kept when they lower the repeat meetings."""
+
+    def cost(group: Sequence[str]) -> int:
+        return sum(meets.get((a, b), 0) for a, b in itertools.combinations(group, 2))
+
+    free = list(bots)
+    groups: list[list[str]] = []
+    while free:
+        group = [free.pop(0)]
+        while len(group) < k:
+            best = min(range(len(free)), key=lambda i: sum(meets.get((free[i], g), 0) for g in group))
+            group.append(free.pop(best))
+        groups.append(group)
+    if len(groups) > 1:
+        for _ in range(30 * len(groups)):
+            i, j = rng.sample(range(len(groups)), 2)
+            a, b = rng.randrange(k), rng.randrange(k)
+            gi, gj = groups[i], groups[j]
+            before = cost(gi) + cost(gj)
+            gi[a], gj[b] = gj[b], gi[a]
+            if cost(gi) + cost(gj) > before:
+                gi[a], gj[b] = gj[b], gi[a]  # no better: undo
+    return groups
 
 
 def tables(

@@ -142,9 +142,9 @@ def scheduled(ts: TournamentStore, t: Tournament) -> list[formats.ScheduledMatch
     differently (other groups, other ids) cannot re-queue a running tournament's matches under
     new ids while its old ones still play."""
     stored = ts.schedule_of(t.id)
-    if not stored:
-        return expand(t)
     fields = {f.name for f in dataclass_fields(formats.ScheduledMatch)}
+    if not stored or not all(fields <= m.keys() for m in stored):  # none, or ids only
+        return expand(t)
     return [formats.ScheduledMatch(**{**{k: m[k] for k in fields}, "seats": tuple(m["seats"])}) for m in stored]
 
 

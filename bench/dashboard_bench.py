@@ -18,10 +18,8 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 import uuid
-from pathlib import Path
 
 
 def _seed(url: str, matches: int, bots: int) -> str:
@@ -92,15 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     os.environ["CARDARENA_PREFIX"] = f"bench-{uuid.uuid4().hex[:8]}:"
-    from cardarena.store.connection import EmbeddedRedis
+    from cardarena.store.connection import throwaway_redis
     from cardarena_dashboard import create_app
 
-    embedded = None
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        embedded = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="cardarena-bench-")), persist=False).start()
-        url = embedded.url
-    try:
+    with throwaway_redis() as url:
         start = time.perf_counter()
         tid = _seed(url, args.matches, args.bots)
         seeded_s = time.perf_counter() - start
@@ -113,9 +106,6 @@ def main(argv: list[str] | None = None) -> int:
             "standings_page": _time(client, f"/tournaments/{tid}", args.requests),
             "standings_api": _time(client, f"/api/v1/tournaments/{tid}/standings", args.requests),
         }
-    finally:
-        if embedded is not None:
-            embedded.stop()
     if args.json:
         print(json.dumps(figures))
     else:

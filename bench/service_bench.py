@@ -22,16 +22,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -299,19 +296,6 @@ def _median(runs: list[dict[str, float]]) -> dict[str, float]:
     return {k: statistics.median(r[k] for r in runs if k in r) for k in keys}
 
 
-@contextlib.contextmanager
-def _private_redis() -> Iterator[str]:
-    """``REDIS_URL`` if set, else a throwaway embedded Redis (never the user's persistent default)."""
-    from cardarena.store.connection import EmbeddedRedis, configured_url
-
-    url = configured_url()
-    if url:
-        yield url
-        return
-    with tempfile.TemporaryDirectory(prefix="cardarena-bench-") as tmp, EmbeddedRedis(Path(tmp), persist=False) as r:
-        yield r.url
-
-
 def run(levels: list[int], *, seconds: float = 3.0, repeats: int = 3, clients: int = 2) -> dict[str, Any]:
     """Measure every level (service and echo); returns the figures as a dict.
 
@@ -321,12 +305,13 @@ def run(levels: list[int], *, seconds: float = 3.0, repeats: int = 3, clients: i
     per-repeat ratio (the spread behind the medians).
     """
     from cardarena.server.commands import stop_process
+    from cardarena.store.connection import throwaway_redis
 
     report: dict[str, Any] = {"seconds": seconds, "repeats": repeats, "clients": clients, "levels": []}
     service: dict[int, list[dict[str, float]]] = {c: [] for c in levels}
     echo: dict[int, list[dict[str, float]]] = {c: [] for c in levels}
     echo_server: subprocess.Popen[bytes] | None = None
-    with _private_redis() as url:
+    with throwaway_redis() as url:
         sizes: dict[str, int] = {}
         try:
             for _ in range(repeats):

@@ -29,10 +29,8 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 
@@ -201,18 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     os.environ["CARDARENA_PREFIX"] = f"bench-{uuid.uuid4().hex[:8]}:"
-    from cardarena.store.connection import EmbeddedRedis
+    from cardarena.store.connection import throwaway_redis
 
-    embedded = None
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        embedded = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="cardarena-bench-")), persist=False).start()
-        url = embedded.url
-    try:
+    with throwaway_redis() as url:
         report = standings_part(url, args) if args.part == "standings" else dashboard_part(url, args)
-    finally:
-        if embedded is not None:
-            embedded.stop()
     print(json.dumps(report))
     return 0
 

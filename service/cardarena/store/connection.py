@@ -183,6 +183,19 @@ def configured_url() -> str | None:
     return os.environ.get("REDIS_URL") or None
 
 
+@contextlib.contextmanager
+def throwaway_redis() -> Iterator[str]:
+    """``REDIS_URL`` if set, else a private embedded Redis without persistence in a temporary
+    directory, stopped and removed afterwards (never the user's persistent default): for
+    benchmarks."""
+    url = configured_url()
+    if url:
+        yield url
+        return
+    with tempfile.TemporaryDirectory(prefix="cardarena-bench-") as tmp, EmbeddedRedis(Path(tmp), persist=False) as r:
+        yield r.url
+
+
 # ---------------------------------------------------------------- the embedded default
 KEEPER_POLL_S = 1.0
 """How often the keeper checks whether any user of the embedded default is still alive."""

@@ -16,8 +16,17 @@ together.
 ``--deal-sets``), played and counted as above, then the dashboard's pages and API on the Flask
 test client (app + Redis; no network stack): median of ``--repeats`` requests each.
 
+``--part retention``: ``--nights`` finished nightly tournaments of ``--bots`` bots (two players,
+``--deal-sets``), each match completed with a real Glaves replay (a pool of engine-played
+matches, random bots, the service's compression) and counted through the results stream
+(``lifecycle.consume_results``, the workers' consumer group).  Reports Redis memory
+(``INFO memory``; ``MEMORY USAGE`` summed per kind of key) before and after
+``retention.prune`` with ``--days``: the term is played in minutes, so the prune's clock is set
+so that its cutoff falls ``--days`` nights before the last one (one night per day).
+
     python bench/term_bench.py --part standings --bots 40 --deal-sets 3 --workers 2 --seconds 30
     python bench/term_bench.py --part dashboard --bots 24 --nights 98 --deal-sets 1
+    python bench/term_bench.py --part retention --bots 40 --nights 7 --deal-sets 3 --days 3
 """
 
 from __future__ import annotations
@@ -34,8 +43,18 @@ import uuid
 from typing import Any
 
 
-def _play(ts: Any, ms: Any, tid: str, rng: random.Random, *, leave: int = 0, deals: int = 4) -> int:
-    """Complete every queued match of ``tid`` but ``leave`` with a random result; count them."""
+def _play(
+    ts: Any,
+    ms: Any,
+    tid: str,
+    rng: random.Random,
+    *,
+    leave: int = 0,
+    deals: int = 4,
+    replays: list[dict[str, Any]] | None = None,
+) -> int:
+    """Complete every queued match of ``tid`` but ``leave`` with a random result (and a replay
+    from ``replays``, else a stub); count them (through the results stream with ``replays``)."""
     from cardarena_tournament import lifecycle
 
     t = ts.require(tid)
@@ -46,8 +65,13 @@ def _play(ts: Any, ms: Any, tid: str, rng: random.Random, *, leave: int = 0, dea
         scores = [sum(d[s] for d in by_deal) for s in range(len(spec.seats))]
         ranks = [sorted(scores, reverse=True).index(x) + 1 for x in scores]
         result = {"scores": scores, "ranks": ranks, "deal_scores": by_deal}
-        ms.complete(spec.match_id, "bench", result, {"seats": list(spec.seats)}, tournament=tid)
+        replay = {**replays[len(done) % len(replays)], "seats": list(spec.seats)} if replays else {}
+        ms.complete(spec.match_id, "bench", result, replay or {"seats": list(spec.seats)}, tournament=tid)
         done.append(spec.match_id)
+    if replays:
+        while lifecycle.consume_results(ts, ms, "bench", batch=1000):
+            pass
+        return len(done)
     for start in range(0, len(done), 1000):
         lifecycle.count_matches(ts, ms, done[start : start + 1000])
     return len(done)
@@ -162,6 +186,9 @@ def dashboard_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
         f"/api/v1/tournaments/{first}/matches",
         f"/bots/{bots[0]}",
         f"/bots/{bots[0]}/ratings/glaves.svg",
+        f"/api/v1/matches?bot={bots[0]}",
+        f"/api/v1/matches?bot={bots[0]}&offset=2000",
+        "/api/v1/matches?game=glaves&offset=20000",
     ]
     timings: dict[str, Any] = {}
     for u in urls:
@@ -188,21 +215,123 @@ def dashboard_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+_KINDS = (
+    ("replays", lambda k: k.startswith("match:") and k.endswith(":replay")),
+    ("match records", lambda k: k.startswith("match:")),
+    ("match index", lambda k: k.startswith("matches:")),
+    ("results stream", lambda k: k == "events:results"),
+    ("rating histories", lambda k: k.startswith("ratings:") and ":history:" in k),
+    ("ratings (applied sets, tables)", lambda k: k.startswith("ratings:")),
+    ("tournament results", lambda k: k.startswith("tournament:") and k.endswith((":results", ":counted"))),
+    ("tournament schedules", lambda k: k.startswith("tournament:") and k.endswith(":schedule")),
+    ("tournaments (other)", lambda k: k.startswith("tournament")),
+)
+
+
+def _memory(client: Any) -> dict[str, Any]:
+    """``INFO memory`` and ``MEMORY USAGE`` (exact: ``SAMPLES 0``) summed per kind of key (every key of the prefix)."""
+    from cardarena.store.keys import prefix
+
+    pre = prefix()
+    by_kind: dict[str, list[int]] = {}
+    names = [k.decode() for k in client.scan_iter(match=pre + "*", count=1000)]
+    for start in range(0, len(names), 1000):
+        chunk = names[start : start + 1000]
+        pipe = client.pipeline(transaction=False)
+        for name in chunk:
+            pipe.memory_usage(name, samples=0)
+        for name, size in zip(chunk, pipe.execute(), strict=True):
+            short = name[len(pre) :]
+            kind = next((k for k, test in _KINDS if test(short)), "other")
+            entry = by_kind.setdefault(kind, [0, 0])
+            entry[0] += 1
+            entry[1] += int(size or 0)
+    info = client.info("memory")
+    return {
+        "used_memory_mb": round(info["used_memory"] / 1e6, 1),
+        "used_memory_dataset_mb": round(info["used_memory_dataset"] / 1e6, 1),
+        "keys_mb": {k: {"keys": n, "mb": round(b / 1e6, 2)} for k, (n, b) in sorted(by_kind.items())},
+    }
+
+
+def retention_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
+    from cardarena.engine import MatchRng, build_replay, play_match, random_policy
+    from cardarena.store import retention
+    from cardarena_tournament import lifecycle
+
+    ts, ms, bs = _stores(url)
+    bots = [f"student-{i:02d}" for i in range(args.bots)]
+    for b in bots:
+        bs.register(b)
+    pool = []
+    for n in range(40):
+        state = play_match("glaves", 2, [random_policy(MatchRng(f"{n}/{s}")) for s in range(2)], seed=n)
+        pool.append(build_replay(state, seed=n, seats=["a", "b"]))
+    rng = random.Random(1)
+    ends = []
+    seed_start = time.perf_counter()
+    for night in range(args.nights):
+        tid = f"night{night:03d}"
+        ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=args.deal_sets, tid=tid))
+        lifecycle.start_tournament(ts, ms, tid)
+        _play(ts, ms, tid, rng, replays=pool)
+        lifecycle.settle(ts, tid, force=True)
+        assert ts.require(tid).status == "finished", tid
+        ends.append(time.time())
+        time.sleep(0.01)
+    seeded_s = time.perf_counter() - seed_start
+    client = ms.r
+    before = _memory(client)
+    # The prune's clock: the last --days nights ended after its cutoff, the others before it.
+    kept = min(args.days, args.nights)
+    cutoff = (ends[-kept - 1] + ends[-kept]) / 2 if kept < args.nights else ends[0] - 1
+    dry = retention.prune(client, older_than_days=args.days, dry_run=True, now=cutoff + args.days * 86400)
+    start = time.perf_counter()
+    report = retention.prune(client, older_than_days=args.days, now=cutoff + args.days * 86400)
+    prune_s = time.perf_counter() - start
+    client.memory_purge()
+    after = _memory(client)
+    again = retention.prune(client, older_than_days=args.days, now=cutoff + args.days * 86400)
+    return {
+        "part": "retention",
+        "bots": args.bots,
+        "nights": args.nights,
+        "deal_sets": args.deal_sets,
+        "days": args.days,
+        "matches": int(client.zcard(ms.ALL)),
+        "seed_s": round(seeded_s, 1),
+        "before": before,
+        "dry_run": {"replays": dry.replays, "replay_mb": round(dry.replay_bytes / 1e6, 2)},
+        "pruned": {
+            "replays": report.replays,
+            "replay_mb": round(report.replay_bytes / 1e6, 2),
+            "kept_recent": report.kept_recent,
+            "stream_trimmed": report.stream.trimmed,
+            "stream_length": report.stream.length,
+            "seconds": round(prune_s, 2),
+        },
+        "after": after,
+        "second_run": {"replays": again.replays, "already_pruned": again.already_pruned},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--part", choices=["standings", "dashboard"], required=True)
+    parser.add_argument("--part", choices=["standings", "dashboard", "retention"], required=True)
     parser.add_argument("--bots", type=int, default=40)
     parser.add_argument("--deal-sets", type=int, default=3)
     parser.add_argument("--nights", type=int, default=98)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--days", type=int, default=3, help="retention period (retention part)")
     args = parser.parse_args(argv)
     os.environ["CARDARENA_PREFIX"] = f"bench-{uuid.uuid4().hex[:8]}:"
     from cardarena.store.connection import throwaway_redis
 
     with throwaway_redis() as url:
-        report = standings_part(url, args) if args.part == "standings" else dashboard_part(url, args)
+        part = {"standings": standings_part, "dashboard": dashboard_part, "retention": retention_part}[args.part]
+        report = part(url, args)
     print(json.dumps(report))
     return 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from cardarena.engine import MatchRng, build_replay, play_match, random_policy
+from cardarena.engine import MatchRng, build_replay, get_game, play_match, random_policy
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchSpec, MatchStore
@@ -109,6 +109,23 @@ def seed(url: str, *, tournament: str = "cup", finished: int = 4) -> Seeded:
     while (got := matches.claim("test-instance", wait_s=0.2)) is not None and got.match_id != running:
         pass
     return seeded
+
+
+def store_game_match(url: str, game_id: str, players: int, deals: int = 1, seed: int = 7) -> tuple[str, dict]:
+    """A finished match of ``game_id`` (random play, ``seed``, ``deals`` deals where the game has
+    that option) stored through ``MatchStore``: its id and replay."""
+    matches = MatchStore(client_for(url))
+    mid = f"render-{game_id}-{players}p" + ("" if seed == 7 else f"-{seed}")
+    seats = tuple(f"bot-{s + 1}" for s in range(players))
+    options = {"deals": deals} if "deals" in get_game(game_id).option_defaults(players) else {}
+    spec = MatchSpec(match_id=mid, game=game_id, players=players, seats=seats, seed=seed, options=options)
+    assert matches.enqueue(spec)
+    assert matches.claim("render-test", wait_s=1.0) == spec
+    policies = [random_policy(MatchRng(f"{seed}/{s}")) for s in range(players)]
+    state = play_match(game_id, players, policies, seed=seed, options=options)
+    replay = build_replay(state, seed=seed, seats=seats, extra={"match_id": mid})
+    assert matches.complete(mid, "render-test", state.result().to_json(), replay)
+    return mid, replay
 
 
 @dataclass

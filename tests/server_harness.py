@@ -63,8 +63,10 @@ class ScriptedBot:
         max_matches: int = 4,
         hello: Any = None,
         send_hello: bool = True,
+        credentials: Any = None,
     ) -> None:
-        self.channel = grpc.insecure_channel(address)
+        # credentials: grpc.ssl_channel_credentials(...) for a service that serves TLS
+        self.channel = grpc.secure_channel(address, credentials) if credentials else grpc.insecure_channel(address)
         stub = codec.arena_pb2_grpc.ArenaStub(self.channel)
         self.out: queue.Queue[Any] = queue.Queue()
         self.inbox: queue.Queue[Any] = queue.Queue()

@@ -51,3 +51,9 @@ def test_term_bench(tmp_path: Path) -> None:
     assert term["matches"] == 40 and term["history_points_per_bot"] == 16
     assert term["requests"]["/api/v1/tournaments/night000/matches"]["items"] == 20
     assert all(r["median_ms"] > 0 for r in term["requests"].values())
+    kept = json.loads(
+        _run(tmp_path, "bench/term_bench.py", "--part", "retention", *small, "--nights", "3", "--days", "1")
+    )
+    assert kept["matches"] == 60 and kept["pruned"]["replays"] == 40 and kept["second_run"]["replays"] == 0
+    assert kept["before"]["keys_mb"]["replays"]["keys"] == 60 and kept["after"]["keys_mb"]["replays"]["keys"] == 20
+    assert kept["pruned"]["stream_trimmed"] == 59

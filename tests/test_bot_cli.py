@@ -65,7 +65,22 @@ def test_bot_run_says_when_it_cannot_connect_and_when_it_retries(tmp_path: Path)
     finally:
         seen += _interrupt(proc)
     assert seen.count(f"WARNING cardarena_sdk: cannot reach {server} (UNAVAILABLE: ") >= 2
+    assert "Connection refused; nothing listens there: is the service running (cardarena up)" in seen
     assert f"stopped: no more sessions to {server}" in seen
+
+
+def test_bot_run_refuses_a_url_for_an_address(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*CLI, "bot", "run", "random", "--server", "http://127.0.0.1:50051", "--token", "t"],
+        env=_fresh_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "cardarena: error: --server 'http://127.0.0.1:50051': give host:port ('127.0.0.1:50051') without http://\n"
+    )
 
 
 def test_bot_run_says_where_it_connected(redis_url: str, key_prefix: str) -> None:

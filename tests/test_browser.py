@@ -20,7 +20,7 @@ from cardarena.store.matches import MatchStore
 from cardarena_dashboard import create_app
 from werkzeug.serving import make_server
 
-from .dashboard_data import XSS, Seeded, finish_match, seed, seed_schedules
+from .dashboard_data import XSS, Seeded, finish_match, seed, seed_schedules, store_game_match
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -36,6 +36,7 @@ from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
@@ -81,11 +82,11 @@ def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
         shutil.rmtree(tmp_path / "chromium-profile", ignore_errors=True)
 
 
-def _shot(driver: webdriver.Chrome, name: str) -> Path:
+def _shot(driver: webdriver.Chrome, name: str, width: int = 1280) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     height = driver.execute_script("return document.body.scrollHeight")
-    driver.set_window_size(1280, min(4000, max(800, int(height) + 40)))
+    driver.set_window_size(width, min(4000, max(800, int(height) + 40)))
     driver.save_screenshot(str(path))
     return path
 
@@ -196,4 +197,143 @@ def test_schedules_and_bots_pages_in_a_real_browser(
     matches = browser.find_element(By.ID, "stat-matches")
     assert "(a no-show plays none)" in matches.text and "a no-show" in browser.find_element(By.ID, "stat-forfeits").text
     _shot(browser, "bot")
+    _no_console_errors(browser)
+
+
+PHONE = (390, 844)
+"""A phone's viewport (CSS pixels)."""
+
+
+def test_pages_fit_a_phone_screen(server: str, browser: webdriver.Chrome, redis_url: str, key_prefix: str) -> None:
+    """At a phone's width no page scrolls sideways: a wide table scrolls inside its own box,
+    which a keyboard can focus (and so scroll); the rating plot shrinks to the screen."""
+    wide, _ = store_game_match(redis_url, "gleek", 3)  # its seat table has 16 columns
+    long, _ = store_game_match(redis_url, "glaves", 3, deals=5)  # 255 moves
+    seeded = seed(redis_url)
+    seed_schedules(redis_url)
+    browser.set_window_size(*PHONE)
+    for path in [
+        "/",
+        "/tournaments",
+        "/tournaments/cup",
+        "/matches?tournament=cup",
+        "/bots",
+        "/bots/beta",
+        "/games",
+        f"/matches/{seeded.finished[0]}?pov=all&step=5",
+        f"/matches/{wide}?pov=all&step=40",
+        f"/matches/{seeded.pending[0]}",
+        f"/matches/{seeded.finished[0]}/moves?pov=0",
+        f"/matches/{long}/moves?pov=all",
+        "/api",
+    ]:
+        browser.get(server + path)
+        inner = browser.execute_script("return window.innerWidth")
+        assert inner <= PHONE[0]
+        width = browser.execute_script("return document.scrollingElement.scrollWidth")
+        assert width <= inner, (path, width, inner)
+    # the replay's seat table is wider than the phone: it scrolls in its box, by keyboard too
+    browser.get(f"{server}/matches/{wide}?pov=all&step=40")
+    box = browser.find_element(By.CSS_SELECTOR, ".view .table-scroll")
+    assert browser.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", box)
+    assert box.get_attribute("tabindex") == "0" and box.get_attribute("role") == "region"
+    _shot(browser, "replay-phone", width=PHONE[0])
+    browser.set_window_size(*PHONE)
+    browser.get(f"{server}/tournaments/cup")
+    plot = browser.find_element(By.CSS_SELECTOR, "img.plot")
+    assert browser.execute_script("return arguments[0].getBoundingClientRect().right", plot) <= PHONE[0]
+    _no_console_errors(browser)
+
+
+def _step(driver: webdriver.Chrome) -> str:
+    return str(driver.find_element(By.ID, "step-index").text)
+
+
+def _key(driver: webdriver.Chrome, key: str, **mods: bool) -> bool:
+    """Dispatch a keydown on the page; whether the page took it (``defaultPrevented``)."""
+    script = (
+        "var e = new KeyboardEvent('keydown', Object.assign({key: arguments[0], bubbles: true, cancelable: true},"
+        " arguments[1])); document.body.dispatchEvent(e); return e.defaultPrevented;"
+    )
+    return bool(driver.execute_script(script, key, mods))
+
+
+def test_replay_is_stepped_by_keyboard_and_the_back_button(
+    server: str, seeded: Seeded, browser: webdriver.Chrome, redis_url: str
+) -> None:
+    mid = seeded.finished[1]
+    replay = MatchStore(client_for(redis_url)).replay(mid)
+    assert replay is not None
+    last = str(sum(len(d["actions"]) + 1 for d in replay["deals"]) - 1)
+    wait = WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,))
+    browser.get(f"{server}/matches/{mid}?step=5&pov=1")  # a deep link
+    assert _step(browser) == "5" and "seat 1 (" in browser.find_element(By.CSS_SELECTOR, "nav.pov a.active").text
+    # The first Tab reaches the skip link, shown while focused; then the site navigation.
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    focused = browser.switch_to.active_element
+    assert focused.text == "skip to content" and focused.location["x"] >= 0
+    # Alt+← is the browser's Back and Ctrl+→ a word jump: the stepper leaves them alone.
+    assert not _key(browser, "ArrowLeft", altKey=True)
+    assert not _key(browser, "ArrowRight", ctrlKey=True)
+    assert _step(browser) == "5"
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    wait.until(lambda d: _step(d) == "6")
+    assert "pov=1" in browser.current_url  # the point of view is kept
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    wait.until(lambda d: _step(d) == last)
+    assert "match over" in browser.find_element(By.ID, "current-action").text
+    browser.back()  # each step is a page of its own: Back returns to the step before
+    wait.until(lambda d: _step(d) == "6")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.HOME)
+    wait.until(lambda d: _step(d) == "0")
+    assert "next to act: seat" in browser.find_element(By.ID, "current-action").text
+    # A stepper link reached by Tab shows a visible focus ring.
+    link = browser.find_element(By.ID, "step-next")
+    browser.execute_script("arguments[0].focus()", link)
+    ring = browser.execute_script(
+        "var s = getComputedStyle(arguments[0]); return [s.outlineStyle, parseFloat(s.outlineWidth)]", link
+    )
+    assert ring[0] != "none" and ring[1] >= 2
+    _no_console_errors(browser)
+
+
+def test_api_reference_and_move_list_in_a_real_browser(
+    server: str, browser: webdriver.Chrome, redis_url: str, key_prefix: str
+) -> None:
+    """The navigation's API link opens the reference; a schema link lands on that schema. The
+    replay's "every move" link opens the move list at the current step; a deal folds away."""
+    mid, replay = store_game_match(redis_url, "glaves", 3, deals=5)
+    plays = sum(len(d["actions"]) for d in replay["deals"])
+    assert plays > 250
+    browser.get(f"{server}/")
+    browser.find_element(By.LINK_TEXT, "API").click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url == f"{server}/api")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "API reference"
+    body = browser.find_element(By.ID, "op-post-admin-tournaments")
+    assert "Authorization: Bearer <token>" in body.text
+    _shot(browser, "api-reference")
+    browser.set_window_size(1280, 700)
+    body.find_element(By.LINK_TEXT, "TournamentDefinition").click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("#schema-TournamentDefinition"))
+    target = browser.find_element(By.ID, "schema-TournamentDefinition")
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top", target)
+    assert -2 < top < 100  # scrolled to it (a fraction of a pixel above the top is sub-pixel scrolling)
+    assert browser.find_element(By.ID, "openapi-json").get_attribute("href") == f"{server}/api/v1/openapi.json"
+
+    browser.get(f"{server}/matches/{mid}?step=120&pov=1")
+    browser.find_element(By.ID, "all-moves").click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("/moves?pov=1#step-120"))
+    entry = browser.find_element(By.ID, "step-120")
+    assert browser.execute_script("return getComputedStyle(arguments[0]).fontWeight", entry) == "700"  # :target
+    assert len(browser.find_elements(By.CSS_SELECTOR, "ol.moves li")) == plays + 5  # every step: 5 deals and the plays
+    _shot(browser, "moves")
+    browser.set_window_size(1280, 700)
+    first = browser.find_element(By.ID, "deal-1")
+    step1 = browser.find_element(By.ID, "step-1")
+    assert step1.is_displayed()
+    first.find_element(By.TAG_NAME, "summary").click()
+    WebDriverWait(browser, 5).until(lambda d: not step1.is_displayed())
+    entry.find_element(By.TAG_NAME, "a").click()
+    WebDriverWait(browser, 10).until(lambda d: _step(d) == "120")
+    assert "pov=1" in browser.current_url
     _no_console_errors(browser)

@@ -119,3 +119,21 @@ def test_simulate_refuses_to_write_a_replay_that_does_not_re_run(
     monkeypatch.setattr(cli, "rerun", broken)
     assert main(["simulate", "glaves", "--replays", str(tmp_path)]) == 2
     assert not list(tmp_path.glob("*.json"))
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+    """``cardarena ... | head``: the pipe closes before the output is written; the command ends
+    with status 1 and nothing on stderr (no BrokenPipeError traceback)."""
+    import subprocess
+    import sys
+
+    with subprocess.Popen(
+        [sys.executable, "-m", "cardarena.cli", "simulate", "glaves", "--players", "2", "--matches", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 1
+    assert err == ""

@@ -4,10 +4,12 @@ security headers, hidden cards, live-poll ETags and the replay stepper."""
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from html.parser import HTMLParser
 
 import pytest
 from cardarena.engine import get_game
@@ -17,7 +19,7 @@ from cardarena_dashboard import create_app
 from flask import Flask
 from flask.testing import FlaskClient
 
-from .dashboard_data import BOTS, XSS, Seeded, SeededSchedules, finish_match, seed, seed_schedules
+from .dashboard_data import BOTS, XSS, Seeded, SeededSchedules, finish_match, seed, seed_schedules, store_game_match
 
 
 @pytest.fixture
@@ -77,6 +79,7 @@ def test_hostile_bot_name_is_text_everywhere(client: FlaskClient, seeded: Seeded
         "/tournaments/cup",
         "/tournaments/cup/standings.part",
         f"/matches/{xss_match}",
+        f"/matches/{xss_match}/moves?pov=all",
     ]:
         html = client.get(url).get_data(as_text=True)
         assert XSS not in html, url
@@ -243,7 +246,7 @@ def test_solitaire_standings_show_the_win_rate(
     lifecycle.refresh_standings(ts, t.id)
     results = ts.results(t.id)
     html = client.get("/tournaments/solo").get_data(as_text=True)
-    assert '<th class="num">win rate</th>' in html
+    assert '<th scope="col" class="num">win rate</th>' in html
     api = client.get("/api/v1/tournaments/solo/standings").get_json()["items"]
     for row in api:
         mine = [r for r in results.values() if r["seats"] == [row["bot"]]]
@@ -462,7 +465,7 @@ def test_tournament_rows_tell_same_named_runs_apart(client: FlaskClient, seeded:
     assert ">Glaves 3p</a>" in first and ">Glaves 3p</a>" in second  # the same default name...
     assert '<small class="meta tid">t-first</small>' in first and "2027-01-15 08:00 UTC" in first  # ...told apart
     assert '<small class="meta tid">t-second</small>' in second and "2027-01-16 09:00 UTC" in second
-    assert "<th>created</th>" in page and "<th>started</th>" in page
+    assert '<th scope="col">created</th>' in page and '<th scope="col">started</th>' in page
     started = client.get("/api/v1/tournaments/cup").get_json()["started_at_text"]
     assert started and started.endswith(" UTC") and started in _row(page, "tournament-cup")
 
@@ -477,7 +480,7 @@ def test_the_bot_page_shows_when_it_was_registered_and_what_each_number_counts(
     bot = client.get("/api/v1/bots/beta").get_json()
     page = client.get("/bots/beta").get_data(as_text=True)
     assert bot["created_at_text"] == when_text(bot["created_at"]) and bot["created_at_text"].endswith(" UTC")
-    assert f'<th>registered</th><td class="when">{bot["created_at_text"]}</td>' in page
+    assert f'<th scope="row">registered</th><td class="when">{bot["created_at_text"]}</td>' in page
     assert repr(bot["created_at"]) not in page and str(bot["created_at"])[:8] not in page  # no raw unix time
     matches, forfeits = _row(page, "stat-matches"), _row(page, "stat-forfeits")
     assert '<td class="num">0</td>' in matches and "matches played to the end (a no-show plays none)" in matches
@@ -485,5 +488,364 @@ def test_the_bot_page_shows_when_it_was_registered_and_what_each_number_counts(
     for name in ("timeouts", "illegal_actions", "disconnects"):
         assert _row(page, f"stat-{name}").count("<td") == 2, name  # each counter with what it counts
     listing = client.get("/bots").get_data(as_text=True)
-    assert '<th class="num" title="matches played to the end (a no-show plays none)">matches played</th>' in listing
+    assert (
+        '<th scope="col" class="num" title="matches played to the end (a no-show plays none)">matches played</th>'
+        in listing
+    )
     assert "“matches played” counts matches played to the end (a no-show plays none)" in listing
+
+
+class _Markup(HTMLParser):
+    """What the accessibility check reads from a page: ``lang``, table headers without a scope,
+    unnamed navigation landmarks, heading levels in order, images without ``alt``, and data
+    tables outside a box that scrolls sideways (a wide table must not widen a phone's page)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lang: str | None = None
+        self.unscoped: list[str] = []
+        self.unnamed_navs = 0
+        self.headings: list[int] = []
+        self.no_alt: list[str] = []
+        self.unboxed_tables: list[str] = []
+        self._open: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "html":
+            self.lang = a.get("lang")
+        elif tag == "th" and a.get("scope") not in ("col", "row"):
+            self.unscoped.append(repr(self.getpos()))
+        elif tag == "nav" and not a.get("aria-label"):
+            self.unnamed_navs += 1
+        elif re.fullmatch(r"h[1-6]", tag):
+            self.headings.append(int(tag[1]))
+        elif tag == "img" and not a.get("alt"):
+            self.no_alt.append(a.get("src", ""))
+        elif (
+            tag == "table"
+            and "fields" not in a.get("class", "")
+            and not (self._open and self._open[-1] == ("div", "table-scroll"))
+        ):
+            self.unboxed_tables.append(a.get("class", ""))
+        if tag not in ("br", "img", "input", "meta", "link", "line", "rect", "circle"):
+            self._open.append((tag, a.get("class", "")))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self._open:
+            if self._open.pop()[0] == tag:
+                break
+
+
+def test_pages_are_marked_up_for_assistive_technology(client: FlaskClient, seeded: Seeded) -> None:
+    for url in [
+        "/",
+        "/games",
+        "/matches",
+        "/tournaments",
+        "/tournaments/cup",
+        "/bots",
+        "/bots/beta",
+        f"/matches/{seeded.finished[1]}?pov=all&step=7",
+        f"/matches/{seeded.pending[0]}",
+        "/matches/nope",
+        "/api",
+        f"/matches/{seeded.finished[1]}/moves?pov=0",
+    ]:
+        page = _Markup()
+        page.feed(client.get(url).get_data(as_text=True))
+        assert page.lang == "en", url
+        assert not page.unscoped, (url, "<th> without scope", page.unscoped)
+        assert not page.unnamed_navs, (url, "a <nav> without aria-label")
+        assert page.headings and page.headings[0] == 1, (url, page.headings)
+        skips = [(a, b) for a, b in itertools.pairwise(page.headings) if b > a + 1]
+        assert not skips, (url, "heading levels skipped", page.headings)
+        assert not page.no_alt, (url, page.no_alt)
+        assert not page.unboxed_tables, (url, "a data table outside .table-scroll", page.unboxed_tables)
+
+
+# --- the API reference page -------------------------------------------------------------
+
+
+def _operations_on_page(page: str) -> set[tuple[str, str]]:
+    heads = re.findall(
+        r'<h2 class="endpoint-head"><span class="method method-\w+">(\w+)</span> <code class="path">([^<]+)</code>',
+        page,
+    )
+    return {(method, html.unescape(path)) for method, path in heads}
+
+
+def _text(fragment: str) -> str:
+    """A page fragment's text as a reader sees it (tags dropped, entities decoded)."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", fragment)).split())
+
+
+def _section(page: str, anchor: str) -> str:
+    start = page.index(f'<section class="endpoint" id="{anchor}">')
+    return page[start : page.index("</section>", start)]
+
+
+def test_api_reference_shows_every_operation_of_the_document(client: FlaskClient) -> None:
+    """Computed from the document: an endpoint added to it is on the page, with its summary,
+    parameters, responses and auth."""
+    from cardarena_dashboard.apiref import anchor
+    from cardarena_dashboard.openapi import openapi_document
+
+    document = openapi_document()
+    base = document["servers"][0]["url"]
+    response = client.get("/api")
+    assert response.status_code == 200 and response.headers["Content-Type"].startswith("text/html")
+    page = response.get_data(as_text=True)
+    expected = {
+        (method.upper(), base + path)
+        for path, item in document["paths"].items()
+        for method in item
+        if method != "parameters"
+    }
+    assert len(expected) >= 18
+    assert _operations_on_page(page) == expected
+    for path, item in document["paths"].items():
+        for method, op in item.items():
+            section = _section(page, anchor(method, path))
+            text = _text(section)
+            assert op["summary"].replace("`", "") in text, (method, path)
+            for code, answer in op["responses"].items():
+                assert f'<td class="status-code">{code}</td>' in section, (method, path, code)
+                assert answer["description"].replace("`", "") in text, (method, path, code)
+            for param in op.get("parameters", []):
+                row = f"<tr><td><code>{param['name']}</code></td><td>{param['in']}</td>"
+                assert row in section, (method, path, param["name"])
+                assert ("<td>yes</td>" in section) if param.get("required") else True
+            if op.get("security"):
+                assert '<strong>Auth:</strong> <span class="admin">adminToken</span>' in section
+                assert "Authorization: Bearer &lt;token&gt;" in section and "CARDARENA_ADMIN_TOKEN" in section
+            else:
+                assert "<strong>Auth:</strong> none" in section, (method, path)
+    # the JSON document stays where it was, linked from the page
+    assert 'href="/api/v1/openapi.json"' in page
+    assert client.get("/api/v1/openapi.json").get_json() == _json_roundtrip(document)
+
+
+def _json_roundtrip(document: object) -> object:
+    import json
+
+    return json.loads(json.dumps(document))
+
+
+def test_api_reference_resolves_refs_to_the_schemas_section(client: FlaskClient) -> None:
+    from cardarena_dashboard.openapi import openapi_document
+
+    page = client.get("/api").get_data(as_text=True)
+    schemas = openapi_document()["components"]["schemas"]
+    for name in schemas:
+        assert f'<section class="schema-def" id="schema-{name}">' in page, name
+    linked = set(re.findall(r'href="#schema-([^"]+)"', page))
+    assert linked and linked <= set(schemas)  # every $ref link lands on a schema shown
+    # an admin endpoint's request body: its $ref named, linked and expanded into its fields
+    body = _section(page, "op-post-admin-bots")
+    assert "<h3>Request body</h3>" in body
+    assert (
+        '<code>application/json</code>, required: <a class="ref" href="#schema-BotRegistration">BotRegistration</a>'
+        in body
+    )
+    assert '<code class="prop">name</code> <span class="req">required</span>: <span class="type">string</span>' in body
+    assert "length 1–64" in body and "pattern <code>^[^:,]*$</code>" in body
+    # a nested $ref inside a schema is a link too (a page of matches: its items are Match)
+    page_match = page[page.index('id="schema-Page_Match"') :]
+    page_match = page_match[: page_match.index("</section>")]
+    assert (
+        '<code class="prop">items</code> <span class="req">required</span>: '
+        'array of <a class="ref" href="#schema-Match">Match</a>' in page_match
+    )
+    # nested objects are nested lists
+    tournament = page[page.index('id="schema-Tournament"') :]
+    tournament = tournament[: tournament.index("</section>")]
+    nested = tournament[tournament.index('<code class="prop">time_control</code>') :]
+    assert (
+        nested.index('<ul class="schema">') < nested.index('<code class="prop">move_ms</code>') < nested.index("</ul>")
+    )
+
+
+def test_api_reference_escapes_the_document(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Descriptions hold ``<`` (``<Game> <n>p``); the page shows them as text, and a document
+    with markup in any text field renders no markup of its own."""
+    page = client.get("/api").get_data(as_text=True)
+    assert "<code>&lt;Game&gt; &lt;n&gt;p</code>" in page and "<Game>" not in page
+    from cardarena_dashboard import pages
+    from cardarena_dashboard.openapi import openapi_document
+
+    hostile = _json_roundtrip(openapi_document())
+    assert isinstance(hostile, dict)
+    op = hostile["paths"]["/games/{game_id}"]["get"]
+    op["summary"] = "One <b>game</b>"
+    op["description"] = "Has `<script>alert(2)</script>` & " + XSS
+    op["parameters"][0]["description"] = '"><img src=x onerror=alert(3)>'
+    hostile["components"]["schemas"]["Game"]["properties"]["name"]["description"] = "<i>name</i>"
+    monkeypatch.setattr(pages, "openapi_document", lambda: hostile)
+    page = client.get("/api").get_data(as_text=True)
+    assert XSS not in page and "<script>alert(2)" not in page and "<img src=x" not in page
+    assert "<b>game</b>" not in page and "<i>name</i>" not in page
+    assert "One &lt;b&gt;game&lt;/b&gt;" in page
+    assert "<code>&lt;script&gt;alert(2)&lt;/script&gt;</code> &amp; &lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&#34;&gt;&lt;img src=x onerror=alert(3)&gt;" in page
+    assert "&lt;i&gt;name&lt;/i&gt;" in page
+
+
+def test_the_navigation_links_the_api_reference(client: FlaskClient, seeded: Seeded) -> None:
+    for url in ("/", "/games", "/api"):
+        nav = client.get(url).get_data(as_text=True)
+        nav = nav[nav.index('<nav aria-label="site">') : nav.index("</nav>")]
+        assert '<a href="/api">API</a>' in nav, url
+        assert "openapi.json" not in nav
+
+
+# --- the move list ----------------------------------------------------------------------
+
+
+def _moves(page: str) -> dict[int, str]:
+    """The move list's entries: step -> the entry's markup (each step once)."""
+    found = re.findall(r'<li value="(\d+)" id="step-\1">(.*?)</li>', page)
+    steps = [int(n) for n, _ in found]
+    assert len(steps) == len(set(steps)), "a step listed twice"
+    return {int(n): body for n, body in found}
+
+
+def test_move_list_lists_every_step_once_linked_by_deal(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
+    from cardarena_dashboard.replay_steps import transitions
+
+    mid, replay = store_game_match(redis_url, "glaves", 3, deals=3)
+    steps = transitions(replay)
+    for pov in ("spectator", "1", "all"):
+        response = client.get(f"/matches/{mid}/moves?pov={pov}")
+        assert response.status_code == 200, pov
+        page = response.get_data(as_text=True)
+        listed = _moves(page)
+        assert sorted(listed) == [s.index for s in steps]
+        for step in steps:
+            body = listed[step.index]
+            assert f'<a href="/matches/{mid}?step={step.index}&amp;pov={pov}">' in body
+            if step.seat is not None:
+                assert f'seat {step.seat} <span class="bot">({replay["seats"][step.seat]})</span>' in body
+                assert f'title="{step.action}"' in body  # Glaves: every play is public
+        # grouped by deal: one <details> per deal, each holding its own steps
+        deals = re.findall(r'<details class="deal-moves" id="deal-(\d+)" open>(.*?)</details>', page, re.S)
+        assert [int(d) for d, _ in deals] == [1, 2, 3]
+        for number, block in deals:
+            inside = {int(n) for n in re.findall(r'<li value="(\d+)"', block)}
+            assert inside == {s.index for s in steps if s.deal == int(number) - 1}
+    # the replay viewer links the move list at the current step, with its point of view
+    viewer = client.get(f"/matches/{mid}?step=9&pov=2").get_data(as_text=True)
+    assert f'<a id="all-moves" href="/matches/{mid}/moves?pov=2#step-9">' in viewer
+
+
+@pytest.mark.parametrize(("game_id", "players", "secret"), [("coup", 3, "return:"), ("bourre", 3, "exchange:")])
+def test_move_list_hides_other_seats_secret_choices(
+    client: FlaskClient, redis_url: str, key_prefix: str, game_id: str, players: int, secret: str
+) -> None:
+    """A seat's secret choice (Coup: the card put back after an exchange; Bourré: which cards
+    were discarded) is shown to that seat and with every card open, to no one else; the
+    entries are those of the replay viewer's action log (one rule)."""
+    mid, replay = store_game_match(redis_url, game_id, players)
+    entries = [a for d in replay["deals"] for a in d["actions"]]
+    secrets = [
+        (i + 1, e["seat"], e["action"]) for i, e in enumerate(entries) if str(e.get("action", "")).startswith(secret)
+    ]
+    secrets = [s for s in secrets if s[2].count(":") >= 1 and s[2] != secret.rstrip(":")]
+    assert secrets, f"the {game_id} match has no secret choice to check"
+    pages = {
+        pov: _moves(client.get(f"/matches/{mid}/moves?pov={pov}").get_data(as_text=True))
+        for pov in ("spectator", "all", *map(str, range(players)))
+    }
+    for step, seat, action in secrets:
+        assert f'title="{action}"' in pages["all"][step]
+        assert f'title="{action}"' in pages[str(seat)][step]
+        for pov in ("spectator", *(str(s) for s in range(players) if s != seat)):
+            entry = pages[pov][step]
+            assert action not in entry, (pov, step, action)
+            assert f"seat {seat} " in entry  # the move is listed, its secret part is not
+        # the replay viewer's log says the same at that step
+        for pov in ("spectator", str((seat + 1) % players), str(seat)):
+            viewer = client.get(f"/matches/{mid}?step={step}&pov={pov}").get_data(as_text=True)
+            log = viewer[viewer.index('<section class="log">') :]
+            logged = re.search(rf'<li value="{step}"[^>]*><a [^>]*>seat {seat}: <span title="([^"]*)"', log)
+            assert logged is not None
+            listed = re.search(r'title="([^"]*)"', pages[pov][step])
+            assert listed is not None and listed.group(1) == logged.group(1), (pov, step)
+
+
+def test_move_list_of_an_unfinished_match_is_409_without_moves(client: FlaskClient, seeded: Seeded) -> None:
+    running = seeded.pending[0]
+    for pov in ("", "?pov=0", "?pov=all"):
+        response = client.get(f"/matches/{running}/moves{pov}")
+        assert response.status_code == 409
+        page = response.get_data(as_text=True)
+        assert "not finished" in page and 'id="step-' not in page and "play:" not in page
+    assert client.get("/matches/nope/moves").status_code == 404
+    done = seeded.finished[0]
+    for query in ("pov=7", "pov=everyone"):
+        assert client.get(f"/matches/{done}/moves?{query}").status_code == 400
+
+
+def test_move_list_of_a_withheld_replay_is_409_without_moves(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """Duplicate deals: while another seating of the deal is still to be played, the moves of
+    the finished one would tell its cards; the list is withheld like the replay (409)."""
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_tournament import lifecycle
+
+    from .tournament_fixtures import play_spec
+
+    redis = client_for(redis_url)
+    ms, ts = MatchStore(redis), TournamentStore(redis)
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=["p", "q"], deal_sets=1, options={"deals": 1})
+    assert ts.create(t) and lifecycle.start_tournament(ts, ms, t.id) == 2
+    spec = ms.claim("test-instance", wait_s=0.5)
+    assert spec is not None
+    result, replay = play_spec(spec)
+    assert ms.complete(spec.match_id, "test-instance", result, replay)
+    played = [a["action"] for d in replay["deals"] for a in d["actions"] if "action" in a]
+    for pov in ("", "?pov=0", "?pov=all"):
+        response = client.get(f"/matches/{spec.match_id}/moves{pov}")
+        assert response.status_code == 409
+        page = response.get_data(as_text=True)
+        assert "withheld" in page and 'id="step-' not in page
+        assert not [a for a in played if a in page]
+    other = ms.claim("test-instance", wait_s=0.5)
+    assert other is not None and ms.complete(other.match_id, "test-instance", *play_spec(other))
+    shown = client.get(f"/matches/{spec.match_id}/moves?pov=all")
+    assert shown.status_code == 200 and f'title="{played[0]}"' in shown.get_data(as_text=True)
+    redis.close()
+
+
+def test_the_action_log_tells_a_seat_what_it_was_told_then(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """Coup's ``show:<card>`` (a card shown to the examiner) is public to the examiner only,
+    a rule that reads the state (who examines). The log evaluated it at the step on screen, so a
+    seat that examined later saw an earlier examination's card in the log (seed 12: seat 0 read
+    ``show:2H`` at step 6). Now each entry is what the service told each seat when it happened,
+    in the log and the move list alike."""
+    from cardarena_dashboard.replay_steps import state_at, transitions
+
+    mid, replay = store_game_match(redis_url, "coup", 3, seed=12)
+    shows = [s for s in transitions(replay) if s.action and s.action.startswith("show:")]
+    checked = 0
+    for show in shows:
+        assert show.action is not None and show.seat is not None
+        after, _, last = state_at(replay, show.index)
+        untold = [v for v in range(3) if after.public_action(v, show.seat, show.action) != show.action]
+        assert untold and show.seat not in untold
+        moves = {
+            v: _moves(client.get(f"/matches/{mid}/moves?pov={v}").get_data(as_text=True))[show.index] for v in untold
+        }
+        for v in untold:
+            assert show.action not in moves[v] and 'title="show"' in moves[v]
+            for at in range(show.index, min(last, show.index + 11) + 1):
+                page = client.get(f"/matches/{mid}?step={at}&pov={v}").get_data(as_text=True)
+                entry = re.search(
+                    rf'<li value="{show.index}"[^>]*>(.*?)</li>', page[page.index('<section class="log">') :]
+                )
+                assert entry is not None and show.action not in entry.group(1), (show.index, at, v)
+                checked += 1
+    assert checked > 10

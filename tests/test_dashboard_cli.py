@@ -39,3 +39,29 @@ def test_cli_serves_the_dashboard(redis_url: str, key_prefix: str) -> None:
                 proc.wait()
             if proc.stderr:
                 proc.stderr.close()
+
+
+def test_reindex_indexes_every_match_again_and_exits(redis_url: str, key_prefix: str) -> None:
+    """``cardarena dashboard --reindex``: the matches lose their game and bot indexes (as an
+    earlier version stored them, or a worker of one that still ran); the command lists them again
+    and exits."""
+    from cardarena.store.connection import client_for
+    from cardarena.store.matches import MatchStore
+
+    seed(redis_url, finished=1)
+    store = MatchStore(client_for(redis_url))
+    every = store.recent(0, 100)
+    store.r.delete(store.index_key(bot="alpha"), store.index_key(game="glaves"))
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    done = subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", "dashboard", "--reindex"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert f"{len(every)} matches indexed" in done.stdout
+    assert store.listed(0, 100, game="glaves") == every
+    specs = [store.spec(m) for m in every]
+    assert store.listed(0, 100, bot="alpha") == [s.match_id for s in specs if s is not None and "alpha" in s.seats]

@@ -165,3 +165,125 @@ def test_the_home_page_and_the_tournament_api_read_only_the_tournaments_they_sho
     ] is None
     assert _json_items(client, "/api/v1/tournaments?status=running")["items"] == []
     assert len(_json_items(client, "/api/v1/tournaments?status=upcoming&limit=200")["items"]) == 100
+
+
+def _later_of_another_game(redis_url: str, matches: int) -> None:
+    """``matches`` Knaves matches of ``alpha`` and ``beta`` (later nights) stored after the
+    seeded Glaves tournament, through ``MatchStore.enqueue_many``."""
+    from cardarena.store.matches import MatchSpec, MatchStore
+
+    ms = MatchStore(client_for(redis_url))
+    seats = ("alpha", "beta")
+    ms.enqueue_many([MatchSpec(f"later:{n}", "knaves", 2, seats, n, tournament="later") for n in range(matches)])
+
+
+def test_a_bots_and_a_games_match_lists_reach_past_the_10000_most_recent(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """After 10,500 later matches (of other bots or another game), a bot's match list (API, the
+    match list page, its own page) and a game's still list its older matches: each reads its
+    index, a page at a time (bounded by the bytes Redis sends, even deep in the list), and paging
+    through a bot's 10,500+ matches gives each exactly once.  A tournament the store does not
+    know still scans (the newest 10,000) and says the list is truncated."""
+    cup = [m["id"] for m in _json_items(client, "/api/v1/tournaments/cup/matches?limit=100")["items"]]
+    _later_of_another_game(redis_url, 10_500)
+    xss = [m for m in cup if XSS in (_json_items(client, f"/api/v1/matches/{m}")["seats"])]
+    assert xss
+    read, api = _read_by(redis_url, client, f"/api/v1/matches?bot={XSS}&limit=100")
+    assert sorted(m["id"] for m in api.get_json()["items"]) == sorted(xss)
+    assert api.get_json()["next_offset"] is None and "truncated" not in api.get_json()
+    assert read < 60_000, f"a bot's match list read {read} bytes from Redis"
+    glaves = _json_items(client, "/api/v1/matches?game=glaves&limit=100")["items"]
+    assert sorted(m["id"] for m in glaves) == sorted(cup)
+    alpha_glaves = _json_items(client, "/api/v1/matches?game=glaves&bot=alpha&limit=100")["items"]
+    assert sorted(m["id"] for m in alpha_glaves) == sorted(m["id"] for m in glaves if "alpha" in m["seats"])
+    page = client.get(f"/matches?bot={XSS}").get_data(as_text=True)
+    assert all(f'href="/matches/{m}"' in page for m in xss)
+    read, html = _read_by(redis_url, client, f"/bots/{XSS}")
+    assert f'href="/matches/{xss[0]}"' in html.get_data(as_text=True)
+    assert read < 60_000, f"a bot's page read {read} bytes from Redis"
+
+    assert 'href="/matches?bot=alpha"' in client.get("/bots/alpha").get_data(as_text=True)  # 20 of 10,500+
+    read, deep = _read_by(redis_url, client, "/api/v1/matches?bot=alpha&limit=50&offset=10400")
+    assert len(deep.get_json()["items"]) == 50 and deep.get_json()["next_offset"] == 10450
+    assert read < 60_000, f"a page deep in a bot's match list read {read} bytes from Redis"
+    seen: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        body = _json_items(client, f"/api/v1/matches?bot=alpha&limit=200&offset={offset}")
+        seen += [m["id"] for m in body["items"]]
+        offset = body["next_offset"]
+    alpha_cup = [m for m in cup if "alpha" in _json_items(client, f"/api/v1/matches/{m}")["seats"]]
+    assert len(seen) == len(set(seen)) == 10_500 + len(alpha_cup)
+    assert set(seen) == {f"later:{n}" for n in range(10_500)} | set(alpha_cup)
+
+    unknown = _json_items(client, "/api/v1/matches?tournament=nope&bot=alpha")
+    assert unknown["items"] == [] and unknown["truncated"] is True
+    assert "most recent matches were searched" in client.get("/matches?tournament=nope&bot=alpha").get_data(
+        as_text=True
+    )
+
+
+def test_matches_stored_before_the_indexes_are_listed_by_bot_and_game(
+    seeded: Seeded, redis_url: str, key_prefix: str
+) -> None:
+    """A store written by an earlier version (matches without the game and bot indexes): the
+    dashboard indexes them once when it starts, and lists them by bot and by game."""
+    r = client_for(redis_url)
+    indexes = [k for k in r.scan_iter(match=f"{key_prefix}matches:*") if b":game" in k or b":bot:" in k]
+    assert indexes
+    r.delete(*indexes)
+    every = _json_items(create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client(), "/api/v1/matches")
+    client = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
+    beta = _json_items(client, "/api/v1/matches?bot=beta")["items"]
+    assert [m["id"] for m in beta] == [m["id"] for m in every["items"] if "beta" in m["seats"]] != []
+    assert len(_json_items(client, "/api/v1/matches?game=glaves")["items"]) == len(every["items"])
+    assert r.exists(f"{key_prefix}matches:indexed")
+
+
+def test_the_tournaments_page_lists_live_ones_and_pages_the_ended(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """A term of nightly runs leaves a hundred finished tournaments: ``/tournaments`` shows every
+    running and upcoming one and a page of the finished (25, newest first, with links to older
+    pages), reading those records only."""
+    from cardarena_tournament import lifecycle
+
+    ts = TournamentStore(client_for(redis_url))
+    bots = [f"student-{i:02d}-with-a-longer-name" for i in range(40)]
+    for night in range(100):
+        t = lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=1, tid=f"night{night:03d}")
+        ts.create(replace(t, created_at=1_800_000_000.0 + night * 86_400))
+        if night < 98:
+            assert ts.start(t.id, []) and ts.finish(t.id)
+    ts.start("night098", [])
+    read, first = _read_by(redis_url, client, "/tournaments")
+    text = first.get_data(as_text=True)
+    shown = set(re.findall(r'id="tournament-(night\d+)"', text))
+    assert shown == {"night099", "night098"} | {f"night{n:03d}" for n in range(97, 72, -1)}
+    assert 'href="/tournaments?offset=25&amp;limit=25"' in text and "newer" not in text
+    assert read < 100_000, f"the tournaments page read {read} bytes from Redis"  # all 100: ~230 KB
+    last = client.get("/tournaments?offset=75&limit=25").get_data(as_text=True)
+    assert set(re.findall(r'id="tournament-(night\d+)"', last)) == {"night099", "night098"} | {
+        f"night{n:03d}" for n in range(22, -1, -1)
+    }
+    assert "older →" not in last and 'href="/tournaments?offset=50&amp;limit=25"' in last
+    assert client.get("/tournaments?limit=0").status_code == 400
+
+
+def test_truncated_only_when_matches_were_left_out(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tournament the store does not know scans the newest ``SCAN_LIMIT`` matches: the page
+    says ``truncated`` when some were left unscanned, not when exactly that many exist."""
+    from cardarena.store.matches import MatchSpec, MatchStore
+    from cardarena_dashboard import sources as src
+
+    monkeypatch.setattr(src, "SCAN_LIMIT", 3)
+    found = src.Sources.from_url(redis_url)
+    store = MatchStore(found.matches.r)
+    store.enqueue_many([MatchSpec(f"few:{n}", "glaves", 2, ("a", "b"), n, tournament="few") for n in range(3)])
+    ghost = src.MatchFilter(tournament="ghost")
+    assert src.list_matches(found, ghost, 0, 50) == src.MatchPage([], False, False)
+    store.enqueue(MatchSpec("few:3", "glaves", 2, ("a", "b"), 3, tournament="few"))
+    assert src.list_matches(found, ghost, 0, 50).truncated

@@ -114,3 +114,143 @@ def test_invites_reach_a_bot_busy_on_another_instance(redis_url: str, key_prefix
     got = presence.next_invite("other", 0.5)
     assert got is not None and (got.bot, got.match_id, got.instance) == ("busy", "m-busy", "host")
     assert presence.next_invite("other", 0.2) is None
+
+
+def test_sessions_per_bot_count_on_every_instance_and_lapse_with_a_dead_one(redis_url: str, key_prefix: str) -> None:
+    """``--sessions-per-bot 2`` on two instances on one Redis: a bot with a session on each
+    gets no third on either (each stream holds a lease in Redis, taken before its Hello);
+    a stream that ends gives its lease back; the leases of an instance that is killed lapse
+    (their TTL, 10 presence intervals) and the other instance admits the bot again."""
+    import grpc
+
+    from .server_harness import ScriptedBot
+    from .test_server_outbox import _opens
+
+    bots = BotStore(client_for(redis_url))
+    token = bots.register("spread")
+    one = ServiceProcess(redis_url, "--instance-name", "lim-a", "--sessions-per-bot", "2", "--grace", "0")
+    streams: list[ScriptedBot] = []
+    try:
+        two = ServiceProcess(redis_url, "--instance-name", "lim-b", "--sessions-per-bot", "2", "--grace", "0")
+        try:
+            a, b = ScriptedBot(one.address, token, "spread"), ScriptedBot(two.address, token, "spread")
+            streams += [a, b]
+            assert a.expect("welcome").instance == "lim-a"
+            assert b.expect("welcome").instance == "lim-b"
+            for svc in (one, two):
+                extra = ScriptedBot(svc.address, token, "spread")
+                streams.append(extra)
+                assert extra.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert extra.error is not None and extra.error.details() == "at most 2 sessions per bot"
+            a.close()  # its lease is given back: the bot may open a session on the other instance
+            deadline = time.monotonic() + 30
+            while not _opens(two.address, token):
+                assert time.monotonic() < deadline, "the closed stream's lease was not given back"
+                time.sleep(0.1)
+            c = ScriptedBot(one.address, token, "spread")
+            streams.append(c)
+            assert c.expect("welcome").instance == "lim-a"
+            one.proc.kill()  # no shutdown: its lease stays in Redis until it lapses
+            one.proc.wait(10)
+            assert not _opens(two.address, token)  # well within the 10 s lease
+            deadline = time.monotonic() + 60
+            while not _opens(two.address, token):
+                assert time.monotonic() < deadline, "the dead instance's lease did not lapse"
+                time.sleep(0.25)
+        finally:
+            for stream in streams:
+                stream.close()
+            two.stop()
+    finally:
+        one.stop()
+
+
+def test_session_leases_in_redis(redis_url: str, key_prefix: str) -> None:
+    """The lease store alone: the limit is atomic per bot, a lease given back or lapsed frees
+    its place, renewing reports the leases that lapsed (and they can be taken again)."""
+    from cardarena.store.presence import SessionLeases
+
+    leases = SessionLeases(client_for(redis_url))
+    assert leases.acquire("x", "l1", limit=2, ttl_ms=60000)
+    assert leases.acquire("x", "l2", limit=2, ttl_ms=60000)
+    assert not leases.acquire("x", "l3", limit=2, ttl_ms=60000)
+    assert leases.acquire("x", "l2", limit=2, ttl_ms=60000)  # held already: extended
+    assert leases.acquire("y", "l3", limit=2, ttl_ms=60000)  # per bot
+    assert leases.held("x") == 2
+    leases.release("x", "l1")
+    assert leases.acquire("x", "l3", limit=2, ttl_ms=100)
+    time.sleep(0.3)  # l3 lapses
+    assert leases.held("x") == 1
+    assert leases.renew({"l2": "x", "l3": "x"}, ttl_ms=60000) == ["l3"]
+    assert leases.held("x") == 1
+    assert leases.acquire("x", "l4", limit=2, ttl_ms=60000)
+    assert not leases.acquire("x", "l3", limit=2, ttl_ms=60000)  # its place was taken
+
+
+def test_a_lapsed_lease_whose_stream_ends_while_it_is_taken_again_is_given_back(
+    redis_url: str, key_prefix: str
+) -> None:
+    """A lease that lapsed (Redis out of reach for a whole TTL) is taken again by the next
+    renewal; if its stream ends meanwhile (its handler gives the lease back while the renewal
+    is in Redis), the lease taken again is given back too, not left to hold one of the bot's
+    session slots, on every instance, for a whole TTL with no stream behind it."""
+    import asyncio
+
+    from cardarena.server.service import Instance, Limits
+
+    async def main() -> int:
+        inst = Instance(redis_url, limits=Limits(sessions_per_bot=1, presence_interval_s=6.0))  # TTL 60 s
+        try:
+            loop = asyncio.get_running_loop()
+            assert inst.leases.acquire("quick", "lease-1", limit=1, ttl_ms=1)
+            inst.held_leases["lease-1"] = "quick"
+            await asyncio.sleep(0.05)  # the lease lapses
+            acquire = inst.leases.acquire
+
+            def stream_ends_meanwhile(*args: object, **kwargs: object) -> bool:
+                # The stream's handler runs on the loop while the renewal waits for Redis.
+                asyncio.run_coroutine_threadsafe(inst.drop_lease("lease-1"), loop).result(10)
+                return acquire(*args, **kwargs)  # type: ignore[arg-type]
+
+            inst.leases.acquire = stream_ends_meanwhile  # type: ignore[method-assign]
+            await inst._renew_leases()
+            assert not inst.held_leases
+            return inst.leases.held("quick")
+        finally:
+            inst.bots.r.close()
+
+    assert asyncio.run(main()) == 0
+
+
+def test_a_stream_that_goes_away_while_its_lease_is_taken_gives_it_back(redis_url: str, key_prefix: str) -> None:
+    """The handler of a stream whose bot goes away is cancelled, also while its lease is being
+    taken in Redis (a worker thread the cancel does not stop): the lease the thread takes is
+    given back, not left to hold one of the bot's session slots, on every instance, for a
+    whole TTL."""
+    import asyncio
+
+    from cardarena.server.service import Instance, Limits
+
+    async def main() -> int:
+        inst = Instance(redis_url, limits=Limits(sessions_per_bot=1, presence_interval_s=6.0))  # TTL 60 s
+        try:
+            loop = asyncio.get_running_loop()
+            acquire = inst.leases.acquire
+            taking: list[asyncio.Task[bool]] = []
+
+            def cancelled_meanwhile(*args: object, **kwargs: object) -> bool:
+                loop.call_soon_threadsafe(taking[0].cancel)  # the bot goes away now
+                time.sleep(0.2)  # the cancel lands while Redis is asked
+                return acquire(*args, **kwargs)  # type: ignore[arg-type]
+
+            inst.leases.acquire = cancelled_meanwhile  # type: ignore[method-assign]
+            taking.append(asyncio.create_task(inst.take_lease("quick", "lease-1")))
+            with pytest.raises(asyncio.CancelledError):
+                await taking[0]
+            await asyncio.sleep(0.3)  # the thread has answered by now
+            assert not inst.held_leases
+            return inst.leases.held("quick")
+        finally:
+            inst.bots.r.close()
+
+    assert asyncio.run(main()) == 0

@@ -32,6 +32,17 @@ def node() -> str:
     return found
 
 
+def _play_to_the_end(matches: MatchStore, spec: MatchSpec) -> None:
+    """Queue ``spec`` and wait (up to 2 minutes) until it is recorded with no strikes."""
+    matches.enqueue(spec)
+    deadline = time.monotonic() + 120
+    while matches.status(spec.match_id) != "done":
+        assert time.monotonic() < deadline, matches.info(spec.match_id)
+        time.sleep(0.1)
+    result = matches.result(spec.match_id)
+    assert result is not None and result["strikes"] == [0, 0]
+
+
 def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str) -> None:
     client = client_for(redis_url)
     matches, bots = MatchStore(client), BotStore(client)
@@ -42,14 +53,8 @@ def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str
     other = ScriptedBot(service.address, bots.register("python-2"), "python-2")
     other.autoplay()
     try:
-        spec = MatchSpec("node", "glaves", 2, ("node-1", "python-2"), seed=3, time_control=TimeControl(5000, 0))
-        matches.enqueue(spec)
-        deadline = time.monotonic() + 120
-        while matches.status("node") != "done":
-            assert time.monotonic() < deadline, matches.info("node")
-            time.sleep(0.1)
-        result = matches.result("node")
-        assert result is not None and result["strikes"] == [0, 0]
+        _play_to_the_end(matches, MatchSpec("node", "glaves", 2, ("node-1", "python-2"), seed=3,
+                                            time_control=TimeControl(5000, 0)))  # fmt: skip
         replay = matches.replay("node")
         assert replay is not None
         rerun(replay)
@@ -60,6 +65,22 @@ def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str
             proc.wait()
         other.close()
         service.stop()
+
+
+def test_node_bot_says_what_to_check_when_its_token_is_refused(node: str, redis_url: str, key_prefix: str) -> None:
+    service = ServiceProcess(redis_url)
+    try:
+        env = {**service.env, "CARDARENA_TOKEN": "0123456789abcdef.wrong"}
+        done = subprocess.run(
+            [node, "random_bot.js", service.address], cwd=NODE_DIR, env=env, capture_output=True, text=True, timeout=60
+        )
+    finally:
+        service.stop()
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"{service.address}: missing or invalid bearer token (status 16): not retrying; check CARDARENA_TOKEN: "
+        "the token `cardarena bot register NAME` printed for this service (`cardarena bot token NAME` issues a new one)"
+    )
 
 
 def test_node_bot_reconnects_when_the_server_restarts(node: str, redis_url: str, key_prefix: str) -> None:
@@ -102,4 +123,53 @@ def test_node_bot_reconnects_when_the_server_restarts(node: str, redis_url: str,
             other.close()
         if second is not None:
             second.stop()
+        client.close()
+
+
+def test_node_bot_plays_over_tls_and_stops_on_an_untrusted_certificate(
+    node: str, redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """``--ca-cert FILE``: TLS trusting that CA (a throwaway one from trustme); a CA that did not
+    sign the service's certificate is a clear error and exit status 1, not endless retries."""
+    import grpc
+    import trustme
+
+    ca, other_ca = trustme.CA(), trustme.CA()
+    issued = ca.issue_cert("localhost", "127.0.0.1")
+    cert, key, trusted, untrusted = (tmp_path / n for n in ("cert.pem", "key.pem", "ca.pem", "other.pem"))
+    issued.cert_chain_pems[0].write_to_path(str(cert))
+    issued.private_key_pem.write_to_path(str(key))
+    ca.cert_pem.write_to_path(str(trusted))
+    other_ca.cert_pem.write_to_path(str(untrusted))
+    client = client_for(redis_url)
+    matches, bots = MatchStore(client), BotStore(client)
+    service = ServiceProcess(redis_url, "--tls-cert", str(cert), "--tls-key", str(key))
+    token = bots.register("node-tls")
+    env = {**service.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    refused = subprocess.run(
+        [node, "random_bot.js", "--ca-cert", str(untrusted), service.address, "node-tls"],
+        cwd=NODE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 1, refused.stderr
+    assert f"{service.address}: TLS handshake failed: " in refused.stderr
+    proc = subprocess.Popen(
+        [node, "random_bot.js", "--ca-cert", str(trusted), service.address, "node-tls"], cwd=NODE_DIR, env=env
+    )
+    credentials = grpc.ssl_channel_credentials(trusted.read_bytes())
+    other = ScriptedBot(service.address, bots.register("python-tls"), "python-tls", credentials=credentials)
+    other.autoplay()
+    try:
+        _play_to_the_end(matches, MatchSpec("node-tls", "glaves", 2, ("node-tls", "python-tls"), seed=4,
+                                            time_control=TimeControl(5000, 0)))  # fmt: skip
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        other.close()
+        service.stop()
         client.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from cardarena.engine import games
 from cardarena_sdk import Bot, HeuristicBot, LegalAction, RandomBot, check_bot_spec, load_bot
+from cardarena_sdk.bot import answer_hint
 from cardarena_sdk.local import play
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "clients" / "python" / "examples"
@@ -101,6 +102,32 @@ def test_load_bot_refuses_unrelated_subclasses(tmp_path: Path) -> None:
             "class B(Bot):\n    def __init__(self, depth):\n        pass\n",
             r"B\(\) failed: TypeError: .*depth",
         ),
+        # mistakes that used to load, then failed (or timed out) at every move
+        (
+            "class B(Bot):\n    def chose(self, view, legal):\n        return legal[0].id\n",
+            r"B does not define choose\(self, view, legal\), the method called for each move$",
+        ),
+        (
+            "class B(Bot):\n    def choose(self, view):\n        return 'x'\n",
+            r"B\.choose\(self, view\) must take \(self, view, legal\)$",
+        ),
+        (
+            "class B(Bot):\n    def choose(self, view, legal):\n        return legal[0].id\n"
+            "    def on_event(self, seat, action):\n        pass\n",
+            r"B\.on_event\(self, seat, action\) must take \(self, match_id, seat, action\)$",
+        ),
+        (
+            "class B(Bot):\n    games = ('glaves')\n    def choose(self, view, legal):\n        return legal[0].id\n",
+            r"B\.games is the string 'glaves', not a tuple of game ids: write \('glaves',\) .*comma",
+        ),
+        (
+            "class B(Bot):\n    games = ('Glaves',)\n    def choose(self, view, legal):\n        return legal[0].id\n",
+            r"B\.games: unknown game id\(s\) 'Glaves'; known: .*glaves",
+        ),
+        (
+            "class B(Bot):\n    max_matches = 0\n    def choose(self, view, legal):\n        return legal[0].id\n",
+            r"B\.max_matches must be a whole number of at least 1, not 0$",
+        ),
     ],
 )
 def test_check_bot_spec_names_the_file_and_the_reason(tmp_path: Path, body: str, reason: str) -> None:
@@ -152,3 +179,23 @@ def test_runs_nothing_at_import_sees_top_level_calls() -> None:
     assert not _runs_nothing_at_import("from cardarena_sdk import run\nrun(B(), 'x', token='t')\n")
     assert not _runs_nothing_at_import("results = play(B(), 'glaves', 3)\n")
     assert _runs_nothing_at_import("X = 'a'\nif __name__ == \"__main__\":\n    run(B(), 'x', 't')\n")
+
+
+def test_a_bot_that_cannot_be_played_is_refused_by_local_play_too() -> None:
+    class NoChoose(Bot):
+        pass
+
+    with pytest.raises(ValueError, match=r"^NoChoose does not define choose"):
+        play(NoChoose(), "glaves", 3)
+
+
+def test_an_answer_that_is_not_an_id_gets_a_hint() -> None:
+    legal = [
+        LegalAction("play:5H", "play", "play 5♥", ("5H",)),
+        LegalAction("place:rose", "place", "place a rose", (), choice="rose"),
+    ]
+    assert answer_hint(None, legal) == "did choose forget to return the id?"
+    assert answer_hint(legal[0], legal) == "return the action's id ('play:5H'), not the action"
+    assert answer_hint("5H", legal) == "answer with an action id, e.g. 'play:5H'"
+    assert answer_hint("rose", legal) == "answer with an action id, e.g. 'place:rose'"
+    assert answer_hint("play:ZZ", legal) == ""  # the server's reason says it all

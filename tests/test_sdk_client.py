@@ -12,6 +12,7 @@ import logging
 import re
 import threading
 import time
+import traceback
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +20,7 @@ import pytest
 from cardarena.store.bots import BotStore
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena_sdk import Bot, LegalAction
-from cardarena_sdk.client import run_async
+from cardarena_sdk.client import SessionEnded, check_address, run_async
 
 from .server_harness import ScriptedBot, ServiceProcess
 
@@ -161,10 +162,73 @@ def test_a_raising_choose_in_a_worker_thread_is_logged_with_its_traceback(
     clock = TimeControl(move_ms=1000, bank_ms=0)
     _, replay = _play(service, stores, Raises(), "sdk-raises", clock=clock)
     assert [f["fault"] for f in replay["faults"]] == ["timeout"]
-    failed = [r for r in caplog.records if re.fullmatch(r"choose failed in sdk-raises \(seq \d+\)", r.getMessage())]
+    # what happens next is said, and the traceback starts in the bot's own code
+    said = r"choose raised RuntimeError in sdk-raises \(seq \d+\): no answer sent; the server plays a default action .*"
+    failed = [r for r in caplog.records if re.fullmatch(said, r.getMessage())]
     assert len(failed) == 1 and failed[0].exc_info is not None
+    frames = traceback.extract_tb(failed[0].exc_info[2])
+    assert frames[0].filename == __file__ and frames[0].name == "choose"
     assert "RuntimeError: boom" in caplog.text
     assert "never retrieved" not in caplog.text
+
+
+def test_an_answer_after_the_clock_ran_out_is_said_to_be_late(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    lock = threading.Lock()
+
+    class Slow(Bot):
+        calls = 0
+
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            with lock:  # the requests that come meanwhile wait: the match cannot end before this answer
+                self.calls += 1
+                if self.calls == 1:
+                    time.sleep(1.5)  # far beyond the 0.2 s the clock gives
+                return legal[0].id
+
+    caplog.set_level(logging.INFO, logger="cardarena_sdk")
+    clock, policy = TimeControl(move_ms=200, bank_ms=0), FaultPolicy(max_strikes=0)
+    _, replay = _play(service, stores, Slow(), "sdk-slow", clock=clock, policy=policy)
+    assert replay["faults"] and {f["fault"] for f in replay["faults"]} == {"timeout"}
+    late = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert late
+    assert re.fullmatch(
+        r"choose answered sdk-slow \(seq \d+\) \d+\.\d s late: it had 0\.2 s .*the server played a default action "
+        r".*: answer within the move clock \(0\.2 s for this move, 0 s of bank left\)",
+        late[0],
+    )
+
+
+@pytest.mark.parametrize(
+    ("bot_name", "token", "said"),
+    [
+        ("", "0123456789abcdef.wrong", r"UNAUTHENTICATED: .*; check the token: the one `cardarena bot register NAME`"),
+        ("someone-else", None, r"PERMISSION_DENIED: .*'sdk-bot'.*; leave Bot.name empty"),
+    ],
+)
+def test_a_refused_session_says_what_to_check(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], bot_name: str, token: str | None, said: str
+) -> None:
+    issued = stores[1].register("sdk-bot")
+    bot = First()
+    bot.name = bot_name
+    with pytest.raises(SessionEnded, match=said):
+        asyncio.run(asyncio.wait_for(run_async(bot, service.address, token or issued), 30))
+
+
+def test_a_bot_that_cannot_play_or_a_url_for_an_address_fails_at_once() -> None:
+    class Typo(Bot):
+        def chose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            return legal[0].id
+
+    with pytest.raises(ValueError, match=r"^Typo does not define choose"):
+        asyncio.run(run_async(Typo(), "127.0.0.1:1", "t"))
+    with pytest.raises(ValueError, match=r"give host:port \('127\.0\.0\.1:50051'\) without http://$"):
+        asyncio.run(run_async(First(), "http://127.0.0.1:50051/", "t"))
+    with pytest.raises(ValueError, match=r"without https:// and connect with TLS"):
+        check_address("https://arena.example.org:443")
+    check_address("dns:///arena.example.org:443")  # gRPC's own target forms pass
 
 
 class First(Bot):

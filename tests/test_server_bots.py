@@ -88,3 +88,34 @@ def test_bots_of_local_runs_are_not_entrants_and_keep_out_of_registered_names(bo
     with pytest.raises(BotExists, match="not by a local run"):
         issue_token(bots, "alice")
     assert bots.authenticate(alice_token) == "alice"  # untouched
+
+
+def test_a_local_bot_connected_now_keeps_its_token(bots: BotStore) -> None:
+    """A second ``cardarena match`` using the same seat names while the first plays: a new token
+    would end the first run's bot, so the second is refused, saying why."""
+    from cardarena.server.commands import issue_token
+    from cardarena.store.presence import SessionLeases
+
+    token = issue_token(bots, "heuristic-2")
+    leases = SessionLeases(bots.r)
+    assert leases.acquire("heuristic-2", "lease-1", limit=4, ttl_ms=60_000)
+    with pytest.raises(BotExists, match=r"'heuristic-2' is connected now: another run .* its own Redis \(REDIS_URL"):
+        issue_token(bots, "heuristic-2", wait_s=0.5)
+    assert bots.authenticate(token) == "heuristic-2"  # the playing run's token still works
+    leases.release("heuristic-2", "lease-1")
+    assert bots.authenticate(issue_token(bots, "heuristic-2")) == "heuristic-2"  # free again: re-keyed
+    assert bots.authenticate(token) is None
+
+
+def test_a_lease_left_by_a_killed_run_is_waited_for(bots: BotStore) -> None:
+    """A run killed while its bot was connected leaves a session lease that lapses by itself
+    (~10 s); the next run waits for it instead of refusing the name."""
+    from cardarena.server.commands import issue_token
+    from cardarena.store.presence import SessionLeases
+
+    token = issue_token(bots, "random-1")
+    assert SessionLeases(bots.r).acquire("random-1", "lease-dead", limit=4, ttl_ms=1500)
+    fresh = issue_token(bots, "random-1", wait_s=30)
+    assert bots.authenticate(fresh) == "random-1"
+    assert bots.authenticate(token) is None
+    assert SessionLeases(bots.r).held("random-1") == 0

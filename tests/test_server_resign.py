@@ -236,3 +236,49 @@ def test_resigning_a_match_that_is_not_yours_is_rejected_in_band(
     assert carol.error is None
     for bot in (alice, bob, carol):
         bot.close()
+
+
+def test_an_action_whose_id_looks_like_the_resign_sentinel_is_just_illegal(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """Found by tests/test_server_fuzz.py: the hub marked a resignation by queueing the string
+    ``"\\0resign"`` as the pending request's answer, so an ``Action`` with that action id (any
+    bot can send any string) forfeited the seat as a resignation (fault ``resign``) instead of
+    being rejected as illegal."""
+    matches, bots = stores
+    alice, bob = connect(service, bots, "alice", "bob")
+    enqueue(matches, "sentinel", ("alice", "bob"))
+    me, req = next_request(alice, bob)
+    other = bob if me is alice else alice
+    other.autoplay()
+    me.act(req.match_id, req.seq, "\0resign")
+    rejected = me.expect("action_rejected")
+    assert rejected.code == pb.REJECT_ILLEGAL_ACTION and rejected.seq == req.seq and rejected.reason
+    assert rejected.move_ms_left > 0  # the request is still open: answer again
+    me.autoplay()
+    me.act(req.match_id, req.seq, req.legal[0].id)
+    result = wait_done(matches, "sentinel")
+    assert result["forfeited"] == [] and result["strikes"] == [0, 0]
+    replay = matches.replay("sentinel")
+    assert replay is not None and replay["faults"] == []
+    alice.close()
+    bob.close()
+
+
+def test_a_resign_after_play_ended_is_refused() -> None:
+    """Between the end of play (``Hub.release``) and the recorded result (``Hub.finish``) the
+    match is still known, but a ``Resign`` of it has nothing left to act on: refused (the
+    servicer answers ``REJECT_UNKNOWN_MATCH``) and no seat is marked resigned."""
+    from cardarena.server.hub import Hub, LiveMatch
+    from cardarena.store.matches import MatchSpec
+    from cardarena.wire.codec import arena_pb2 as pb
+
+    hub = Hub(instance="i", sessions_per_bot=4, bad_per_minute=1000)
+    session = hub.open("b", pb.Hello(max_matches=2))
+    live = LiveMatch(MatchSpec("m1", "glaves", 2, ("b", "c"), 1), pb.MatchStart(match_id="m1"))
+    hub.matches["m1"] = live
+    hub.bind(live, 0, session)
+    assert hub.resign(session, "m1") and live.resigned == {0}
+    live.resigned.clear()
+    hub.release("m1")
+    assert not hub.resign(session, "m1") and live.resigned == set()

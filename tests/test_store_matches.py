@@ -175,3 +175,68 @@ def test_an_id_naming_a_matchs_sub_key_is_no_match(redis_url: str, key_prefix: s
             else:
                 raise AssertionError(f"{mid} was enqueued")
     assert st.replay("t1:r0:t0:s0:d0") == {"format": "x"}  # nothing of the real match changed
+
+
+def _seated(mid: str, game: str, seats: tuple[str, ...]) -> MatchSpec:
+    return MatchSpec(match_id=mid, game=game, players=len(seats), seats=seats, seed=1, tournament="t")
+
+
+def test_each_match_is_listed_by_its_game_its_bots_and_each_bot_in_its_game(redis_url: str, key_prefix: str) -> None:
+    """Both ways of storing a match (``enqueue``, ``enqueue_many``) list it, once, newest first,
+    in the index of its game, of each bot and of each bot in its game; storing it again adds
+    nothing."""
+    st = store(redis_url)
+    assert st.enqueue(_seated("m1", "glaves", ("a", "b")))
+    assert st.enqueue_many([_seated("m2", "knaves", ("a", "c")), _seated("m3", "glaves", ("c", "c"))]) == [True] * 2
+    assert not st.enqueue(_seated("m1", "glaves", ("a", "b")))
+    assert st.enqueue_many([_seated("m2", "knaves", ("a", "c"))]) == [False]
+    assert st.listed(bot="a") == ["m2", "m1"]
+    assert st.listed(bot="c") == ["m3", "m2"]
+    assert st.listed(game="glaves") == ["m3", "m1"]
+    assert st.listed(bot="a", game="glaves") == ["m1"]
+    assert st.listed(bot="c", game="glaves") == ["m3"]
+    assert st.listed(bot="b", game="knaves") == []
+    assert st.listed(1, 1, bot="c") == ["m2"] and st.listed(0, 0, bot="c") == []
+    assert st.listed(bot="a", game="glaves:bot") == [] and st.listed(game="nope") == []
+    assert st.listed() == st.recent() == ["m3", "m2", "m1"]
+
+
+def test_matches_stored_before_the_indexes_are_indexed_once(redis_url: str, key_prefix: str) -> None:
+    """Matches stored by an earlier version (a hash and ``matches:all``, no index) become listed
+    by ``index_older``, with their place in ``matches:all``; it runs once (a marker), and again
+    on demand without listing anything twice; an id whose record is gone is skipped."""
+    st = store(redis_url)
+    st.enqueue_many([_seated(f"old{n}", "glaves" if n % 2 else "knaves", ("a", f"b{n % 3}")) for n in range(2500)])
+    st.r.zadd(st.ALL, {"gone": 1.0})
+    indexes = [k for k in st.r.scan_iter(match=f"{key_prefix}matches:*") if b":game" in k or b":bot:" in k]
+    assert len(indexes) == 2 + 4 + 2 * 4  # games, bots, bots in games
+    st.r.delete(*indexes)  # as an earlier version left them
+    assert st.listed(bot="a") == []
+    assert st.index_older(chunk=1000) == 2500
+    every = [m for m in st.recent(0, 3000) if m != "gone"]  # newest first
+    assert st.listed(0, 3000, bot="a") == every
+    assert st.listed(0, 3000, game="glaves") == [m for m in every if int(m[3:]) % 2]
+    assert st.listed(0, 3000, bot="b1", game="knaves") == [m for m in every if int(m[3:]) % 6 == 4]
+    assert st.index_older() is None
+    assert st.enqueue(_seated("new", "glaves", ("a", "b0")))
+    assert st.index_older(force=True) == 2501
+    assert st.listed(0, 3000, bot="a") == ["new", *every]
+
+
+def test_the_reconciler_reads_ids_not_records(redis_url: str, key_prefix: str) -> None:
+    """Every instance runs ``requeue_lost`` every few seconds beside its matches: with a
+    tournament's queue of 2,000 matches all listed, it reads the list (ids), not 2,000 match
+    records (the old way sent ~1 MB per sweep and held the GIL parsing it, a latency spike in
+    the service's loop); one missing from its list is still found and re-pushed."""
+    client = client_for(redis_url)
+    st = MatchStore(client)
+    st.enqueue_many([spec(f"big:{n}") for n in range(2000)])
+    served = lambda: int(client.info("stats")["total_net_output_bytes"])  # noqa: E731
+    before = served()
+    assert st.requeue_lost() == []
+    cost = served() - before
+    assert cost < 80_000, cost  # 2,000 ids of ~10 bytes; the records alone are ~1 MB
+    client.lrem(st.QUEUE, 0, "big:7")
+    assert st.requeue_lost() == ["big:7"]
+    assert client.lrange(st.QUEUE, 0, -1).count(b"big:7") == 1
+    client.close()

@@ -167,6 +167,26 @@ def test_the_tournament_rules_reach_every_match(redis_url: str, key_prefix: str)
     client.close()
 
 
+def test_clock_flags_as_in_cardarena_match(redis_url: str, key_prefix: str) -> None:
+    """``--move-ms`` / ``--bank-ms`` (the flags of ``cardarena match``) set the clocks; given
+    twice (a flag and the same field in ``--time-control``) is refused, nothing stored."""
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    for name in ("a", "b"):
+        BotStore(client).register(name)
+    base = ("tournament", "create", "--game", "glaves", "--players", "2", "--bots", "a,b")
+    done = _cli(*base, "--move-ms", "700", "--time-control", '{"bank_ms": 5000}', env=env)
+    assert done.returncode == 0, done.stderr
+    ts = TournamentStore(client)
+    assert ts.require(done.stdout.strip()).time_control == {"move_ms": 700, "bank_ms": 5000}
+    done = _cli(*base, "--bank-ms", "9000", "--time-control", '{"bank_ms": 5000}', env=env)
+    assert done.returncode == 2 and "--bank-ms and --time-control both set bank_ms" in done.stderr
+    done = _cli(*base, "--move-ms", "0", env=env)
+    assert done.returncode == 2 and "must be at least 1" in done.stderr
+    assert len(ts.list()) == 1
+    client.close()
+
+
 def test_create_refuses_bots_that_are_not_registered(redis_url: str, key_prefix: str) -> None:
     env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
     client = client_for(redis_url)

@@ -1,5 +1,5 @@
 // A cardarena bot in Node.js: plays a random legal action for every request.
-// Usage: CARDARENA_TOKEN=... node random_bot.js [host:port] [bot-name]   (see README.md)
+// Usage: CARDARENA_TOKEN=... node random_bot.js [--tls] [--ca-cert FILE] [host:port] [bot-name]   (see README.md)
 // It loads proto/cardarena/v1/arena.proto (the same files the server is generated from).
 //
 // What every bot has to do, in any language (docs/protocol.md):
@@ -11,6 +11,7 @@
 // - follow MatchInvite: open a session to the address given (the same token), because the match
 //   is hosted by another service instance.
 'use strict';
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -26,8 +27,32 @@ const definition = protoLoader.loadSync('cardarena/v1/arena.proto', {
 });
 const v1 = grpc.loadPackageDefinition(definition).cardarena.v1;
 
-const home = process.argv[2] || '127.0.0.1:50051';
-const name = process.argv[3] || '';
+// --tls: connect with TLS, trusting the system's root certificates; --ca-cert FILE: trust this PEM
+// certificate instead (a private CA or a self-signed certificate; implies --tls). Every session
+// (reconnects, invited addresses) uses the same credentials.
+const positional = [];
+let tls = false;
+let caCert = null;
+for (let i = 2; i < process.argv.length; i += 1) {
+  const arg = process.argv[i];
+  if (arg === '--tls') {
+    tls = true;
+  } else if (arg === '--ca-cert') {
+    i += 1;
+    try {
+      caCert = fs.readFileSync(process.argv[i]);
+    } catch (err) {
+      console.error(`--ca-cert ${process.argv[i]}: ${err.message}`);
+      process.exit(2);
+    }
+    tls = true;
+  } else {
+    positional.push(arg);
+  }
+}
+const credentials = tls ? grpc.credentials.createSsl(caCert) : grpc.credentials.createInsecure();
+const home = positional[0] || '127.0.0.1:50051';
+const name = positional[1] || '';
 const token = process.env.CARDARENA_TOKEN;
 if (!token) {
   console.error('set CARDARENA_TOKEN');
@@ -36,6 +61,9 @@ if (!token) {
 const exitAfter = Number(process.env.CARDARENA_EXIT_AFTER_MATCHES || 0);
 const FATAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT]);
 const GIVE_UP_MS = 60000; // an invited address that stays unreachable this long is given up
+// A failed TLS handshake (an untrusted certificate, one for another host, a port without TLS) is a
+// setting a retry cannot fix: fatal at an address that never welcomed this bot, retried after.
+const TLS_FAILURE = /certificate|handshake|ssl|tls|wrong version|self.signed|altnames/i;
 
 const sessions = new Map(); // address -> { stream }
 let ended = 0;
@@ -83,8 +111,8 @@ function handle(stream, message) {
 // kept for ever; an invited one is given up once unreachable for GIVE_UP_MS.
 function connect(address, isHome) {
   if (sessions.has(address)) return;
-  const client = new v1.Arena(address, grpc.credentials.createInsecure());
-  const state = { stream: null, delay: 100, lastWelcome: Date.now() };
+  const client = new v1.Arena(address, credentials);
+  const state = { stream: null, delay: 100, lastWelcome: Date.now(), welcomed: false };
   sessions.set(address, state);
   const open = () => {
     if (stopping) return;
@@ -109,6 +137,7 @@ function connect(address, isHome) {
     stream.write({ hello: { bot: name, games: [], max_matches: 4, client: 'cardarena-node-example/0.2' } });
     stream.on('data', (message) => {
       if (message.kind === 'welcome') {
+        state.welcomed = true;
         state.delay = 100;
         state.lastWelcome = Date.now();
       }
@@ -116,9 +145,17 @@ function connect(address, isHome) {
     });
     stream.on('error', (err) => {
       if (FATAL.has(err.code)) {
-        console.error(`${address}: ${err.details} (status ${err.code}): not retrying`);
+        console.error(`${address}: ${err.details} (status ${err.code}): not retrying${refusedHint(err)}`);
         if (isHome) stop(1);
         over = true;
+        return;
+      }
+      if (tls && !state.welcomed && TLS_FAILURE.test(err.details || '')) {
+        console.error(`${address}: TLS handshake failed: ${err.details}: not retrying`);
+        if (isHome) stop(1);
+        over = true;
+        sessions.delete(address);
+        client.close();
         return;
       }
       again(`stream error ${err.code} ${err.details}`);
@@ -126,6 +163,18 @@ function connect(address, isHome) {
     stream.on('end', () => again('the server ended the stream'));
   };
   open();
+}
+
+// What to check when the server refuses the session for good.
+function refusedHint(err) {
+  if (err.code === grpc.status.UNAUTHENTICATED && !/replaced/.test(err.details || '')) {
+    return '; check CARDARENA_TOKEN: the token `cardarena bot register NAME` printed for this service '
+      + '(`cardarena bot token NAME` issues a new one)';
+  }
+  if (err.code === grpc.status.PERMISSION_DENIED && /belongs to/.test(err.details || '')) {
+    return "; give the token's bot name as the second argument, or leave it out";
+  }
+  return '';
 }
 
 connect(home, true);

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -154,10 +155,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "seed", None) is not None and isinstance(args.seed, str) and args.seed.isdigit():
         args.seed = int(args.seed)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # inside the try: a reader that left is handled below
+        return code
     except (GameError, UsageError) as exc:
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader left (``cardarena tournament status ID | head``): no traceback; stdout is
+        # pointed at /dev/null so the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

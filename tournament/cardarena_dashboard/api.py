@@ -71,8 +71,11 @@ def _match_filter() -> MatchFilter:
 def match_list() -> Response:
     """Matches, newest first, filtered by game, tournament and bot."""
     page = page_from(request.args)
-    rows, more = list_matches(sources(), _match_filter(), page.offset, page.limit)
-    return jsonify(page.envelope(list(rows), more))
+    found = list_matches(sources(), _match_filter(), page.offset, page.limit)
+    body = page.envelope(list(found.rows), found.more)
+    if found.truncated:
+        body["truncated"] = True
+    return jsonify(body)
 
 
 @bp.get("/matches/<match_id>/replay")
@@ -122,8 +125,8 @@ def tournament_matches(tournament_id: str) -> Response:
     """A tournament's matches."""
     reads.tournament(sources(), tournament_id)
     page = page_from(request.args)
-    rows, more = list_matches(sources(), MatchFilter(tournament=tournament_id), page.offset, page.limit)
-    return jsonify(page.envelope(list(rows), more))
+    found = list_matches(sources(), MatchFilter(tournament=tournament_id), page.offset, page.limit)
+    return jsonify(page.envelope(list(found.rows), found.more))
 
 
 @bp.get("/schedules")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import redis
 from cardarena.store.connection import configured_url
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -40,7 +41,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     url = app.config["REDIS_URL"]
     if not url:
         raise RuntimeError("the dashboard needs REDIS_URL (or start it with `cardarena dashboard`)")
-    app.extensions["cardarena_sources"] = Sources.from_url(str(url))
+    app.extensions["cardarena_sources"] = found = Sources.from_url(str(url))
+    try:  # matches stored by an earlier version join the match indexes (once per Redis)
+        indexed = found.index_matches()
+        if indexed:
+            app.logger.info("indexed %d matches stored before the match indexes", indexed)
+    except redis.RedisError as exc:  # done by the first filtered match list instead
+        app.logger.warning("match indexes not checked at start (Redis: %s)", exc)
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
     from .admin import bp as admin_bp

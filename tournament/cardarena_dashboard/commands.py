@@ -29,6 +29,12 @@ def _dashboard(args: argparse.Namespace) -> int:
         if not url:
             url = stack.enter_context(default_redis())
             print(f"cardarena dashboard: embedded Redis at {url}", file=sys.stderr)
+        if args.reindex:
+            from .sources import Sources
+
+            done = Sources.from_url(url).matches.index_older(force=True)
+            print(f"cardarena dashboard: {done} matches indexed (by game, bot, and bot in game)")
+            return 0
         app = create_app({"REDIS_URL": url})
         server = make_server(args.host, args.port, app, threaded=True)
         print(f"cardarena dashboard: http://{args.host}:{server.server_port}/", file=sys.stderr, flush=True)
@@ -47,4 +53,10 @@ def register(sub: Any) -> None:
     dash.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     dash.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
     dash.add_argument("--redis-url", help="Redis to read (default: $REDIS_URL or the embedded default)")
+    dash.add_argument(
+        "--reindex",
+        action="store_true",
+        help="index every stored match by game and bot again (idempotent; done by itself once, "
+        "at the first start after an upgrade), then exit",
+    )
     dash.set_defaults(func=_dashboard)

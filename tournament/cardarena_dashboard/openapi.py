@@ -6,6 +6,7 @@ from functools import cache
 from typing import Any
 
 from .paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
+from .sources import SCAN_LIMIT
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -31,6 +32,15 @@ def _page_of(item: str) -> dict[str, Any]:
             "next_offset": {"type": "integer", "nullable": True},
         },
     }
+
+
+def _truncatable(page: dict[str, Any]) -> dict[str, Any]:
+    page["properties"]["truncated"] = {
+        "type": "boolean",
+        "description": "Present (true) only when the list was cut short: filtered by a tournament the "
+        f"store does not know, only the {SCAN_LIMIT:,} newest matches of the rest of the filter were examined.",
+    }
+    return page
 
 
 _PAGING = [
@@ -154,6 +164,11 @@ SCHEMAS: dict[str, Any] = {
             "created_at": _NUM,
             "finished_at": _NUM,
             "result": _ref("Result"),
+            "replay_pruned": {
+                **_STR,
+                "description": "Why the replay is gone (the retention policy dropped it; the replay "
+                "endpoint answers 410), or null.",
+            },
         },
     },
     "Replay": {
@@ -390,7 +405,7 @@ SCHEMAS: dict[str, Any] = {
             "fault_policy": _fault_policy(additionalProperties=False),
         },
     },
-    "Page_Match": _page_of("Match"),
+    "Page_Match": _truncatable(_page_of("Match")),
     "Page_Tournament": _page_of("Tournament"),
     "Page_Bot": _page_of("Bot"),
     "Page_Schedule": _page_of("Schedule"),
@@ -456,7 +471,8 @@ def openapi_document() -> dict[str, Any]:
         ),
         "/games/{game_id}": _get("One game", _ref("Game"), [_text_param("game_id", "path")], e404="Unknown game"),
         "/matches": _get(
-            "Matches, newest first (filtered by a tournament: its own, most recently counted first)",
+            "Matches, newest first (filtered by a tournament: its own, most recently counted first; by bot "
+            "and/or game: all of theirs, read from their index)",
             _ref("Page_Match"),
             [*_PAGING, _text_param("game"), _text_param("tournament"), _text_param("bot")],
         ),
@@ -467,6 +483,8 @@ def openapi_document() -> dict[str, Any]:
             [mid],
             e404="Unknown match",
             e409="Not finished, or withheld while its deal set is being played (docs/dashboard.md, Hidden cards)",
+            e410="Pruned: dropped by the retention policy (`cardarena prune`, docs/deploy.md, Retention); "
+            "the match and its result are kept",
         ),
         "/tournaments": _get(
             "Tournaments, newest first",
@@ -569,6 +587,13 @@ def openapi_document() -> dict[str, Any]:
         "paths": paths,
         "components": {
             "schemas": SCHEMAS,
-            "securitySchemes": {"adminToken": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "adminToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The dashboard's admin token (`CARDARENA_ADMIN_TOKEN`); unset: the admin "
+                    "API answers 503 to everyone.",
+                }
+            },
         },
     }

@@ -1,21 +1,35 @@
-"""HTML pages: games, matches, the replay viewer, tournaments, standings, bots."""
+"""HTML pages: games, matches, the replay viewer and move list, tournaments, standings, bots, the
+API reference."""
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from cardarena.engine import games
 from cardarena.engine.cards import is_card_code, label
 from flask import Blueprint, Response, abort, current_app, make_response, render_template, request, url_for
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from . import reads
+from .apiref import reference
 from .app import sources
+from .openapi import openapi_document
 from .paging import BadQuery, page_from, text_arg
 from .plot import Plot, layout
-from .replay_steps import OPEN, ReplayError, is_finished, state_at, transitions, viewer_seats, views
-from .sources import MatchFilter, list_matches, match_summary
+from .replay_steps import (
+    Move,
+    ReplayError,
+    is_finished,
+    moves,
+    situation,
+    state_at,
+    transitions,
+    viewer_seats,
+    views,
+)
+from .sources import SCAN_LIMIT, MatchFilter, list_matches, match_summary
 
 bp = Blueprint("pages", __name__)
 
@@ -28,6 +42,30 @@ def _is_card(value: object) -> bool:
 @bp.app_template_filter("card_label")
 def _card_label(code: str) -> str:
     return label(code)
+
+
+@bp.app_template_filter("action_text")
+def _action_text(action: str) -> Markup:
+    """An action id as a reader sees it: ``play:QH`` as ``play Q♥`` (card codes as suit-coloured
+    labels, ``:`` as spaces); the id itself stays in the page (``title``, the log's ``code``)."""
+    parts = []
+    for token in str(action).split(":"):
+        if is_card_code(token):
+            parts.append(Markup('<span class="card-text suit-{}">{}</span>').format(token[1], label(token)))
+        else:
+            parts.append(escape(token))
+    return Markup(" ").join(parts)
+
+
+@bp.app_template_filter("doc_text")
+def _doc_text(text: str) -> Markup:
+    """A description of the API document as a reader sees it: escaped, with `backticked` parts
+    as ``<code>`` (the document's only markup)."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: shown as it is
+        return escape(text)
+    code = Markup("<code>{}</code>")
+    return Markup("").join(escape(p) if i % 2 == 0 else code.format(p) for i, p in enumerate(parts))
 
 
 @bp.app_template_test("mapping")
@@ -67,9 +105,15 @@ def _unavailable(exc: reads.Unavailable) -> tuple[str, int]:
 @bp.get("/")
 def index() -> str:
     """Overview: tournaments and recent matches."""
-    rows, _ = list_matches(sources(), MatchFilter(), 0, 10)
+    rows = list_matches(sources(), MatchFilter(), 0, 10).rows
     tournaments = reads.tournaments(sources(), limit=10) if sources().tournaments is not None else []
     return render_template("index.html", matches=rows, tournaments=tournaments)
+
+
+@bp.get("/api")
+def api_reference() -> str:
+    """The REST API's reference, rendered from its OpenAPI document (served as JSON beside it)."""
+    return render_template("api.html", ref=reference(openapi_document()))
 
 
 @bp.get("/games")
@@ -87,7 +131,7 @@ def match_list() -> str:
         tournament=text_arg(request.args, "tournament"),
         bot=text_arg(request.args, "bot"),
     )
-    rows, more = list_matches(sources(), flt, page.offset, page.limit)
+    rows, more, truncated = list_matches(sources(), flt, page.offset, page.limit)
     args: dict[str, Any] = {
         k: v for k, v in (("game", flt.game), ("tournament", flt.tournament), ("bot", flt.bot)) if v
     }
@@ -98,27 +142,66 @@ def match_list() -> str:
     )
     next_url = url_for(".match_list", **args, offset=page.offset + page.limit, limit=page.limit) if more else None
     return render_template(
-        "matches.html", matches=rows, flt=flt, games=list(games()), prev_url=prev_url, next_url=next_url
+        "matches.html",
+        matches=rows,
+        flt=flt,
+        games=list(games()),
+        prev_url=prev_url,
+        next_url=next_url,
+        truncated=truncated,
+        scan_limit=f"{SCAN_LIMIT:,}",
     )
 
 
-@bp.get("/matches/<match_id>")
-def match_page(match_id: str) -> str:
-    """A match and, once it is finished, its replay stepped through with the engine."""
+LOG_LENGTH = 12
+"""Steps in the replay viewer's action log (the move list page has them all)."""
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A replay that may be shown, with the point of view asked for."""
+
+    match: dict[str, Any]
+    replay: dict[str, Any]
+    pov: str
+    povs: list[str]
+
+
+def _shown_replay(match_id: str, *, refuse: bool) -> _Shown | tuple[str, int]:
+    """The replay of a match for a replay page, or the page saying why it is not shown: not
+    finished, withheld (duplicate deals) or pruned.  ``refuse``: a page that is nothing but the
+    replay (the move list) answers those 409, 409 and 410; the match page answers 200 (it shows
+    the match's status instead).  An unknown match is 404 and a ``pov`` not offered 400."""
     row = match_summary(sources(), match_id)
     if row is None:
         abort(404, "unknown match")
     replay = sources().matches.replay(match_id) if row["status"] == "done" else None
     finished = is_finished(row["status"], replay)
+    if replay is None and (pruned := reads.replay_pruned(sources().matches.info(match_id))):
+        return render_template("match_pending.html", match=row, pruned=pruned), 410 if refuse else 200
     if replay is None or not finished:
-        return render_template("match_pending.html", match=row)
+        return render_template("match_pending.html", match=row), 409 if refuse else 200
     withheld = reads.replay_withheld(sources(), match_id, row["tournament"])
     if withheld:
-        return render_template("match_pending.html", match=row, withheld=withheld)
+        return render_template("match_pending.html", match=row, withheld=withheld), 409 if refuse else 200
     pov = request.args.get("pov", "spectator")
     allowed = viewer_seats(int(replay.get("players") or len(replay.get("seats") or [])), finished)
     if pov not in allowed:
         abort(400, f"pov must be one of {', '.join(allowed)}")
+    return _Shown(row, replay, pov, allowed)
+
+
+def _unreadable(exc: ReplayError) -> tuple[str, int]:
+    return render_template("error.html", status=422, title="Unreadable replay", message=str(exc)), 422
+
+
+@bp.get("/matches/<match_id>")
+def match_page(match_id: str) -> str | tuple[str, int]:
+    """A match and, once it is finished, its replay stepped through with the engine."""
+    shown = _shown_replay(match_id, refuse=False)
+    if not isinstance(shown, _Shown):
+        return shown
+    row, replay, pov = shown.match, shown.replay, shown.pov
     try:
         index = int(request.args.get("step", "0"))
     except ValueError:
@@ -126,17 +209,10 @@ def match_page(match_id: str) -> str:
     try:
         state, step, last = state_at(replay, index)
         steps = transitions(replay)
+        told = moves(replay, pov, upto=step.index)
     except ReplayError as exc:
-        return render_template("error.html", status=422, title="Unreadable replay", message=str(exc)), 422  # type: ignore[return-value]
-    shown = views(state, pov, finished)
-    viewer = None if pov in ("spectator", OPEN) else int(pov)
-    log = []
-    for s in steps[max(0, step.index - 11) : step.index + 1]:
-        if s.action is None or s.seat is None:
-            text = "new deal" if s.index == 0 or steps[s.index].deal != steps[s.index - 1].deal else "chance"
-        else:
-            text = s.action if pov == OPEN else (state.public_action(viewer, s.seat, s.action) or "(hidden)")
-        log.append({"index": s.index, "seat": s.seat, "text": text, "notes": s.annotations})
+        return _unreadable(exc)
+    now = situation(state)
     return render_template(
         "replay.html",
         match=row,
@@ -144,21 +220,77 @@ def match_page(match_id: str) -> str:
         step=step,
         last=last,
         pov=pov,
-        povs=allowed,
-        shown=shown,
-        log=log,
+        povs=shown.povs,
+        shown=views(state, pov, True),
+        log=told[-LOG_LENGTH:],
         result=replay.get("result"),
+        now=now,
+        deal_totals=[sum(col) for col in zip(*now.deal_scores, strict=True)],
+        deal_start=step.index == 0 or steps[step.index].deal != steps[step.index - 1].deal,
+        deals=len(replay.get("deals") or []),
+        seat_names=list(replay.get("seats") or []),
     )
+
+
+@bp.get("/matches/<match_id>/moves")
+def match_moves(match_id: str) -> str | tuple[str, int]:
+    """Every step of a finished match's replay, grouped by deal, as ``pov`` was told it (the
+    rule of the replay viewer's action log: :func:`replay_steps.moves`); each links its step."""
+    shown = _shown_replay(match_id, refuse=True)
+    if not isinstance(shown, _Shown):
+        return shown
+    try:
+        told = moves(shown.replay, shown.pov)
+    except ReplayError as exc:
+        return _unreadable(exc)
+    by_deal: dict[int, list[Move]] = {}
+    for move in told:
+        by_deal.setdefault(move.deal, []).append(move)
+    return render_template(
+        "moves.html",
+        match=shown.match,
+        replay=shown.replay,
+        pov=shown.pov,
+        povs=shown.povs,
+        deals=[(number, rows, sum(m.seat is not None for m in rows)) for number, rows in by_deal.items()],
+        total=sum(m.seat is not None for m in told),
+        last=told[-1].index,
+    )
+
+
+LIVE = ("running", "upcoming")
+"""Tournament statuses the tournaments page always lists in full (the others are paged)."""
+ENDED_PER_PAGE = 25
+"""Finished and cancelled tournaments per page of ``/tournaments`` (``limit`` changes it)."""
 
 
 @bp.get("/tournaments")
 def tournament_list() -> str:
-    """Tournaments by status (upcoming with their next run), then the recurring schedules."""
-    rows = reads.tournaments(sources())
+    """Tournaments by status: every running and upcoming one (with its next run), the finished
+    and cancelled ones newest first, a page at a time; then the recurring schedules."""
+    page = page_from(request.args, ENDED_PER_PAGE)
+    live = reads.tournaments(sources(), LIVE)
+    ended = reads.tournaments(sources(), reads.ENDED, limit=page.limit + 1, offset=page.offset)
     groups: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
+    for row in [*live, *ended[: page.limit]]:
         groups.setdefault(str(row.get("status", "unknown")), []).append(row)
-    return render_template("tournaments.html", groups=groups, schedules=reads.schedules(sources()))
+    prev_url = (
+        url_for(".tournament_list", offset=max(0, page.offset - page.limit), limit=page.limit) if page.offset else None
+    )
+    next_url = (
+        url_for(".tournament_list", offset=page.offset + page.limit, limit=page.limit)
+        if len(ended) > page.limit
+        else None
+    )
+    return render_template(
+        "tournaments.html",
+        groups=groups,
+        schedules=reads.schedules(sources()),
+        prev_url=prev_url,
+        next_url=next_url,
+        ended_from=page.offset + 1,
+        ended_shown=min(len(ended), page.limit),
+    )
 
 
 BAR_WIDTH = 160
@@ -211,7 +343,7 @@ def tournament_page(tournament_id: str) -> str:
     """A tournament's standings (live), rating history and recent matches."""
     ctx = _standings_context(tournament_id)
     standings, etag = _standings_fragment(ctx)
-    matches, _ = list_matches(sources(), MatchFilter(tournament=tournament_id), 0, RECENT_ON_STANDINGS)
+    matches = list_matches(sources(), MatchFilter(tournament=tournament_id), 0, RECENT_ON_STANDINGS).rows
     # The page carries the fragment's ETag, so the first live poll is a 304 unless a result
     # arrived meanwhile (no needless re-render of the table under the reader's eyes).
     return render_template(
@@ -269,6 +401,10 @@ STAT_NOTES = {
 """What each of a bot's statistics counts (``BotStore`` counters), as the pages say it."""
 
 
+RECENT_ON_BOT = 20
+"""Recent matches listed on a bot's page (its index, newest first; the match list pages on)."""
+
+
 @bp.get("/bots")
 def bot_list() -> str:
     """Registered bots in name order, paged: matches, rated games, whether connected now."""
@@ -286,8 +422,15 @@ def bot_list() -> str:
 def bot_page(name: str) -> str:
     """A bot: games, rating, recent matches, time-outs and illegal actions."""
     bot = reads.bot(sources(), name)
-    matches, _ = list_matches(sources(), MatchFilter(bot=name), 0, 20)
+    matches, more, _ = list_matches(sources(), MatchFilter(bot=name), 0, RECENT_ON_BOT)
     stats: dict[str, Any] = bot.get("stats") or {}
     names = [*STAT_NOTES, *sorted(set(stats) - set(STAT_NOTES))]  # a counter added later shows too
     counters = [(k, stats.get(k, 0), STAT_NOTES.get(k, "")) for k in names]
-    return render_template("bot.html", bot=bot, matches=matches, games=list(bot.get("ratings", {})), counters=counters)
+    return render_template(
+        "bot.html",
+        bot=bot,
+        matches=matches,
+        all_matches_url=url_for(".match_list", bot=name) if more else None,
+        games=list(bot.get("ratings", {})),
+        counters=counters,
+    )

@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cardarena.engine import Game, games
+from cardarena.store.retention import pruned_note
 from cardarena_tournament.formats import deal_set_ids
-from werkzeug.exceptions import BadRequest, Conflict, NotFound
+from werkzeug.exceptions import BadRequest, Conflict, Gone, NotFound
 
 from .plot import Sampled, kept
 from .replay_steps import is_finished
@@ -34,18 +35,28 @@ def game_info(game: Game) -> dict[str, Any]:
 
 def finished_replay(sources: Sources, match_id: str) -> dict[str, Any]:
     """The stored replay of a finished match; 404 if unknown, 409 if not finished or withheld
-    (:func:`replay_withheld`)."""
+    (:func:`replay_withheld`), 410 if the retention policy dropped it (:func:`replay_pruned`)."""
     info = sources.matches.info(match_id)
     status = info.get("status")
     if status is None:
         raise NotFound("unknown match")
     replay = sources.matches.replay(match_id) if status == "done" else None
+    if replay is None and (pruned := replay_pruned(info)):
+        raise Gone(pruned)
     if not is_finished(status, replay) or replay is None:
         raise Conflict(f"match is {status}; its replay is shown once it is finished")
     withheld = replay_withheld(sources, match_id, info.get("tournament"))
     if withheld:
         raise Conflict(withheld)
     return replay
+
+
+def replay_pruned(info: Mapping[str, str]) -> str | None:
+    """Why a finished match has no replay any more (``MatchStore.info`` fields), or ``None``:
+    the retention policy dropped it (``cardarena prune``, :mod:`cardarena.store.retention`)."""
+    if info.get("status") != "done":
+        return None
+    return pruned_note(dict(info))
 
 
 def replay_withheld(sources: Sources, match_id: str, tournament_id: Any) -> str | None:
@@ -87,10 +98,11 @@ def _bot_store(sources: Sources) -> Any:
 
 
 def tournaments(
-    sources: Sources, status: str | None = None, *, limit: int = 10_000, offset: int = 0
+    sources: Sources, status: str | tuple[str, ...] | None = None, *, limit: int = 10_000, offset: int = 0
 ) -> list[dict[str, Any]]:
-    """Tournaments (optionally of one status), newest first, from the ``offset``-th, at most
-    ``limit``, each with its next scheduled run; only those records are read."""
+    """Tournaments (optionally of one status, or of any of several), newest first, from the
+    ``offset``-th, at most ``limit``, each with its next scheduled run; only those records are
+    read."""
     store = _tournament_store(sources)
     try:
         found = store.list(status, limit=limit, offset=offset)

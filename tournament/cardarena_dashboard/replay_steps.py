@@ -8,16 +8,18 @@ Step ``0`` is the state after the first deal's opening outcome; step ``n`` follo
 Hidden cards: :func:`viewer_seats` decides which points of view a replay may be shown from.
 Only a **finished** match (stored status ``done`` and a recorded result) may be shown from a
 seat's point of view or with every card open; anything else is shown as a spectator only.
+What a point of view is told of each action (the viewer's log, the move list) is
+:func:`seen_action`, on the state right after the action, as the service tells the bots.
 Nothing here does IO.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cardarena.engine import FORMAT, GameError, State, get_game
+from cardarena.engine import CHANCE, FORMAT, GameError, State, get_game
 
 OPEN = "all"
 """The point of view that shows every seat's private view (finished matches only)."""
@@ -70,40 +72,93 @@ def transitions(replay: Mapping[str, Any]) -> list[Step]:
     return out
 
 
-def state_at(replay: Mapping[str, Any], index: int) -> tuple[State, Step, int]:
-    """The state after step ``index`` (clamped into range), that step, and the last step index."""
+def _positions(replay: Mapping[str, Any]) -> Iterator[tuple[State, Step]]:
+    """Re-run a replay: each step with the state after it, in order (one state object, advanced
+    in place between yields: read it before asking for the next)."""
     if replay.get("format") != FORMAT:
         raise ReplayError(f"not a {FORMAT} replay")
     steps = transitions(replay)
-    last = len(steps) - 1
-    index = max(0, min(index, last))
     try:
         game = get_game(str(replay["game"]))
         players = int(replay.get("players") or len(replay["seats"]))
         state = game.new_state(players, replay.get("options") or {})
     except (GameError, KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"cannot start the replay: {exc}") from exc
-    deals = replay["deals"]
     position = 0
     try:
-        for number, deal in enumerate(deals):
+        for deal in replay["deals"]:
             state.apply_chance({k: v for k, v in deal.items() if k not in ("actions", "scores")})
-            if position >= index and number == 0:
-                return state, steps[index], last
+            yield state, steps[position]
             for entry in deal.get("actions") or []:
-                if position >= index:
-                    return state, steps[index], last
                 position += 1
                 if "chance" in entry:
                     state.apply_chance(entry["chance"])
                 else:
                     state.apply(int(entry["seat"]), str(entry["action"]))
-            if position >= index:
-                return state, steps[index], last
+                yield state, steps[position]
             position += 1
     except (GameError, KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"the replay does not re-run at step {position}: {exc}") from exc
-    return state, steps[index], last
+
+
+def state_at(replay: Mapping[str, Any], index: int) -> tuple[State, Step, int]:
+    """The state after step ``index`` (clamped into range), that step, and the last step index."""
+    last = len(transitions(replay)) - 1
+    index = max(0, min(index, last))
+    for state, step in _positions(replay):
+        if step.index == index:
+            return state, step, last
+    raise ReplayError(f"the replay ends before step {index}")  # transitions() counted every step
+
+
+@dataclass(frozen=True)
+class Move:
+    """One step of a replay as a point of view is told it (the move list, the action log)."""
+
+    index: int
+    """The step (as :class:`Step`)."""
+    deal: int
+    """Deal number (0-based)."""
+    seat: int | None
+    """The seat that acted (``None`` for a deal or a chance outcome)."""
+    text: str
+    """The action as the point of view learnt it (:func:`seen_action`); ``new deal`` or
+    ``chance`` for a chance outcome."""
+    annotations: dict[str, Any]
+    """Faults and defaults the service stored with the action (public)."""
+
+
+HIDDEN = "(hidden)"
+"""The text of an action a point of view is told nothing of (``public_action`` is ``None``)."""
+
+
+def seen_action(state: State, pov: str, seat: int, action: str) -> str:
+    """What the point of view ``pov`` is told of ``seat`` taking ``action``: the action itself
+    from :data:`OPEN`, else ``state.public_action`` for the seat (``spectator``: no seat).
+    ``state`` is the state right after the action, where the service evaluates it when it tells
+    the bots (``public_forms``), so a rule that reads the state (Coup's ``show``) is the one the
+    bots were given."""
+    if pov == OPEN:
+        return action
+    viewer = None if pov == "spectator" else int(pov)
+    return state.public_action(viewer, seat, action) or HIDDEN
+
+
+def moves(replay: Mapping[str, Any], pov: str, upto: int | None = None) -> list[Move]:
+    """Every step of a replay (through step ``upto`` when given) as ``pov`` is told it: the
+    whole move list, and the replay viewer's action log (its last entries)."""
+    out: list[Move] = []
+    previous: Step | None = None
+    for state, step in _positions(replay):
+        if upto is not None and step.index > upto:
+            break
+        if step.action is None or step.seat is None:
+            text = "new deal" if previous is None or previous.deal != step.deal else "chance"
+        else:
+            text = seen_action(state, pov, step.seat, step.action)
+        out.append(Move(step.index, step.deal, step.seat, text, step.annotations))
+        previous = step
+    return out
 
 
 def is_finished(status: str | None, replay: Mapping[str, Any] | None) -> bool:
@@ -136,3 +191,30 @@ def views(state: State, pov: str, finished: bool) -> list[tuple[str, dict[str, A
         return out
     seat = int(pov)
     return [(f"Seat {seat}", state.view_json(seat))]
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What a viewer needs beside the view: whose turn it is and the deals scored so far."""
+
+    to_act: tuple[int, ...]
+    """Seats whose decision is awaited (empty at a chance node and once the match is over)."""
+    chance: bool
+    """The next transition is a chance outcome (a deal, a draw)."""
+    over: bool
+    """The match is over at this step."""
+    deal_scores: list[list[float]]
+    """Each deal's score per seat, for the deals finished at this step (none later: no spoiler
+    beyond the step shown)."""
+
+
+def situation(state: State) -> Situation:
+    """Whose turn it is at ``state`` and the scores of the deals it has finished."""
+    acting = state.to_act()
+    scored = [[float(x) for x in r.scores] for r in state.deal_records() if r.scores is not None]
+    return Situation(
+        to_act=tuple(s for s in acting if s != CHANCE),
+        chance=CHANCE in acting,
+        over=not acting,
+        deal_scores=scored,
+    )

@@ -10,15 +10,18 @@ from __future__ import annotations
 import importlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchSpec, MatchStore
+from cardarena.store.retention import pruned_note
 
 SCAN_LIMIT = 10_000
-"""At most this many recent matches are examined when the match list is filtered (without a
-stored tournament in the filter: then its own matches are examined, however many)."""
+"""A match list filtered by a tournament the store does not know (and nothing else bounds)
+examines at most this many matches (the most recent, or the newest of its bot's or game's):
+such a list says so (:attr:`MatchPage.truncated`).  Every other list reads an index or the
+tournament's own lists, whatever their length."""
 
 
 def _optional_store(module: str, name: str, client: redis.Redis) -> Any:
@@ -43,12 +46,24 @@ class Sources:
     """``BotStore`` or ``None`` while its module is absent."""
     presence: Any = field(init=False)
     """``PresenceStore`` (which bots are connected now) or ``None`` while its module is absent."""
+    indexed: bool = field(init=False, default=False)
+    """Whether the match indexes are known to hold the matches stored before them."""
 
     def __post_init__(self) -> None:
         self.matches = MatchStore(self.client)
         self.tournaments = _optional_store("tournaments", "TournamentStore", self.client)
         self.bots = _optional_store("bots", "BotStore", self.client)
         self.presence = _optional_store("presence", "PresenceStore", self.client)
+
+    def index_matches(self) -> int | None:
+        """Make sure the matches stored before the match indexes existed (an earlier version)
+        are indexed (``MatchStore.index_older``): once per Redis, then one check per process.
+        Returns how many were indexed now (``None``: nothing to do)."""
+        if self.indexed:
+            return None
+        done = self.matches.index_older()
+        self.indexed = True
+        return done
 
     @classmethod
     def from_url(cls, url: str) -> Sources:
@@ -98,6 +113,8 @@ def summary_of(mid: str, info: dict[str, str]) -> dict[str, Any] | None:
         "created_at": _num(info.get("created_at")),
         "finished_at": _num(info.get("finished_at")),
         "result": result,
+        # The retention policy dropped its replay (the replay endpoint answers 410): why, else None.
+        "replay_pruned": pruned_note(info) if info.get("status") == "done" else None,
     }
 
 
@@ -123,30 +140,47 @@ class MatchFilter:
         return self.game is None and self.tournament is None and self.bot is None
 
 
-def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
+class MatchPage(NamedTuple):
+    """A page of a match list."""
+
+    rows: list[dict[str, Any]]
+    """Match summaries, in the list's order."""
+    more: bool
+    """Whether more follow."""
+    truncated: bool = False
+    """Whether the list was cut short: only the first :data:`SCAN_LIMIT` matches were examined
+    (a tournament the store does not know in the filter); later pages may be missing some."""
+
+
+def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) -> MatchPage:
     """A page of match summaries, newest first, and whether more follow.
 
-    Unfiltered pages read exactly ``limit + 1`` ids.  With a stored tournament in the filter the
-    ids are the tournament's own (``TournamentStore.match_ids``: most recently counted first,
-    then the rest in play order), so a tournament lists all its matches however many others
-    were stored after them; with it alone, a page reads ``limit + 1`` ids.  Other filters scan
-    recent matches (or the tournament's) in batches (at most :data:`SCAN_LIMIT` recent ones).
+    Every list is read from where its matches are listed, however many others were stored
+    after them, and a page reads ``limit + 1`` ids: unfiltered, ``matches:all``; by a stored
+    tournament, the tournament's own lists (``TournamentStore.match_ids``: most recently
+    counted first, then the rest in play order); by ``bot`` and/or ``game``, their index
+    (``MatchStore.listed``, newest first).  A stored tournament with ``bot`` or ``game`` scans
+    the tournament's own matches (bounded by its size) in batches.  A tournament the store does
+    not know scans the newest :data:`SCAN_LIMIT` matches of the rest of the filter, and says
+    when it stopped there (:attr:`MatchPage.truncated`).
     """
-    if flt.empty:
-        ids = sources.matches.recent(offset, limit + 1)
+    if flt.bot is not None or flt.game is not None:
+        sources.index_matches()
+    if flt.tournament is None:
+        ids = sources.matches.listed(offset, limit + 1, bot=flt.bot, game=flt.game)
         rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
-        return rows, len(ids) > limit
-    stored = flt.tournament is not None and sources.tournaments is not None and sources.tournaments.get(flt.tournament)
+        return MatchPage(rows, len(ids) > limit)
+    stored = sources.tournaments is not None and sources.tournaments.get(flt.tournament)
     if stored and flt.game is None and flt.bot is None:
         ids = sources.tournaments.match_ids(flt.tournament, offset, limit + 1)
         rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
-        return rows, len(ids) > limit
+        return MatchPage(rows, len(ids) > limit)
 
     def ids_from(start: int, count: int) -> list[str]:
         if stored:  # the tournament's own matches, however many were stored after them
             found: list[str] = sources.tournaments.match_ids(flt.tournament, start, count)
             return found
-        return sources.matches.recent(start, count)
+        return sources.matches.listed(start, count, bot=flt.bot, game=flt.game)
 
     scan_limit = stored.total_matches if stored else SCAN_LIMIT
     matched: list[dict[str, Any]] = []
@@ -163,7 +197,10 @@ def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) ->
                     break
         start += len(ids)
         batch = min(batch * 2, 1000)
-    return matched[offset : offset + limit], len(matched) > offset + limit
+    more = len(matched) > offset + limit
+    # Stopped at the limit with matches beyond it (exactly the limit stored: nothing was left out).
+    truncated = not stored and not more and start >= scan_limit and bool(ids_from(scan_limit, 1))
+    return MatchPage(matched[offset : offset + limit], more, truncated)
 
 
 def plain(value: Any) -> Any:

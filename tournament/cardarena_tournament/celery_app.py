@@ -11,8 +11,10 @@
   connection, retrying the broker connection on startup and forever afterwards.
 * Beat schedule: :data:`TICK_S` (``CARDARENA_TICK_S``, default 1 s) for counting results and
   starting due schedules, reconcile every ``CARDARENA_RECONCILE_S`` (default 15 s), and the
-  watchdog heartbeat (see :mod:`.watchdog`).  Their routine log lines are kept out of the
-  INFO log (:class:`QuietSweeps`).
+  watchdog heartbeat (see :mod:`.watchdog`), and prune every ``CARDARENA_PRUNE_S`` (default
+  3600 s: the results stream's acknowledged entries, and replays past
+  ``CARDARENA_REPLAY_RETENTION_DAYS`` when that is set; see :mod:`cardarena.store.retention`).
+  Their routine log lines are kept out of the INFO log (:class:`QuietSweeps`).
 * Beat: :class:`~.beat.LeaderScheduler`, so a second beat of a deployment stands by.
 """
 
@@ -36,6 +38,9 @@ RECONCILE_S = float(os.environ.get("CARDARENA_RECONCILE_S", "15"))
 """Period of ``reconcile``."""
 HEARTBEAT_S = float(os.environ.get("CARDARENA_HEARTBEAT_S", "10"))
 """Period of the watchdog heartbeat task."""
+PRUNE_S = float(os.environ.get("CARDARENA_PRUNE_S", "3600"))
+"""Period of ``prune`` (retention: acknowledged stream entries always, old replays when
+``CARDARENA_REPLAY_RETENTION_DAYS`` is set in the worker's environment)."""
 
 
 def redis_url() -> str:
@@ -109,13 +114,19 @@ def make_app(url: str | None = None) -> Celery:
                 "options": {"expires": 2 * RECONCILE_S},
             },
             "heartbeat": {"task": "cardarena_tournament.tasks.heartbeat", "schedule": HEARTBEAT_S},
+            "prune": {
+                "task": "cardarena_tournament.tasks.prune",
+                "schedule": PRUNE_S,
+                "options": {"expires": PRUNE_S},
+            },
         },
     )
     return app
 
 
 SWEEPS = frozenset(
-    f"cardarena_tournament.tasks.{t}" for t in ("consume_results", "start_due_schedules", "reconcile", "heartbeat")
+    f"cardarena_tournament.tasks.{t}"
+    for t in ("consume_results", "start_due_schedules", "reconcile", "heartbeat", "prune")
 )
 """The periodic sweeps beat sends every tick: their routine log lines are DEBUG, not INFO."""
 

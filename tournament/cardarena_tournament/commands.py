@@ -1,4 +1,4 @@
-"""``cardarena tournament ...``, ``cardarena worker`` and ``cardarena beat``."""
+"""``cardarena tournament ...``, ``cardarena prune``, ``cardarena worker`` and ``cardarena beat``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 from cardarena.cliargs import at_least
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
+from cardarena.store.retention import PruneReport
 from cardarena.store.tournaments import STATUSES, Tournament, TournamentError, TournamentStore
 
 from . import lifecycle
@@ -57,6 +58,12 @@ def add_match_rules(parser: Any) -> None:
     """``--options``, ``--time-control`` and ``--fault-policy`` (for ``create`` and ``run``)."""
     parser.add_argument("--options", help="game options as JSON, e.g. '{\"deals\": 1}'")
     parser.add_argument("--time-control", help='clocks as JSON: {"move_ms": 2000, "bank_ms": 30000} (the defaults)')
+    from cardarena.store.matches import MAX_MS
+
+    parser.add_argument(
+        "--move-ms", type=at_least(1, MAX_MS), help="move clock in ms (as cardarena match; instead of --time-control)"
+    )
+    parser.add_argument("--bank-ms", type=at_least(0, MAX_MS), help="time bank in ms (as cardarena match)")
     parser.add_argument(
         "--fault-policy",
         help='as JSON: {"default_action": "first"|"random", "max_strikes": 3, "max_rejections": 10, '
@@ -66,9 +73,17 @@ def add_match_rules(parser: Any) -> None:
 
 def match_rules(args: argparse.Namespace) -> dict[str, Any]:
     """The ``options``, ``time_control`` and ``fault_policy`` keywords of ``new_tournament``."""
+    clocks = json_object(args.time_control, "--time-control")
+    for flag, field in (("--move-ms", "move_ms"), ("--bank-ms", "bank_ms")):
+        value = getattr(args, field, None)
+        if value is None:
+            continue
+        if clocks is not None and field in clocks:
+            raise TournamentError(f"{flag} and --time-control both set {field}: give it once")
+        clocks = {**(clocks or {}), field: value}
     return {
         "options": json_object(args.options, "--options"),
-        "time_control": json_object(args.time_control, "--time-control"),
+        "time_control": clocks,
         "fault_policy": json_object(args.fault_policy, "--fault-policy"),
     }
 
@@ -309,6 +324,55 @@ def _standings(args: argparse.Namespace) -> int:
     return 0
 
 
+def _prune(args: argparse.Namespace) -> int:
+    from cardarena.store import retention
+
+    try:
+        days = (
+            retention.checked_days(args.older_than, "--older-than")
+            if args.older_than is not None
+            else retention.retention_days()
+        )
+        with _stores() as (ts, _, _url):
+            report = retention.prune(ts.r, older_than_days=days, dry_run=args.dry_run)
+    except (ValueError, RuntimeError) as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps(report.to_json()))
+        return 0
+    for line in prune_lines(report):
+        print(line)
+    return 0
+
+
+def prune_lines(report: PruneReport) -> list[str]:
+    """``cardarena prune``: what was (or would be) dropped and what was kept."""
+    verb = "would drop" if report.dry_run else "dropped"
+    out = []
+    if report.older_than_days is None:
+        out.append(
+            "replays: kept for ever (set CARDARENA_REPLAY_RETENTION_DAYS or pass --older-than DAYS to drop old ones)"
+        )
+    else:
+        out.append(
+            f"replays of tournaments (and matches) that ended before {_utc(report.cutoff or 0.0)} UTC "
+            f"({report.older_than_days:g} days ago): {verb} {report.replays} "
+            f"({report.replay_bytes / 1e6:.1f} MB)"
+        )
+        out.append(
+            f"  {report.examined} older matches examined; kept: {report.kept_live} of tournaments still "
+            f"upcoming or running, {report.kept_recent} that ended later; {report.already_pruned} pruned before"
+        )
+    st = report.stream
+    if not st.groups:
+        out.append(f"results stream: {st.length} entries, no consumer group yet: nothing trimmed")
+    else:
+        out.append(f"results stream: {verb} {st.trimmed} of {st.length} entries (acknowledged by every consumer group)")
+    if report.dry_run:
+        out.append("dry run: nothing was changed")
+    return out
+
+
 def _worker(args: argparse.Namespace) -> int:
     from .celery_app import redis_url
 
@@ -394,7 +458,7 @@ def _run_celery(argv: list[str]) -> int:
 
 
 def register(sub: Any) -> None:
-    """Add ``tournament``, ``worker`` and ``beat`` to the ``cardarena`` command."""
+    """Add ``tournament``, ``prune``, ``worker`` and ``beat`` to the ``cardarena`` command."""
     tour = sub.add_parser("tournament", help="create, run and inspect tournaments")
     tsub = tour.add_subparsers(dest="tournament_command", required=True)
 
@@ -447,6 +511,23 @@ def register(sub: Any) -> None:
     from .run import register_run
 
     register_run(tsub)
+
+    prune = sub.add_parser(
+        "prune",
+        help="drop replays of tournaments that ended long ago and the results stream's acknowledged entries",
+        description="Drop the replays of matches whose tournament ended more than DAYS ago (results, "
+        "standings, ratings and match lists are kept) and the results-stream entries every consumer group has "
+        "acknowledged. Tournaments still upcoming or running are never touched. Beat runs this every "
+        "CARDARENA_PRUNE_S seconds (default 3600).",
+    )
+    prune.add_argument(
+        "--older-than",
+        metavar="DAYS",
+        help="the retention period in days (default: CARDARENA_REPLAY_RETENTION_DAYS; unset: replays are kept)",
+    )
+    prune.add_argument("--dry-run", action="store_true", help="report what would be dropped, change nothing")
+    prune.add_argument("--json", action="store_true", help="the report as JSON")
+    prune.set_defaults(func=_prune)
 
     worker = sub.add_parser("worker", help="run one Celery tournament worker (needs REDIS_URL)")
     worker.add_argument("--concurrency", type=int, default=max(2, os.cpu_count() or 2))

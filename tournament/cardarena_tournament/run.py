@@ -65,7 +65,11 @@ def register_run(tsub: Any) -> None:
     run = tsub.add_parser("run", help="run one tournament locally end to end (embedded default Redis unless REDIS_URL)")
     run.add_argument("--game", required=True)
     run.add_argument("--players", type=int, required=True)
-    run.add_argument("--bots", required=True, help="bot specs: random,heuristic,... (repeats get -1, -2 ...)")
+    run.add_argument(
+        "--bots",
+        required=True,
+        help="bot specs, comma-separated: random, heuristic or a .py bot file (repeats get -1, -2 ...)",
+    )
     run.add_argument(
         "--deal-sets", type=int, default=1, help="deals per table, each played in every seating (default %(default)s)"
     )

@@ -6,12 +6,14 @@ No task waits on another task and there are no chords; each is idempotent, so re
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+from cardarena.store import retention
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.tournaments import TournamentStore
@@ -20,6 +22,8 @@ from . import lifecycle, watchdog
 from .celery_app import app, redis_url
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+log = logging.getLogger(__name__)
 
 
 def _task(name: str, **options: Any) -> Callable[[F], F]:
@@ -73,6 +77,23 @@ def start_due_schedules() -> list[str]:
     """Create and start a run of every schedule that is due."""
     ts, ms = stores()
     return lifecycle.start_due_schedules(ts, ms, time.time(), _all_bots)
+
+
+@_task("prune")
+def prune() -> dict[str, int]:
+    """Retention (:mod:`cardarena.store.retention`): trim the results stream's acknowledged
+    entries and, when ``CARDARENA_REPLAY_RETENTION_DAYS`` is set, drop the replays of
+    tournaments that ended longer ago.  Skipped while another prune holds the turn."""
+    ts, _ = stores()
+    try:
+        days = retention.retention_days()
+    except ValueError as exc:  # the stream is still trimmed; the replays wait for a good setting
+        log.error("prune: %s; no replays are dropped until it is fixed", exc)
+        days = None
+    report = retention.prune_in_turn(ts.r, older_than_days=days)
+    if report is None:
+        return {"replays": 0, "replay_bytes": 0, "stream_trimmed": 0}
+    return {"replays": report.replays, "replay_bytes": report.replay_bytes, "stream_trimmed": report.stream.trimmed}
 
 
 @_task("heartbeat", bind=True)

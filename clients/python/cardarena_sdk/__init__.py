@@ -9,7 +9,8 @@ class MyBot(Bot):
 
 
 if __name__ == "__main__":  # not when cardarena match / bot run import the file
-    run(MyBot(), "127.0.0.1:50051", token="...")  # or cardarena_sdk.local.play(MyBot(), "glaves", 3)
+    run(MyBot(), "127.0.0.1:50051", token="...")  # tls=True / ca_cert="ca.pem" for a TLS service
+    # or, without a server: cardarena_sdk.local.play(MyBot(), "glaves", 3)
 ```
 
 ``view`` is the seat's view as a dict with exactly the keys of the game's ``view_json``;

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import random
 import sys
 import traceback
 from pathlib import Path
 from typing import Any
 
-from cardarena.engine import ActionInfo
+from cardarena.engine import ActionInfo, games
 
 LegalAction = ActionInfo
 """A legal action: ``id`` (answer with it), ``kind``, ``label``, ``cards``, ``amount``,
@@ -146,7 +147,68 @@ def load_bot(spec: str, seed: int | str | None = None) -> Bot:
         bot = cls()
     except Exception as exc:
         raise ValueError(f"{spec}: {cls.__name__}() failed: {_describe(exc, path)}") from exc
+    try:
+        check_bot(bot)
+    except ValueError as exc:
+        raise ValueError(f"{spec}: {exc}") from None
     return bot
+
+
+_HOOKS = {
+    "choose": ("view", "legal"),
+    "on_rejected": ("view", "legal", "rejected", "reason"),
+    "on_event": ("match_id", "seat", "action"),
+    "on_match_end": ("match_id", "status", "scores", "ranks"),
+}
+"""The methods the SDK calls on a bot and the arguments it passes them."""
+
+
+def check_bot(bot: Bot) -> None:
+    """Raise :class:`ValueError` naming the mistake unless ``bot`` can be played: ``choose``
+    defined, every method the SDK calls taking the arguments it is given, ``games`` a tuple of
+    known game ids, ``max_matches`` a positive number.
+
+    :func:`load_bot`, :func:`~cardarena_sdk.run` and :func:`~cardarena_sdk.local.play` check
+    their bot with it, so such a mistake is an error at once, not a failure at every move."""
+    cls = type(bot).__name__
+    if type(bot).choose is Bot.choose:
+        raise ValueError(f"{cls} does not define choose(self, view, legal), the method called for each move")
+    for method, args in _HOOKS.items():
+        try:
+            inspect.signature(getattr(bot, method)).bind(*args)
+        except TypeError:
+            sig = inspect.signature(getattr(type(bot), method))
+            wanted = ", ".join(("self", *args))
+            raise ValueError(f"{cls}.{method}{sig} must take ({wanted})") from None
+        except ValueError:  # no signature to inspect (a builtin): the call will tell
+            pass
+    if isinstance(bot.games, str):
+        raise ValueError(
+            f"{cls}.games is the string {bot.games!r}, not a tuple of game ids: write ({bot.games!r},) "
+            "(a one-item tuple needs the comma)"
+        )
+    known = games()
+    unknown = [g for g in bot.games if g not in known]
+    if unknown:
+        raise ValueError(
+            f"{cls}.games: unknown game id(s) {', '.join(repr(g) for g in unknown)}; known: {', '.join(sorted(known))}"
+        )
+    if isinstance(bot.max_matches, bool) or not isinstance(bot.max_matches, int) or bot.max_matches < 1:
+        raise ValueError(f"{cls}.max_matches must be a whole number of at least 1, not {bot.max_matches!r}")
+
+
+def answer_hint(answer: object, legal: list[LegalAction]) -> str:
+    """What a bot author should make of an answer that is not one of ``legal``'s ids (``""``:
+    nothing to add to the reason the server gives)."""
+    if answer is None:
+        return "did choose forget to return the id?"
+    if isinstance(answer, ActionInfo):
+        return f"return the action's id ({answer.id!r}), not the action"
+    if isinstance(answer, str):
+        carrying = [a.id for a in legal if answer in a.cards or answer == a.choice or answer == a.label]
+        if carrying:
+            return f"answer with an action id, e.g. {carrying[0]!r}"
+    return ""
 
 
 def check_bot_spec(spec: str) -> None:

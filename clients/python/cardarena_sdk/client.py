@@ -7,6 +7,14 @@ hosting instance's address, and the client opens a second session there (same to
 Hello) that it keeps, with its own reconnects, until that address has been unreachable for a
 while (``run_async(give_up_after=...)``, 60 s); a later invite there follows it again.  The
 bot's own address is reconnected to for as long as the client runs.
+
+TLS (``run_async(tls=True, ca_cert=...)``, ``cardarena bot run --tls [--ca-cert FILE]``): every
+session of the client, to its own address, after a reconnect, or to an invited address, uses the
+same credentials.  A failed TLS handshake (a certificate the client does not trust or that names
+another host, a port that does not speak TLS) is a setting a retry cannot fix: at an address that
+has not yet welcomed the client it ends the run (:class:`SessionEnded`, saying which it is); at an
+address that has (a server redeployed with another certificate) it is logged as an error each
+time and retried with back-off like any lost connection.
 """
 
 from __future__ import annotations
@@ -14,16 +22,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import grpc
 from cardarena.wire import codec
 
-from .bot import Bot, LegalAction
+from .bot import Bot, LegalAction, answer_hint, check_bot
 
 log = logging.getLogger("cardarena_sdk")
 pb = codec.arena_pb2
@@ -34,6 +46,96 @@ FATAL = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grp
 
 class SessionEnded(Exception):
     """The server refused the session for good (bad token, wrong bot, bad Hello)."""
+
+
+def channel_credentials(tls: bool = False, ca_cert: str | os.PathLike[str] | None = None) -> Any:
+    """The channel credentials of a client: ``None`` (plaintext) unless ``tls`` or ``ca_cert``;
+    with TLS, the server's certificate is checked against ``ca_cert`` (a PEM file: a private CA
+    or a self-signed certificate) or, without it, the system's root certificates.
+
+    The file is read now: ``ValueError`` naming it when it cannot be read or holds no PEM
+    certificate.
+    """
+    if ca_cert is None:
+        return grpc.ssl_channel_credentials() if tls else None
+    try:
+        pem = Path(ca_cert).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"CA certificate {os.fspath(ca_cert)}: {exc.strerror or exc}") from None
+    try:
+        if b"-----BEGIN CERTIFICATE-----" not in pem:
+            raise ValueError
+        ssl.create_default_context(cadata=pem.decode("ascii"))
+    except (ssl.SSLError, UnicodeDecodeError, ValueError):
+        raise ValueError(f"CA certificate {os.fspath(ca_cert)}: no PEM certificate in it") from None
+    return grpc.ssl_channel_credentials(root_certificates=pem)
+
+
+def _tls_problem(details: str, tls: bool) -> str | None:
+    """What a failed connect's details say about TLS, in words for the bot author (``None``:
+    nothing about TLS)."""
+    if not tls:
+        return None
+    if "CERTIFICATE_VERIFY_FAILED" in details:
+        return (
+            "TLS handshake failed: the server's certificate is not trusted (pass the CA that signed it: "
+            "--ca-cert FILE, ca_cert=...; without one the system's root certificates are used)"
+        )
+    if "Hostname Verification" in details or "peer certificate" in details.lower():
+        return "TLS handshake failed: the server's certificate is not for this host name (check the address)"
+    if "WRONG_VERSION_NUMBER" in details:
+        return (
+            "TLS handshake failed: the server does not speak TLS on this port "
+            "(connect without --tls, or check the port)"
+        )
+    if "handshake failed" in details.lower():
+        return "TLS handshake failed"
+    return None
+
+
+def check_address(server: str) -> None:
+    """Raise :class:`ValueError` for an address that is a URL (``http://host:port``): the
+    service's address is ``host:port``."""
+    scheme, sep, rest = server.partition("://")
+    if sep and scheme.lower() in ("http", "https", "grpc", "grpcs"):
+        tls = " and connect with TLS (--tls, tls=True)" if scheme.lower() in ("https", "grpcs") else ""
+        raise ValueError(f"server address {server!r}: give host:port ({rest.rstrip('/')!r}) without {scheme}://{tls}")
+    if not server:
+        raise ValueError("server address is empty: give host:port, e.g. 127.0.0.1:50051")
+
+
+def _refused_hint(code: grpc.StatusCode, details: str) -> str:
+    """What to do about a session the server refused for good (``code`` is in :data:`FATAL`)."""
+    if code == grpc.StatusCode.UNAUTHENTICATED and "replaced" not in details:
+        return (
+            "; check the token: the one `cardarena bot register NAME` printed, for the service at this "
+            "address (`cardarena bot token NAME` issues a new one)"
+        )
+    if code == grpc.StatusCode.PERMISSION_DENIED and "belongs to" in details:
+        return "; leave Bot.name empty (and --name out) to play as the token's bot"
+    if code == grpc.StatusCode.INVALID_ARGUMENT and "unknown game" in details:
+        return "; Bot.games lists game ids this service plays (docs/games/)"
+    return ""
+
+
+def _unreachable_hint(details: str) -> str:
+    """A hint for an address that never answered as a cardarena service."""
+    if "Connection refused" in details:
+        return "; nothing listens there: is the service running (cardarena up), and is this its address and port?"
+    if "HTTP/2" in details or "SETTINGS frame" in details:
+        return (
+            "; this port does not speak gRPC (a web server, e.g. the dashboard?): give the service's "
+            "address (cardarena up prints it as `service`)"
+        )
+    return ""
+
+
+def _plaintext_hint(details: str, tls: bool) -> str:
+    """A hint for a plaintext client whose connection the server closed before HTTP/2 began,
+    as a port that serves TLS does."""
+    if tls or "Socket closed" not in details:
+        return ""
+    return "; a service that serves TLS closes plaintext connections like this: connect with --tls (tls=True)"
 
 
 @dataclass
@@ -50,10 +152,14 @@ async def _session(
     stop: asyncio.Event,
     on_invite: Callable[[str], None] | None = None,
     link: _Link | None = None,
+    credentials: Any = None,
 ) -> None:
-    async with grpc.aio.insecure_channel(
-        server, options=[("grpc.keepalive_time_ms", 20000), ("grpc.keepalive_timeout_ms", 10000)]
-    ) as channel:
+    options = [("grpc.keepalive_time_ms", 20000), ("grpc.keepalive_timeout_ms", 10000)]
+    if credentials is None:
+        opened = grpc.aio.insecure_channel(server, options=options)
+    else:
+        opened = grpc.aio.secure_channel(server, credentials, options=options)
+    async with opened as channel:
         stub = codec.arena_pb2_grpc.ArenaStub(channel)
         outbox: asyncio.Queue[Any] = asyncio.Queue()
         outbox.put_nowait(
@@ -89,12 +195,15 @@ async def _session(
 
         def send(question: _Asked, action: object) -> None:
             request = question.request
+            hint = answer_hint(action, question.legal)
+            hint = f"; {hint}" if hint else ""
             if not isinstance(action, str):
                 log.error(
-                    "%s returned %r (a %s, not an action id) in %s (seq %s); legal ids: %s",
+                    "%s returned %r (a %s, not an action id%s) in %s (seq %s); legal ids: %s",
                     question.step,
                     action,
                     type(action).__name__,
+                    hint,
                     request.match_id,
                     request.seq,
                     _ids(question.legal),
@@ -102,14 +211,28 @@ async def _session(
                 action = str(action)
             elif not any(a.id == action for a in question.legal):
                 log.error(
-                    "%s returned %r in %s (seq %s), not a legal id; legal ids: %s",
+                    "%s returned %r in %s (seq %s), not a legal id%s; legal ids: %s",
                     question.step,
                     action,
                     request.match_id,
                     request.seq,
+                    hint,
                     _ids(question.legal),
                 )
             question.answer = action
+            late = time.monotonic() - question.deadline
+            if question.budget_s > 0 and late > 0:
+                log.error(
+                    "%s answered %s (seq %s) %.1f s late: it had %.1f s (the move clock, then the time bank); "
+                    "the server played a default action (a timeout fault; enough faults forfeit the seat): "
+                    "answer within the move clock (%s)",
+                    question.step,
+                    request.match_id,
+                    request.seq,
+                    late,
+                    question.budget_s,
+                    _clock(request),
+                )
             outbox.put_nowait(
                 pb.BotMessage(action=pb.Action(match_id=request.match_id, seq=request.seq, action_id=action))
             )
@@ -117,9 +240,8 @@ async def _session(
         async def answer(question: _Asked, choice: Callable[[], str]) -> None:
             try:
                 action = await asyncio.to_thread(chooser.timed, choice)
-            except Exception:  # the request runs out of time; the author sees why
-                request = question.request
-                log.exception("%s failed in %s (seq %s)", question.step, request.match_id, request.seq)
+            except Exception as exc:  # the request runs out of time; the author sees why
+                _raised(question, exc)
                 return
             send(question, action)
 
@@ -128,10 +250,8 @@ async def _session(
             if chooser.fast:  # a bot that answers in well under a millisecond: no thread
                 try:
                     action = chooser.timed(choice)
-                except Exception:  # as in a worker thread: the request runs out of time
-                    log.exception(
-                        "%s failed in %s (seq %s)", question.step, question.request.match_id, question.request.seq
-                    )
+                except Exception as exc:  # as in a worker thread: the request runs out of time
+                    _raised(question, exc)
                     return
                 send(question, action)
                 return
@@ -141,6 +261,15 @@ async def _session(
 
         def rejected(r: Any) -> None:
             question = next((q for q in asked.get(r.match_id, {}).values() if q.request.seq == r.seq), None)
+            if r.code == pb.REJECT_STALE_SEQ and "is not pending" in r.reason:
+                log.warning(
+                    "answer to %s (seq %s) rejected: %s (the server had moved on: a late answer's move "
+                    "was already played by default)",
+                    r.match_id,
+                    r.seq,
+                    r.reason,
+                )
+                return
             if question is None or r.code != pb.REJECT_ILLEGAL_ACTION:
                 log.warning("action rejected in %s (seq %s): %s", r.match_id, r.seq, r.reason)
                 return
@@ -160,6 +289,7 @@ async def _session(
                 r.seq,
                 r.reason,
             )
+            question.restart(r.move_ms_left, r.bank_ms_left)
             view, legal, answer_was, reason = question.view, question.legal, question.answer, r.reason
             if type(bot).on_rejected is not Bot.on_rejected:
                 question.step = "on_rejected"
@@ -200,6 +330,7 @@ async def _session(
                 view = codec.decode_view(request.view)
                 legal = codec.decode_legal(request.legal)
                 question = _Asked(request, view, legal)
+                question.restart(request.move_ms_left, request.bank_ms_left)
                 asked.setdefault(request.match_id, {})[request.seat] = question
                 decide(question, lambda: bot.choose(view, legal))
             elif kind == "batch":
@@ -244,6 +375,36 @@ async def _session(
             outbox.put_nowait(None)
 
 
+_PLUMBING = (Path(asyncio.__file__).resolve().parent, Path(contextlib.__file__).resolve().parent / "concurrent")
+
+
+def _raised(question: _Asked, exc: Exception) -> None:
+    """Log a ``choose``/``on_rejected`` that raised: what happens now, and the traceback from
+    the bot's own code (the SDK's and asyncio's frames above it left out)."""
+    request = question.request
+    log.error(
+        "%s raised %s in %s (seq %s): no answer sent; the server plays a default action when the "
+        "move's clock runs out (a timeout fault; enough faults forfeit the seat)",
+        question.step,
+        type(exc).__name__,
+        request.match_id,
+        request.seq,
+        exc_info=(type(exc), exc, _bot_traceback(exc.__traceback__)),
+    )
+
+
+def _bot_traceback(tb: TracebackType | None) -> TracebackType | None:
+    """``tb`` from the first frame outside the SDK's client and the thread plumbing (all of it
+    if every frame is theirs)."""
+    first = tb
+    while first is not None:
+        where = Path(first.tb_frame.f_code.co_filename).resolve()
+        if where != Path(__file__).resolve() and not any(where.is_relative_to(d) for d in _PLUMBING):
+            return first
+        first = first.tb_next
+    return tb
+
+
 @dataclass
 class _Asked:
     """An open request of one seat and the bot's last answer to it."""
@@ -254,6 +415,20 @@ class _Asked:
     answer: str = ""
     step: str = "choose"
     """The Bot method that gives the next answer (``choose``, then ``on_rejected``)."""
+    deadline: float = 0.0
+    """When (``time.monotonic()``) the seat's clock runs out for the next answer."""
+    budget_s: float = 0.0
+    """The time it had for it, in seconds (0: no clock given)."""
+
+    def restart(self, move_ms_left: int, bank_ms_left: int) -> None:
+        """The clock as given with a request (or a rejection): the next answer is due by then."""
+        self.budget_s = max(0, move_ms_left + bank_ms_left) / 1000
+        self.deadline = time.monotonic() + self.budget_s
+
+
+def _clock(request: Any) -> str:
+    """A request's clock in words."""
+    return f"{request.move_ms_left / 1000:g} s for this move, {request.bank_ms_left / 1000:g} s of bank left"
 
 
 def _ids(legal: list[LegalAction], limit: int = 20) -> str:
@@ -297,8 +472,15 @@ async def run_async(
     stop: asyncio.Event | None = None,
     max_backoff: float = 5.0,
     give_up_after: float = 60.0,
+    tls: bool = False,
+    ca_cert: str | os.PathLike[str] | None = None,
 ) -> None:
     """Play on ``server`` until ``stop`` is set, reconnecting with exponential back-off.
+
+    ``tls``: connect with TLS, checking the server's certificate against the system's root
+    certificates, or against ``ca_cert`` (a PEM file; implies ``tls``) when given.  Every
+    session (reconnects, invited addresses) uses the same credentials.  ``ValueError`` at once
+    when ``ca_cert`` cannot be read.
 
     ``server`` is reconnected to for as long as this runs.  An address the bot is invited to
     (another instance hosting one of its matches) is followed with its own reconnects until it
@@ -307,8 +489,16 @@ async def run_async(
     again.  A followed address that fails otherwise (e.g. refuses the token) is logged and given
     up too; the session to ``server`` goes on.
 
-    Raises :class:`SessionEnded` when ``server`` refuses the session for good.
+    Raises :class:`SessionEnded` when ``server`` refuses the session for good (saying what to
+    check), or when the TLS handshake with it fails before it ever welcomed the client (see the
+    module's docstring).  ``ValueError`` at once for a bot that cannot be played
+    (:func:`~cardarena_sdk.bot.check_bot`: no ``choose``, a method that does not take the
+    arguments it is given, unknown ``games``) or a ``server`` that is a URL (``http://...``:
+    give ``host:port``).
     """
+    check_bot(bot)
+    check_address(server)
+    credentials = channel_credentials(tls, ca_cert)
     stop = stop or asyncio.Event()
     followed: dict[str, asyncio.Task[None]] = {}
 
@@ -330,12 +520,12 @@ async def run_async(
     def follow(address: str) -> None:
         if address == server or address in followed:
             return
-        task = asyncio.create_task(_keep(bot, address, token, stop, max_backoff, None, give_up_after))
+        task = asyncio.create_task(_keep(bot, address, token, stop, max_backoff, None, give_up_after, credentials))
         task.add_done_callback(lambda t: ended(address, t))
         followed[address] = task
 
     try:
-        await _keep(bot, server, token, stop, max_backoff, follow, None)
+        await _keep(bot, server, token, stop, max_backoff, follow, None, credentials)
     finally:
         tasks = list(followed.values())
         for task in tasks:
@@ -352,29 +542,45 @@ async def _keep(
     max_backoff: float,
     on_invite: Callable[[str], None] | None,
     give_up_after: float | None,
+    credentials: Any = None,
 ) -> None:
     """One address: sessions with reconnects until ``stop``, or until it has had no welcome for
     ``give_up_after`` seconds since its last session (since the start, before the first one);
-    ``None``: never given up."""
+    ``None``: never given up.  A TLS handshake failure ends it (:class:`SessionEnded`) while the
+    address has never welcomed the client; later it is logged as an error and retried."""
     delay = 0.05
     reached = time.monotonic()
+    welcomed_once = False
+    tls = credentials is not None
     while not stop.is_set():
         link = _Link()
+        tls_failed = False
         try:
-            await _session(bot, server, token, stop, on_invite, link)
+            await _session(bot, server, token, stop, on_invite, link, credentials)
             what = f"the server at {server} ended the session"
         except grpc.aio.AioRpcError as exc:
             if exc.code() in FATAL:
-                raise SessionEnded(f"{server}: {exc.code().name}: {exc.details()}") from None
-            why = f"{exc.code().name}: {exc.details()}"
-            if link.welcomed:
+                details = exc.details() or ""
+                hint = _refused_hint(exc.code(), details)
+                raise SessionEnded(f"{server}: {exc.code().name}: {details}{hint}") from None
+            details = exc.details() or ""
+            why = f"{exc.code().name}: {details}"
+            problem = _tls_problem(details, tls) if not link.welcomed else None
+            if problem is not None:
+                if not welcomed_once:
+                    raise SessionEnded(f"{server}: {problem} ({why})") from None
+                tls_failed = True
+                what = f"{server}: {problem} ({why})"
+            elif link.welcomed:
                 what = f"session to {server} lost ({why})"
             elif exc.code() == grpc.StatusCode.UNAVAILABLE:
-                what = f"cannot reach {server} ({why})"
+                hint = _plaintext_hint(details, tls) or ("" if welcomed_once else _unreachable_hint(details))
+                what = f"cannot reach {server} ({why}{hint})"
             else:
                 what = f"session to {server} failed ({why})"
         if stop.is_set():
             break
+        welcomed_once = welcomed_once or link.welcomed
         if link.welcomed:
             delay = 0.05
             reached = time.monotonic()
@@ -386,13 +592,20 @@ async def _keep(
             )
             return
         wait = delay * (0.5 + random.random())
-        log.warning("%s: retrying in %.2f s", what, wait)
+        (log.error if tls_failed else log.warning)("%s: retrying in %.2f s", what, wait)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), wait)
         delay = min(max_backoff, delay * 2)
     log.info("stopped: no more sessions to %s", server)
 
 
-def run(bot: Bot, server: str, token: str) -> None:
-    """Blocking form of :func:`run_async` (until interrupted)."""
-    asyncio.run(run_async(bot, server, token))
+def run(
+    bot: Bot,
+    server: str,
+    token: str,
+    *,
+    tls: bool = False,
+    ca_cert: str | os.PathLike[str] | None = None,
+) -> None:
+    """Blocking form of :func:`run_async` (until interrupted); ``tls`` and ``ca_cert`` as there."""
+    asyncio.run(run_async(bot, server, token, tls=tls, ca_cert=ca_cert))

@@ -29,7 +29,7 @@ from typing import Any
 from cardarena.engine import Game, MatchRng, State, forfeit_ranks, get_game, public_forms
 from cardarena.wire import codec
 
-from .bot import Bot, LegalAction, builtin_bot
+from .bot import Bot, LegalAction, answer_hint, builtin_bot, check_bot
 
 log = logging.getLogger("cardarena_sdk")
 
@@ -96,6 +96,7 @@ def play(
         raise ValueError(f"need {players - 1} opponents, got {len(others)}")
     if max_rejections < 1:
         raise ValueError("max_rejections must be at least 1 (there is no clock to end the retries)")
+    check_bot(bot)
     rules = get_game(game)
     master = random.Random(seed)
     results = []
@@ -189,7 +190,7 @@ class _Match:
         view = codec.decode_view(codec.encode_view(game.id, state.view_json(seat)))
         legal: list[LegalAction] = codec.decode_legal(codec.encode_legal(game, legal_ids))
         offered = frozenset(legal_ids)
-        answer = _as_id("choose", bot.choose(view, legal))
+        answer = _as_id("choose", bot.choose(view, legal), legal)
         rejections = 0
         while answer not in offered:
             rejections += 1
@@ -210,7 +211,7 @@ class _Match:
             log.warning(
                 "action %r rejected in %s (seat %d): %s; asking the bot again", answer, self.match_id, seat, reason
             )
-            answer = _as_id("on_rejected", bot.on_rejected(view, legal, answer, reason))
+            answer = _as_id("on_rejected", bot.on_rejected(view, legal, answer, reason), legal)
         return answer, ""
 
     def _announce(self, seat: int, action: str) -> None:
@@ -221,11 +222,14 @@ class _Match:
                 _hook("on_event", b.on_event, self.match_id, seat, seen)
 
 
-def _as_id(step: str, answer: object) -> str:
+def _as_id(step: str, answer: object, legal: list[LegalAction]) -> str:
     """The answer as sent over the wire (the network client sends ``str()`` of a non-string)."""
     if isinstance(answer, str):
         return answer
-    log.error("%s returned %r (a %s, not an action id)", step, answer, type(answer).__name__)
+    hint = answer_hint(answer, legal)
+    log.error(
+        "%s returned %r (a %s, not an action id%s)", step, answer, type(answer).__name__, f"; {hint}" if hint else ""
+    )
     return str(answer)
 
 

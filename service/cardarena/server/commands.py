@@ -54,7 +54,12 @@ def _service(args: argparse.Namespace) -> int:
     from ..store.connection import client_for
     from .observability import configure_logging
     from .service import Instance, Limits
+    from .tls import TlsError, load_server_tls
 
+    try:  # the files are read once, now: a bad one is a one-line error before anything starts
+        tls = load_server_tls(args.tls_cert, args.tls_key)
+    except TlsError as exc:
+        _usage(str(exc))
     configure_logging()
     # The event loop is busy with gRPC while Redis calls run in worker threads: with the default
     # 5 ms switch interval every reply a worker waits for can wait that long for the GIL.
@@ -71,10 +76,13 @@ def _service(args: argparse.Namespace) -> int:
                 max_message_bytes=args.max_message_bytes,
                 sessions_per_bot=args.sessions_per_bot,
                 bad_messages_per_minute=args.bad_messages_per_minute,
+                max_queued_messages=args.max_queued_messages,
+                max_queued_bytes=args.max_queued_bytes,
                 lease_ms=args.lease_ms,
             ),
             advertise=args.advertise,
             lane=args.queue,
+            tls=tls,
         )
         port = await instance.start()
         print(json.dumps({"event": "listening", "port": port}), flush=True)
@@ -180,7 +188,7 @@ def _bot_retire(args: argparse.Namespace) -> int:
 
 def _bot_run(args: argparse.Namespace) -> int:
     from cardarena_sdk import load_bot
-    from cardarena_sdk.client import SessionEnded, run_async
+    from cardarena_sdk.client import SessionEnded, channel_credentials, check_address, run_async
 
     # Connects, failed connects with their back-off, session ends and the bot's errors (a
     # raising choose, an illegal id) go to stderr.
@@ -197,13 +205,22 @@ def _bot_run(args: argparse.Namespace) -> int:
         bot.name = args.name
     if args.max_matches:
         bot.max_matches = args.max_matches
+    tls = bool(args.tls or args.ca_cert)
+    try:
+        check_address(args.server)
+    except ValueError as exc:
+        _usage(str(exc).replace("server address", "--server", 1))
+    try:
+        channel_credentials(tls, args.ca_cert)  # the file is checked before anything connects
+    except ValueError as exc:
+        _usage(str(exc).replace("CA certificate", "--ca-cert", 1))
 
     async def main() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        await run_async(bot, args.server, token, stop=stop)
+        await run_async(bot, args.server, token, stop=stop, tls=tls, ca_cert=args.ca_cert)
 
     try:
         asyncio.run(main())
@@ -279,15 +296,19 @@ def redis_for_run() -> Iterator[str]:
         yield url
 
 
-def issue_token(bots: BotStore, name: str) -> str:
+def issue_token(bots: BotStore, name: str, *, wait_s: float = 12.0) -> str:
     """A token for the local run's bot ``name`` in ``bots`` (a ``BotStore``): registered (as
     a local bot) if new, else rotated if a local run registered it.
 
     Re-running a command with the same bot names on a persistent store must work; the old
     token of an existing local bot stops working.  A bot registered otherwise (``cardarena bot
-    register``, the admin API) keeps its token: :class:`~cardarena.store.bots.BotExists`.
+    register``, the admin API) keeps its token: :class:`~cardarena.store.bots.BotExists`; so
+    does a local bot connected now (another run using the name: a new token would end its
+    sessions, and that run).  A connection can outlive a run that was killed (its session lease
+    lapses within ~10 s), so a held lease is waited for up to ``wait_s`` seconds first.
     """
     from ..store.bots import BotExists
+    from ..store.presence import SessionLeases
 
     try:
         return bots.register(name, local=True)
@@ -296,6 +317,16 @@ def issue_token(bots: BotStore, name: str) -> str:
             raise BotExists(
                 f"a bot named {name!r} is registered (not by a local run); a local run does not take "
                 "over its token: rename your bot file, or use REDIS_URL or another XDG_DATA_HOME"
+            ) from None
+        leases = SessionLeases(bots.r)
+        give_up = time.monotonic() + wait_s
+        while leases.held(name) and time.monotonic() < give_up:
+            time.sleep(0.25)
+        if leases.held(name):
+            raise BotExists(
+                f"a bot named {name!r} is connected now: another run (cardarena match, tournament run or demo) "
+                "is using the name, and a new token would end it; wait for it to finish, or give this run "
+                "its own Redis (REDIS_URL, or another XDG_DATA_HOME)"
             ) from None
         return bots.rotate(name)
 
@@ -523,7 +554,13 @@ class _MatchRun:
             self.tally.add(result["scores"], result["ranks"], result.get("won"))
             for seat in result.get("forfeited", []):
                 self.forfeits[seat] += 1
-            replay = store.replay(mid) or {}
+            replay = store.replay(mid)
+            if replay is None:  # dropped meanwhile by a prune with a tiny --older-than: no file, say so
+                from ..store.retention import pruned_note
+
+                why = pruned_note(store.info(mid)) or "replay missing"
+                print(f"cardarena: warning: match {mid}: {why}; its faults are not counted", file=sys.stderr)
+                continue
             for fault in replay.get("faults", []):
                 self.faults[int(fault["seat"])][str(fault["fault"])] += 1
             if out:
@@ -603,6 +640,12 @@ def register(sub: Any) -> None:
         help="address other instances send this instance's bots to (default $CARDARENA_SERVICE_ADDR, else host:port)",
     )
     svc.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        help="serve TLS only, with this PEM certificate (chain); needs --tls-key (default: plaintext)",
+    )
+    svc.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")
+    svc.add_argument(
         "--grace", type=at_least(0), default=10, help="seconds live matches get on shutdown (default %(default)s)"
     )
     svc.add_argument(
@@ -613,6 +656,19 @@ def register(sub: Any) -> None:
     )
     svc.add_argument("--sessions-per-bot", type=at_least(1), default=4, help="(default %(default)s)")
     svc.add_argument("--bad-messages-per-minute", type=at_least(1), default=30, help="(default %(default)s)")
+    svc.add_argument(
+        "--max-queued-messages",
+        type=at_least(64),
+        default=100_000,
+        help="messages queued for a session whose bot does not read its stream before the stream "
+        "is ended (RESOURCE_EXHAUSTED; default %(default)s)",
+    )
+    svc.add_argument(
+        "--max-queued-bytes",
+        type=at_least(64 * 1024),
+        default=64 * 1024 * 1024,
+        help="bytes queued for such a session before the stream is ended (default %(default)s)",
+    )
     svc.add_argument(
         "--lease-ms", type=at_least(1000), default=30000, help="a match's lease in Redis (default %(default)s)"
     )
@@ -650,6 +706,16 @@ def register(sub: Any) -> None:
         help="the service's gRPC address (default %(default)s, as `cardarena up` listens)",
     )
     run.add_argument("--token", help="the bot's token (default: $CARDARENA_TOKEN)")
+    run.add_argument(
+        "--tls",
+        action="store_true",
+        help="connect with TLS, trusting the system's root certificates (default: plaintext, as `cardarena up` serves)",
+    )
+    run.add_argument(
+        "--ca-cert",
+        metavar="FILE",
+        help="connect with TLS, trusting this PEM certificate (a private CA or a self-signed one; implies --tls)",
+    )
     run.add_argument("--name", help="the registered bot name (default: from the token)")
     run.add_argument("--seed", default=None, help="seed of the built-in bots' random choices (default: random)")
     run.add_argument(

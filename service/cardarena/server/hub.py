@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import enum
 import itertools
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,8 +25,58 @@ from ..wire import codec
 
 pb = codec.arena_pb2
 
-RESIGN = "\0resign"
-"""Sentinel put into a pending request's answers when its bot resigns."""
+
+class _Resign(enum.Enum):
+    RESIGN = "resign"
+
+
+RESIGN = _Resign.RESIGN
+"""Sentinel put into a pending request's answers when its bot resigns: not a string, so no
+action id a bot sends can be taken for it."""
+
+
+MAX_QUEUED_MESSAGES = 100_000
+"""Default bound of a session's outbox in messages (``Limits.max_queued_messages``)."""
+MAX_QUEUED_BYTES = 64 * 1024 * 1024
+"""Default bound of a session's outbox in bytes (``Limits.max_queued_bytes``)."""
+
+
+def _size(item: bytes | None) -> int:
+    """Bytes of an outbox item: a serialized ``ServerMessage``, or the closing ``None``."""
+    return 0 if item is None else len(item)
+
+
+class Outbox(asyncio.Queue[Any]):
+    """A session's queue of serialized ``ServerMessage`` messages (:meth:`Session.send`
+    serializes them), which also counts the bytes it holds and the most it held (messages and
+    bytes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bytes = 0
+        """Bytes queued now."""
+        self.peak_messages = 0
+        self.peak_bytes = 0
+        self._sizes: collections.deque[int] = collections.deque()
+
+    def _put(self, item: Any) -> None:
+        super()._put(item)
+        size = _size(item)
+        self._sizes.append(size)
+        self.bytes += size
+        if self.bytes > self.peak_bytes:
+            self.peak_bytes = self.bytes
+        if len(self._sizes) > self.peak_messages:
+            self.peak_messages = len(self._sizes)
+
+    def _get(self) -> Any:
+        self.bytes -= self._sizes.popleft()
+        return super()._get()
+
+    def drop(self) -> None:
+        """Forget every queued item."""
+        while not self.empty():
+            self.get_nowait()
 
 
 class Session:
@@ -34,7 +85,15 @@ class Session:
     _ids = itertools.count(1)
 
     def __init__(
-        self, bot: str, games: Iterable[str], max_matches: int, *, bad_per_minute: int, batching: bool = False
+        self,
+        bot: str,
+        games: Iterable[str],
+        max_matches: int,
+        *,
+        bad_per_minute: int,
+        batching: bool = False,
+        max_queued_messages: int = MAX_QUEUED_MESSAGES,
+        max_queued_bytes: int = MAX_QUEUED_BYTES,
     ) -> None:
         self.id = f"{next(self._ids)}-{uuid.uuid4().hex[:8]}"
         self.bot = bot
@@ -44,8 +103,18 @@ class Session:
         self.max_matches = max_matches
         self.token_id = ""
         """The id of the token the session authenticated with (``<id>.<secret>``)."""
-        self.outbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.lease = ""
+        """The stream's session lease in Redis (the sessions-per-bot limit across instances)."""
+        self.outbox = Outbox()
+        self.max_queued_messages = max_queued_messages
+        self.max_queued_bytes = max_queued_bytes
+        self.unread = ""
+        """Why the session ended when its outbox exceeded its bound (:meth:`send`)."""
+        self.on_overflow: Callable[[], None] | None = None
+        """Called once when the outbox exceeds its bound: the servicer ends the stream."""
         self.closed = False
+        self.released = False
+        """The servicer has forgotten the session (it runs its end once)."""
         self.abort: tuple[Any, str] | None = None
         self.bound = 0
         """Seats of live matches bound to this session."""
@@ -53,9 +122,26 @@ class Session:
         self._bad_limit = bad_per_minute
 
     def send(self, message: Any) -> None:
-        """Queue a ``ServerMessage``, or its serialized bytes (dropped once the session is closed)."""
-        if not self.closed:
-            self.outbox.put_nowait(message)
+        """Queue a ``ServerMessage``, or its serialized bytes (dropped once the session is closed).
+
+        A bot that stops reading its stream stalls the writes (HTTP/2 flow control) and its
+        outbox grows with every message of every match it sits in: past ``max_queued_messages``
+        or ``max_queued_bytes`` the queued messages are dropped, the session is closed (its
+        seats are released as on a disconnect) and :attr:`on_overflow` ends the stream."""
+        if self.closed:
+            return
+        if type(message) is not bytes:
+            # Serialized once, here: its size bounds the outbox, and the ``Play`` serializer
+            # passes bytes through (measuring a message would serialize it a second time).
+            message = message.SerializeToString()
+        outbox = self.outbox
+        outbox.put_nowait(message)
+        if outbox.qsize() > self.max_queued_messages or outbox.bytes > self.max_queued_bytes:
+            self.unread = f"stream not read: {outbox.qsize()} messages / {outbox.bytes} bytes queued"
+            outbox.drop()
+            self.close()
+            if self.on_overflow is not None:
+                self.on_overflow()
 
     def close(self, abort: tuple[Any, str] | None = None) -> None:
         """End the stream (optionally with a status code and details)."""
@@ -85,7 +171,7 @@ class Pending:
     seq: int
     request: bytes
     """The serialized ``ActionRequest`` as first sent (re-sent with the clocks of the moment)."""
-    answers: collections.deque[str] = field(default_factory=collections.deque)
+    answers: collections.deque[str | _Resign] = field(default_factory=collections.deque)
     sent_at: float = 0.0
     deadline: float = 0.0
     move_deadline: float = 0.0
@@ -93,14 +179,14 @@ class Pending:
     legal: tuple[str, ...] = ()
     legal_set: frozenset[str] = frozenset()
 
-    def answer(self, action_id: str) -> None:
+    def answer(self, action_id: str | _Resign) -> None:
         """Queue an answer (or :data:`RESIGN`) and wake the runner waiting for it."""
         self.answers.append(action_id)
         waiter = self.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def next_answer(self, deadline: float) -> str | None:
+    async def next_answer(self, deadline: float) -> str | _Resign | None:
         """The next answer, or ``None`` once ``time.monotonic()`` passes ``deadline``.
 
         One future and one timer per wait (no task, no ``wait_for``): this is the hot path of
@@ -179,13 +265,24 @@ class LiveMatch:
 class Hub:
     """Every session and live match of one instance."""
 
-    def __init__(self, *, instance: str, sessions_per_bot: int, bad_per_minute: int) -> None:
+    def __init__(
+        self,
+        *,
+        instance: str,
+        sessions_per_bot: int,
+        bad_per_minute: int,
+        max_queued_messages: int = MAX_QUEUED_MESSAGES,
+        max_queued_bytes: int = MAX_QUEUED_BYTES,
+    ) -> None:
         self.instance = instance
         self.sessions_per_bot = sessions_per_bot
         self.bad_per_minute = bad_per_minute
+        self.max_queued_messages = max_queued_messages
+        self.max_queued_bytes = max_queued_bytes
         self.sessions: dict[str, list[Session]] = {}
         self.opening: dict[str, int] = {}
-        """Streams per bot admitted (:meth:`admit`) that have not said Hello yet."""
+        """Streams per bot admitted (:meth:`admit`) that have not said Hello yet, and streams
+        whose session ended but whose status has not reached the bot yet (:meth:`linger`)."""
         self.matches: dict[str, LiveMatch] = {}
         self._change_waiters: set[asyncio.Future[None]] = set()
         self.sessions_changed = asyncio.Event()
@@ -218,8 +315,16 @@ class Hub:
         self.opening[bot] = opening + 1
         return True
 
+    def linger(self, bot: str) -> None:
+        """Keep a slot for a stream whose session is closed but that has not ended yet (a
+        stream not read: its status waits behind the writes the bot does not read); given
+        back with :meth:`unadmit`.  A bot that opens stream after stream without reading any
+        holds no more of them than ``sessions_per_bot``."""
+        self.opening[bot] = self.opening.get(bot, 0) + 1
+
     def unadmit(self, bot: str) -> None:
-        """Give back a slot taken by :meth:`admit` (the stream ended before its session opened)."""
+        """Give back a slot taken by :meth:`admit` (the stream ended before its session
+        opened) or :meth:`linger`."""
         left = self.opening.get(bot, 0) - 1
         if left > 0:
             self.opening[bot] = left
@@ -231,7 +336,13 @@ class Hub:
         resumes the bot's live seats."""
         self.unadmit(bot)
         session = Session(
-            bot, hello.games, max(1, hello.max_matches), bad_per_minute=self.bad_per_minute, batching=hello.batching
+            bot,
+            hello.games,
+            max(1, hello.max_matches),
+            bad_per_minute=self.bad_per_minute,
+            batching=hello.batching,
+            max_queued_messages=self.max_queued_messages,
+            max_queued_bytes=self.max_queued_bytes,
         )
         self.sessions.setdefault(bot, []).append(session)
         resumed = [
@@ -454,10 +565,11 @@ class Hub:
         return None
 
     def resign(self, session: Session, match_id: str) -> bool:
-        """Resign all of the session bot's seats in a match; ``False`` if it has none."""
+        """Resign all of the session bot's seats in a match; ``False`` if it has none, or the
+        match's play is over (its result is being recorded: nothing left to resign)."""
         match = self.matches.get(match_id)
         seats = match.seats_of(session.bot) if match else []
-        if match is None or not seats:
+        if match is None or not seats or match.released:
             return False
         for seat in seats:
             match.resigned.add(seat)

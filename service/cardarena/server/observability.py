@@ -55,6 +55,11 @@ class Metrics:
         self.illegal = Counter("cardarena_illegal_actions", "Actions rejected as illegal", registry=r)
         self.bad_messages = Counter("cardarena_bad_messages", "Malformed, stale or misdirected messages", registry=r)
         self.live_streams = Gauge("cardarena_live_streams", "Open bot sessions", registry=r)
+        self.unread_streams = Counter(
+            "cardarena_unread_streams",
+            "Sessions ended because their bot stopped reading its stream (outbox over its limit)",
+            registry=r,
+        )
         self.live_matches = Gauge("cardarena_live_matches", "Matches being played", registry=r)
         self.matches = Counter("cardarena_matches", "Matches finished, by outcome", ["status"], registry=r)
 

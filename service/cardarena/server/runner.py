@@ -247,7 +247,7 @@ class MatchRunner:
                 answer = await pending.next_answer(pending.deadline)
                 if answer is None:
                     continue
-                if answer == RESIGN:
+                if answer is RESIGN:
                     return self._default(legal), self._resign(seat)
                 if answer in pending.legal_set:
                     self._accept(pending)

@@ -6,7 +6,8 @@ Status codes a stream may end with (docs/protocol.md):
 * ``PERMISSION_DENIED`` — ``Hello.bot`` names another bot than the token's.
 * ``INVALID_ARGUMENT`` — the first message is not a Hello, or Hello is malformed.
 * ``RESOURCE_EXHAUSTED`` — too many sessions for the token, a message over the size limit
-  (gRPC itself), or more bad messages per minute than allowed.
+  (gRPC itself), more bad messages per minute than allowed, or a stream the bot does not read
+  (more messages or bytes queued for it than allowed: "stream not read: ...").
 * ``DEADLINE_EXCEEDED`` — no Hello within the hello timeout.
 
 Everything else about an Action (illegal, stale seq, not your seat, unknown match, malformed)
@@ -34,11 +35,12 @@ from grpc_reflection.v1alpha import reflection
 from ..store.bots import BotError, BotExists, BotStore
 from ..store.connection import client_for
 from ..store.matches import MatchStore
-from ..store.presence import BotPresence, Invite, PresenceStore
+from ..store.presence import BotPresence, Invite, PresenceStore, SessionLeases
 from ..wire import codec
-from .hub import Hub, Session
+from .hub import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES, Hub, Session
 from .observability import Metrics
 from .runner import MatchRunner
+from .tls import ServerTls
 
 log = logging.getLogger("cardarena.server")
 pb = codec.arena_pb2
@@ -56,7 +58,7 @@ class Limits:
     max_message_bytes: int = 64 * 1024
     """Largest message a bot may send (larger: ``RESOURCE_EXHAUSTED``)."""
     sessions_per_bot: int = 4
-    """Open streams per bot token."""
+    """Open streams per bot, on every instance sharing the Redis together (session leases)."""
     bad_messages_per_minute: int = 30
     """Malformed, stale or misdirected messages per minute before the stream is closed."""
     hello_timeout_s: float = 10.0
@@ -69,6 +71,10 @@ class Limits:
     """Largest ``Hello.max_matches`` accepted."""
     presence_interval_s: float = 1.0
     """How often the instance refreshes its presence (TTL: ten times that)."""
+    max_queued_messages: int = MAX_QUEUED_MESSAGES
+    """Messages queued for one session (its bot not reading them) before the stream is ended."""
+    max_queued_bytes: int = MAX_QUEUED_BYTES
+    """Bytes queued for one session (its bot not reading them) before the stream is ended."""
 
 
 def bearer(context: Any) -> str | None:
@@ -84,6 +90,8 @@ class ArenaServicer:
 
     def __init__(self, instance: Instance) -> None:
         self.instance = instance
+        self._ending: set[asyncio.Task[None]] = set()
+        """Streams being ended because their bot does not read them (:meth:`_end_unread`)."""
 
     async def Play(self, request_iterator: Any, context: Any) -> AsyncIterator[Any]:
         # A response generator, not context.write: one await per message fewer, and measurably
@@ -94,11 +102,20 @@ class ArenaServicer:
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         assert bot is not None and token is not None
-        # The slot is taken now, before Hello: streams opened at once count against the limit.
+        # The slot is taken now, before Hello: streams opened at once count against the limit,
+        # here and (a lease in Redis) on every instance.
+        refused = f"at most {inst.limits.sessions_per_bot} sessions per bot"
         if not inst.hub.admit(bot):
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {inst.limits.sessions_per_bot} sessions per bot"
-            )
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refused)
+        lease = uuid.uuid4().hex
+        try:
+            leased = await inst.take_lease(bot, lease)
+        except BaseException:
+            inst.hub.unadmit(bot)
+            raise
+        if not leased:
+            inst.hub.unadmit(bot)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refused)
         messages = request_iterator.__aiter__()
         opened = False
         try:
@@ -116,14 +133,25 @@ class ArenaServicer:
                 await context.abort(code, detail)
             session = inst.hub.open(bot, first.hello)
             session.token_id = token.partition(".")[0]
+            session.lease = lease
             opened = True
         finally:
             if not opened:
                 inst.hub.unadmit(bot)
+                await inst.drop_lease(lease)
         inst.metrics.live_streams.inc()
         log.info("session_opened", extra={"fields": {"bot": bot, "session": session.id}})
-        reader = asyncio.create_task(self._read(session, messages))
-        pinger = asyncio.create_task(self._ping(session))
+        helpers = (asyncio.create_task(self._read(session, messages)), asyncio.create_task(self._ping(session)))
+        stream = asyncio.current_task()  # the task gRPC runs this handler in
+        ending: list[asyncio.Task[None]] = []
+
+        def overflow() -> None:
+            task = asyncio.create_task(self._end_unread(session, context, stream, helpers))
+            ending.append(task)
+            self._ending.add(task)
+            task.add_done_callback(self._ending.discard)
+
+        session.on_overflow = overflow
         outbox = session.outbox
         try:
             while True:
@@ -137,15 +165,73 @@ class ArenaServicer:
                 if ended:
                     break
         finally:
-            reader.cancel()
-            pinger.cancel()
-            left = inst.hub.closed(session)
-            inst.metrics.live_streams.dec()
-            for _ in left:
-                await asyncio.to_thread(inst.bots.count, bot, "disconnects")
-            log.info("session_closed", extra={"fields": {"bot": bot, "session": session.id, "live_matches": left}})
+            await self._release(session, helpers)
+        if ending:  # _end_unread sends the status and cancels this stream
+            await asyncio.get_running_loop().create_future()
+        if session.unread:  # the outbox overflowed before on_overflow was set (in hub.open):
+            await inst.drop_lease(session.lease)  # no _end_unread gives the lease back
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, session.unread)
         if session.abort:
             await context.abort(*session.abort)
+
+    async def _release(self, session: Session, helpers: tuple[asyncio.Task[None], ...]) -> None:
+        """Forget a session that ended (once, however many ways it ends): its seats are
+        unbound (the disconnect policy applies to them), a disconnect is counted per match."""
+        if session.released:
+            return
+        session.released = True
+        inst = self.instance
+        for task in helpers:
+            task.cancel()
+        left = inst.hub.closed(session)
+        inst.metrics.live_streams.dec()
+        outbox = session.outbox
+        reason = session.unread or (session.abort[1] if session.abort else "")
+        fields = {
+            "bot": session.bot,
+            "session": session.id,
+            "live_matches": left,
+            "reason": reason,
+            "peak_queued_messages": outbox.peak_messages,
+            "peak_queued_bytes": outbox.peak_bytes,
+        }
+        log.info("session_closed", extra={"fields": fields})
+        if not session.unread:  # else the stream keeps its lease until it ends (_end_unread)
+            await inst.drop_lease(session.lease)
+        for _ in left:
+            await asyncio.to_thread(inst.bots.count, session.bot, "disconnects")
+
+    async def _end_unread(
+        self, session: Session, context: Any, stream: asyncio.Task[Any] | None, helpers: tuple[asyncio.Task[None], ...]
+    ) -> None:
+        """End the stream of a session whose outbox overflowed (its queued messages are
+        already dropped): ``RESOURCE_EXHAUSTED`` with the details, also when the handler is
+        suspended in a write that flow control never completes.
+
+        ``context.abort`` from this task queues the status on the call (it reaches the bot
+        after the messages already handed to gRPC, once the bot reads them), then the
+        handler's task is cancelled, which ends the response generator and lets go of the
+        message it was writing.  Until the status is delivered (or the connection closes) the
+        stream keeps a session slot of its bot (:meth:`Hub.linger`): a bot that opens stream
+        after stream without reading holds no more of them than its sessions per bot."""
+        inst = self.instance
+        inst.hub.linger(session.bot)
+        inst.metrics.unread_streams.inc()
+        log.warning(
+            "session_unread",
+            extra={"fields": {"bot": session.bot, "session": session.id, "reason": session.unread}},
+        )
+        try:
+            aborting = asyncio.ensure_future(context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, session.unread))
+            await asyncio.sleep(0)  # the abort's first step starts sending the status
+            if stream is not None:
+                stream.cancel()
+            await self._release(session, helpers)
+            with contextlib.suppress(Exception, grpc.aio.AbortError):  # AbortError: the status was sent
+                await aborting
+        finally:
+            inst.hub.unadmit(session.bot)
+            await inst.drop_lease(session.lease)
 
     async def _read(self, session: Session, messages: Any) -> None:
         try:
@@ -288,6 +374,7 @@ class Instance:
         admin_token: str | None = None,
         advertise: str | None = None,
         lane: str = "",
+        tls: ServerTls | None = None,
     ) -> None:
         self.name = name or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.limits = limits or Limits()
@@ -296,6 +383,9 @@ class Instance:
         """Claims from the lane ``lane`` only (see ``MatchSpec.queue``)."""
         self.bots = BotStore(client)
         self.presence = PresenceStore(client)
+        self.leases = SessionLeases(client)
+        self.held_leases: dict[str, str] = {}
+        """The session leases of this instance's streams (lease id -> bot), renewed with presence."""
         self.advertise = advertise or os.environ.get("CARDARENA_SERVICE_ADDR") or ""
         """The address other instances send this instance's bots to (default ``host:port``)."""
         self.remote: dict[str, tuple[str, dict[str, BotPresence]]] = {}
@@ -304,10 +394,14 @@ class Instance:
         self.metrics_port = metrics_port
         self.admin_token = admin_token if admin_token is not None else os.environ.get("CARDARENA_ADMIN_TOKEN")
         self.host, self.port = host, port
+        self.tls = tls
+        """With it the port serves TLS only (``cardarena service --tls-cert --tls-key``)."""
         self.hub = Hub(
             instance=self.name,
             sessions_per_bot=self.limits.sessions_per_bot,
             bad_per_minute=self.limits.bad_messages_per_minute,
+            max_queued_messages=self.limits.max_queued_messages,
+            max_queued_bytes=self.limits.max_queued_bytes,
         )
         self.tasks: set[asyncio.Task[str]] = set()
         self.stopping = False
@@ -353,7 +447,11 @@ class Instance:
         )
         reflection.enable_server_reflection(names, self.server)
         self.metrics.serve(self.metrics_port, self.host)  # first: a port in use fails before gRPC listens
-        self.port = self.server.add_insecure_port(f"{self.host}:{self.port}")
+        address = f"{self.host}:{self.port}"
+        if self.tls is not None:
+            self.port = self.server.add_secure_port(address, self.tls.credentials())
+        else:
+            self.port = self.server.add_insecure_port(address)
         await self.server.start()
         for service in ("", "cardarena.v1.Arena"):
             await _maybe_await(self.health.set(service, health_pb2.HealthCheckResponse.SERVING))
@@ -365,7 +463,14 @@ class Instance:
         self._claimer = asyncio.create_task(self._claim_loop())
         log.info(
             "service_started",
-            extra={"fields": {"instance": self.name, "port": self.port, "advertise": self.advertise}},
+            extra={
+                "fields": {
+                    "instance": self.name,
+                    "port": self.port,
+                    "advertise": self.advertise,
+                    "tls": "on" if self.tls is not None else "off",
+                }
+            },
         )
         return int(self.port)
 
@@ -386,6 +491,59 @@ class Instance:
                 load[bot] = load.get(bot, 0) + p.load
         hub.remote_load = load
 
+    @property
+    def _lease_ttl_ms(self) -> int:
+        return int(self.limits.presence_interval_s * 10000)
+
+    async def take_lease(self, bot: str, lease: str) -> bool:
+        """Take a session lease for a new stream of ``bot`` (``False``: the bot has
+        ``sessions_per_bot`` streams on the instances sharing this Redis already)."""
+        asking = asyncio.ensure_future(
+            asyncio.to_thread(
+                self.leases.acquire, bot, lease, limit=self.limits.sessions_per_bot, ttl_ms=self._lease_ttl_ms
+            )
+        )
+        try:
+            taken = await asyncio.shield(asking)
+        except asyncio.CancelledError:  # the stream went away; the thread takes the lease anyway
+            with contextlib.suppress(Exception):
+                if await asking:
+                    await asyncio.to_thread(self.leases.release, bot, lease)
+            raise
+        if taken:  # renewed from now on (a lease being taken is not: it is taken for a whole TTL)
+            self.held_leases[lease] = bot
+        return bool(taken)
+
+    async def drop_lease(self, lease: str) -> None:
+        """Give back a stream's lease (once; a Redis error leaves it to lapse)."""
+        bot = self.held_leases.pop(lease, None)
+        if bot is None:
+            return
+        try:
+            await asyncio.to_thread(self.leases.release, bot, lease)
+        except Exception as exc:
+            log.warning("lease_release_failed", extra={"fields": {"bot": bot, "error": repr(exc)}})
+
+    async def _renew_leases(self) -> None:
+        """Extend this instance's session leases; a lease that lapsed meanwhile (Redis was
+        out of reach for a whole TTL) is taken again, and if the bot's other streams took its
+        place, its session ends as if it had been refused."""
+        ttl = self._lease_ttl_ms
+        lost = await asyncio.to_thread(self.leases.renew, dict(self.held_leases), ttl_ms=ttl)
+        for lease in lost:
+            bot = self.held_leases.get(lease)
+            if bot is None:
+                continue
+            limit = self.limits.sessions_per_bot
+            if await asyncio.to_thread(self.leases.acquire, bot, lease, limit=limit, ttl_ms=ttl):
+                if lease not in self.held_leases:  # its stream ended meanwhile (drop_lease ran)
+                    await asyncio.to_thread(self.leases.release, bot, lease)
+                continue
+            for session in self.hub.sessions.get(bot, []):
+                if session.lease == lease:
+                    log.info("session_lease_lost", extra={"fields": {"bot": bot, "session": session.id}})
+                    session.close(abort=(grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {limit} sessions per bot"))
+
     async def _presence_loop(self) -> None:
         """Advertise this instance's bots (with a TTL) and read the other instances'."""
         loop = asyncio.get_running_loop()
@@ -396,6 +554,7 @@ class Instance:
             last = loop.time()
             try:
                 await self._publish_presence()
+                await self._renew_leases()
                 await self._end_replaced_tokens()
             except Exception as exc:  # Redis hiccup: try again next round
                 log.warning("presence_failed", extra={"fields": {"error": repr(exc)}})
@@ -545,6 +704,8 @@ class Instance:
                 session.close()
         if self.server is not None:
             await self.server.stop(1.0)
+        for lease in list(self.held_leases):  # streams whose handler did not get to it
+            await self.drop_lease(lease)
         log.info("service_stopped", extra={"fields": {"instance": self.name}})
 
 

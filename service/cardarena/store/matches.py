@@ -15,6 +15,12 @@ The contract between the tournament workers (producers) and service instances (c
    finish (a server stopped mid-match) is :meth:`void`-ed: put back for a rerun, never
    half-recorded.  :meth:`withdraw` takes matches out of play for good (``withdrawn``).
 4. Consumers of the stream (standings) must themselves count each ``match_id`` once.
+
+Besides ``matches:all`` (every match, scored by the time it was stored), each match is listed
+in the indexes of its game, of each of its bots and of each (game, bot) pair
+(:meth:`MatchStore.listed`), written with it by :meth:`enqueue`/:meth:`enqueue_many` in the
+same atomic step; :meth:`MatchStore.index_older` adds the matches stored before the indexes
+existed.
 """
 
 from __future__ import annotations
@@ -231,6 +237,7 @@ redis.call('HSET', h, 'status', 'queued', 'attempts', 0, 'created_at', ARGV[2], 
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
 redis.call('SADD', KEYS[3], ARGV[5])
 redis.call('LPUSH', KEYS[4], ARGV[5])
+for i = 5, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[5]) end
 return 1
 """
 
@@ -297,34 +304,36 @@ class MatchStore:
     QUEUED = property(lambda self: key("matches", "queued"))
     ALL = property(lambda self: key("matches", "all"))
     STREAM = property(lambda self: key(RESULTS_STREAM))
+    INDEXED = property(lambda self: key("matches", "indexed"))
+    """Set once :meth:`index_older` has indexed every match stored before the indexes."""
+
+    @staticmethod
+    def index_key(bot: str | None = None, game: str | None = None) -> str | None:
+        """The index (sorted set, scored like ``matches:all``) of the matches of ``bot``, of
+        ``game``, or of ``bot`` in ``game``; ``None`` for no filter or a game id with ``:``
+        (no game has one; its pair key could be another pair's)."""
+        if game is not None and bot is not None:
+            return None if ":" in game else key("matches", "game-bot", game, bot)
+        if game is not None:
+            return key("matches", "game", game)
+        if bot is not None:
+            return key("matches", "bot", bot)
+        return None
+
+    @classmethod
+    def index_keys(cls, game: str, seats: Sequence[str]) -> list[str]:
+        """Every index a match of ``game`` with these seats is listed in."""
+        bots = list(dict.fromkeys(seats))
+        found = [cls.index_key(game=game), *(cls.index_key(bot=b) for b in bots)]
+        found += [cls.index_key(bot=b, game=game) for b in bots]
+        return [k for k in found if k is not None]
 
     # producer side
     def enqueue(self, spec: MatchSpec) -> bool:
-        """Store and queue a match; ``False`` (and nothing changes) if the id is known.
-        ``ValueError`` for an id that cannot name a match (:func:`is_match_id`)."""
-        _check_id(spec.match_id)
-        h = self._h(spec.match_id)
-        created = self.r.hsetnx(h, "spec", json.dumps(spec.to_json(), sort_keys=True))
-        if not created:
-            return False
-        now = time.time()
-        pipe = self.r.pipeline()
-        pipe.hset(
-            h,
-            mapping={
-                "status": "queued",
-                "attempts": 0,
-                "created_at": now,
-                "game": spec.game,
-                "tournament": spec.tournament or "",
-                "queue": spec.queue,
-            },
-        )
-        pipe.zadd(self.ALL, {spec.match_id: now})
-        pipe.sadd(self.QUEUED, spec.match_id)
-        pipe.lpush(self.jobs(spec.queue), spec.match_id)
-        pipe.execute()
-        return True
+        """Store and queue a match, atomically (one script, as :meth:`enqueue_many`); ``False``
+        (and nothing changes) if the id is known.  ``ValueError`` for an id that cannot name a
+        match (:func:`is_match_id`)."""
+        return self.enqueue_many([spec])[0]
 
     def enqueue_many(self, specs: Sequence[MatchSpec], *, chunk: int = 1000) -> list[bool]:
         """:meth:`enqueue` each spec, in order, one round trip per ``chunk`` specs; each entry is
@@ -339,7 +348,13 @@ class MatchStore:
             pipe = self.r.pipeline(transaction=False)
             for spec in specs[start : start + chunk]:
                 self._enqueue(
-                    keys=[self._h(spec.match_id), self.ALL, self.QUEUED, self.jobs(spec.queue)],
+                    keys=[
+                        self._h(spec.match_id),
+                        self.ALL,
+                        self.QUEUED,
+                        self.jobs(spec.queue),
+                        *self.index_keys(spec.game, spec.seats),
+                    ],
                     args=[
                         json.dumps(spec.to_json(), sort_keys=True),
                         repr(now),
@@ -444,27 +459,45 @@ class MatchStore:
 
     def requeue_lost(self) -> list[str]:
         """The reconciler: requeue running matches whose lease expired, and re-push queued
-        matches missing from the queue list.  Returns the requeued ids."""
+        matches missing from the queue list.  Returns the requeued ids.
+
+        Every service instance runs this every few seconds beside its matches, and a
+        tournament's queue holds thousands of matches: it reads the job lists (ids only) and
+        two fields of the queued matches missing from the default lane's list, never whole
+        match records, in a few round trips (one pipeline for the running matches' leases)."""
         back: list[str] = []
-        for raw in self.r.smembers(self.RUNNING):
-            mid = raw.decode() if isinstance(raw, bytes) else str(raw)
-            if self._requeue(
-                keys=[self._h(mid), self._lease(mid), self.RUNNING, self.jobs(""), self.QUEUED],
-                args=[mid, "1", "", "lease expired"],
-            ):
-                back.append(mid)
+        running = [m.decode() if isinstance(m, bytes) else str(m) for m in self.r.smembers(self.RUNNING)]
+        if running:
+            pipe = self.r.pipeline(transaction=False)
+            for mid in running:
+                self._requeue(
+                    keys=[self._h(mid), self._lease(mid), self.RUNNING, self.jobs(""), self.QUEUED],
+                    args=[mid, "1", "", "lease expired"],
+                    client=pipe,
+                )
+            back += [mid for mid, moved in zip(running, pipe.execute(), strict=True) if moved]
         queued = sorted(m.decode() if isinstance(m, bytes) else str(m) for m in self.r.smembers(self.QUEUED))
-        by_lane: dict[str, list[str]] = {}
-        for mid, info in zip(queued, self.infos(queued), strict=True):
-            if info.get("status") == "queued":
-                by_lane.setdefault(info.get("queue", ""), []).append(mid)
-        for lane, mids in by_lane.items():
-            jobs = self.jobs(lane)
-            listed = {m.decode() if isinstance(m, bytes) else str(m) for m in self.r.lrange(jobs, 0, -1)}
-            for mid in mids:
-                if mid not in listed:
-                    self.r.rpush(jobs, mid)
-                    back.append(mid)
+        listed: dict[str, set[str]] = {}
+
+        def in_list(lane: str) -> set[str]:
+            if lane not in listed:
+                ids = self.r.lrange(self.jobs(lane), 0, -1)
+                listed[lane] = {m.decode() if isinstance(m, bytes) else str(m) for m in ids}
+            return listed[lane]
+
+        missing = [mid for mid in queued if is_match_id(mid) and mid not in in_list("")] if queued else []
+        if not missing:
+            return back
+        pipe = self.r.pipeline(transaction=False)
+        for mid in missing:
+            pipe.hmget(self._h(mid), "status", "queue")
+        for mid, (status, lane) in zip(missing, pipe.execute(), strict=True):
+            if (status.decode() if isinstance(status, bytes) else status) != "queued":
+                continue
+            lane_name = (lane.decode() if isinstance(lane, bytes) else str(lane)) if lane else ""
+            if mid not in in_list(lane_name):
+                self.r.rpush(self.jobs(lane_name), mid)
+                back.append(mid)
         return back
 
     # reads
@@ -512,3 +545,43 @@ class MatchStore:
     def recent(self, start: int = 0, count: int = 50) -> list[str]:
         """Match ids, newest first."""
         return [m.decode() for m in self.r.zrevrange(self.ALL, start, start + count - 1)]
+
+    def listed(self, start: int = 0, count: int = 50, *, bot: str | None = None, game: str | None = None) -> list[str]:
+        """Match ids of ``bot`` and/or ``game``, newest first (as :meth:`recent`): a page of
+        their index, however many other matches were stored after them.  Without a filter,
+        :meth:`recent`."""
+        index = self.index_key(bot, game)
+        if index is None:
+            return [] if bot is not None or game is not None else self.recent(start, count)
+        if count <= 0:
+            return []
+        return [m.decode() for m in self.r.zrevrange(index, start, start + count - 1)]
+
+    def index_older(self, *, force: bool = False, chunk: int = 1000) -> int | None:
+        """Index the matches stored before the indexes existed (an earlier version), once:
+        ``None`` if that was done already (:attr:`INDEXED` is set; ``force`` does it again),
+        else how many matches were indexed.  Idempotent (each match is added with its score in
+        ``matches:all``) and safe beside writers of new matches; one round trip per ``chunk``
+        matches to read their specs and one to index them."""
+        if not force and self.r.exists(self.INDEXED):
+            return None
+        done, start = 0, 0
+        while batch := self.r.zrange(self.ALL, start, start + chunk - 1, withscores=True):
+            start += len(batch)
+            mids = [m.decode() if isinstance(m, bytes) else str(m) for m, _ in batch]
+            read = self.r.pipeline(transaction=False)
+            for mid in mids:
+                read.hget(self._h(mid), "spec")
+            write = self.r.pipeline(transaction=False)
+            for mid, (_, score), raw in zip(mids, batch, read.execute(), strict=True):
+                try:
+                    data: Any = json.loads(raw) if raw else None
+                    game, seats = str(data["game"]), [str(s) for s in data["seats"]]
+                except (ValueError, KeyError, TypeError):
+                    continue  # unknown or unreadable: no list shows it
+                for index in self.index_keys(game, seats):
+                    write.zadd(index, {mid: score})
+                done += 1
+            write.execute()
+        self.r.set(self.INDEXED, repr(time.time()))
+        return done

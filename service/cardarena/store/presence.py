@@ -11,6 +11,11 @@ An instance hosting a match whose seated bot is connected only elsewhere pushes 
 (``{"bot", "match_id", "game", "address", "instance"}``) onto the other instance's list
 ``invites:<instance>``; that instance pops it and relays it to the bot's sessions as a
 ``MatchInvite``.  The list expires when nobody reads it.
+
+Every stream of a bot, on whichever instance, holds a lease in ``sessions:<bot>``, a sorted set
+``lease id -> expiry`` (milliseconds, Redis's clock): taken atomically against the limit of
+sessions per bot before the stream's Hello, renewed by its instance while the stream lasts,
+removed when it ends; the lease of an instance that died lapses at its expiry.
 """
 
 from __future__ import annotations
@@ -146,3 +151,75 @@ class PresenceStore:
             return Invite(**{f: str(data[f]) for f in ("bot", "match_id", "game", "address", "instance")})
         except (ValueError, KeyError, TypeError):
             return None
+
+
+# Redis's own clock: instances' clocks may differ.  KEYS[1] the bot's set; ARGV: lease id,
+# ttl ms, limit.  Prunes lapsed leases, then takes one if fewer than the limit are held.  The
+# set expires with its last lease (its TTL is only ever extended).
+_ACQUIRE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) == false and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
+"""
+
+# KEYS: the bots' sets; ARGV: ttl ms, then one lease id per key.  Extends the leases still
+# held; returns the ids of those that had lapsed (an instance that could not renew in time).
+_RENEW_LEASES = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+local lost = {}
+for i, k in ipairs(KEYS) do
+  local score = redis.call('ZSCORE', k, ARGV[i + 1])
+  if score == false or tonumber(score) <= now then
+    redis.call('ZREM', k, ARGV[i + 1])
+    table.insert(lost, ARGV[i + 1])
+  else
+    redis.call('ZADD', k, 'XX', now + ttl, ARGV[i + 1])
+    if redis.call('PTTL', k) < ttl then redis.call('PEXPIRE', k, ttl) end
+  end
+end
+return lost
+"""
+
+
+class SessionLeases:
+    """The sessions-per-bot limit across every instance on one Redis: one lease per stream."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.r: Any = client
+        self._acquire = client.register_script(_ACQUIRE)
+        self._renew = client.register_script(_RENEW_LEASES)
+
+    @staticmethod
+    def _key(bot: str) -> str:
+        return key("sessions", bot)
+
+    def acquire(self, bot: str, lease: str, *, limit: int, ttl_ms: int) -> bool:
+        """Take ``lease`` for a stream of ``bot`` (or extend it if held); ``False`` when the bot
+        holds ``limit`` live leases already."""
+        return bool(self._acquire(keys=[self._key(bot)], args=[lease, ttl_ms, limit]))
+
+    def renew(self, leases: dict[str, str], *, ttl_ms: int) -> list[str]:
+        """Extend ``leases`` (lease id -> bot) by ``ttl_ms``; the ids of those that had lapsed
+        (removed: take them again with :meth:`acquire`)."""
+        if not leases:
+            return []
+        ids = list(leases)
+        lost = self._renew(keys=[self._key(leases[i]) for i in ids], args=[ttl_ms, *ids])
+        return [x.decode() if isinstance(x, bytes) else str(x) for x in lost or ()]
+
+    def release(self, bot: str, lease: str) -> None:
+        """Give ``lease`` back (the stream ended)."""
+        self.r.zrem(self._key(bot), lease)
+
+    def held(self, bot: str) -> int:
+        """Live leases of ``bot`` (every instance)."""
+        now_s, now_us = self.r.time()
+        return int(self.r.zcount(self._key(bot), f"({int(now_s) * 1000 + int(now_us) // 1000}", "+inf"))

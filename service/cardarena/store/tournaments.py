@@ -253,16 +253,19 @@ class TournamentStore:
             raise TournamentError(f"unknown tournament {tid!r}")
         return t
 
-    def list(self, status: str | None = None, *, limit: int = 100, offset: int = 0) -> list[Tournament]:
+    def list(self, status: str | Sequence[str] | None = None, *, limit: int = 100, offset: int = 0) -> list[Tournament]:
         """Tournaments, newest first (from the ``offset``-th, at most ``limit``); only those with
-        ``status`` if given.  Reads those records only, in one round trip."""
-        if status is not None and status not in STATUSES:
-            raise TournamentError(f"unknown status {status!r}; known: {', '.join(STATUSES)}")
-        if status is None:
+        ``status`` (one, or any of several) if given.  Reads those records only, in one round
+        trip."""
+        wanted = [status] if isinstance(status, str) else list(status) if status is not None else None
+        for one in wanted or []:
+            if one not in STATUSES:
+                raise TournamentError(f"unknown status {one!r}; known: {', '.join(STATUSES)}")
+        if wanted is None:
             ids = [_s(x) for x in self.r.zrevrange(self.ALL, offset, offset + limit - 1)] if limit > 0 else []
         else:
             ids = [_s(x) for x in self.r.zrevrange(self.ALL, 0, -1)]
-            members = {_s(x) for x in self.r.smembers(self._status_set(status))}
+            members = {_s(x) for x in self.r.sunion([self._status_set(one) for one in wanted])} if wanted else set()
             ids = [i for i in ids if i in members][offset : offset + limit]
         if not ids:
             return []

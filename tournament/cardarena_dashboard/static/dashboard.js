@@ -1,5 +1,5 @@
 // cardarena dashboard: live polling of [data-poll] regions (ETag / 304) and replay keyboard
-// navigation.  Self-written, no dependencies; loaded with `defer` (CSP: script-src 'self').
+// navigation; wide tables scroll in their box.  Self-written, no dependencies; loaded with `defer` (CSP: script-src 'self').
 (function () {
   "use strict";
 
@@ -19,6 +19,7 @@
               // The fragment is server-rendered and autoescaped.
               el.innerHTML = html;
               el.setAttribute("data-updated", String(Date.now()));
+              scrollers();
             });
           }
         })
@@ -32,7 +33,11 @@
     var nav = document.getElementById("stepper");
     if (!nav) return;
     document.addEventListener("keydown", function (ev) {
+      // Alt+← is the browser's Back, Ctrl/Meta+arrows move by word: leave those alone; so
+      // too keys typed into a form field or aimed at a table that scrolls sideways.
+      if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
       if (ev.target && /INPUT|SELECT|TEXTAREA/.test(ev.target.tagName)) return;
+      if (ev.target && ev.target.closest && ev.target.closest(".table-scroll[role=region]")) return;
       var map = { ArrowLeft: "step-prev", ArrowRight: "step-next", Home: "step-first", End: "step-last" };
       var id = map[ev.key];
       if (!id) return;
@@ -41,9 +46,30 @@
     });
   }
 
+  // A table wider than its box scrolls inside it (.table-scroll); such a box is made a
+  // focusable, named region so that keyboard users can scroll it too (arrow keys).
+  function scrollers() {
+    var boxes = document.querySelectorAll(".table-scroll");
+    for (var i = 0; i < boxes.length; i++) {
+      var box = boxes[i];
+      if (box.scrollWidth > box.clientWidth + 1) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        var caption = box.querySelector("caption");
+        box.setAttribute("aria-label", "table, scrolls sideways" + (caption ? ": " + caption.textContent : ""));
+      } else if (box.getAttribute("role") === "region") {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+    }
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var regions = document.querySelectorAll("[data-poll]");
     for (var i = 0; i < regions.length; i++) poll(regions[i]);
     stepper();
+    scrollers();
+    window.addEventListener("resize", scrollers);
   });
 })();

@@ -1,0 +1,386 @@
+"""Retention (``cardarena.store.retention``, ``cardarena prune``, the ``prune`` task) on a real
+Redis: tournaments played with the engine, completed through ``MatchStore`` and counted by
+``lifecycle.consume_results`` (the results stream's real consumer group)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from cardarena.store import retention
+from cardarena.store.connection import client_for
+from cardarena.store.keys import key
+from cardarena.store.matches import MatchStore
+from cardarena.store.tournaments import TournamentStore
+from cardarena_dashboard import create_app
+from cardarena_tournament import lifecycle
+from flask.testing import FlaskClient
+
+from .tournament_fixtures import play_spec
+
+DAY = 86400.0
+BOTS = ["ann", "bob", "cy"]
+
+
+@pytest.fixture
+def client(redis_url: str, key_prefix: str) -> Iterator[redis.Redis]:
+    c = client_for(redis_url)
+    yield c
+    c.close()
+
+
+def _stores(client: redis.Redis) -> tuple[TournamentStore, MatchStore]:
+    return TournamentStore(client), MatchStore(client)
+
+
+def _play(client: redis.Redis, tid: str, *, leave: int = 0) -> list[str]:
+    """Create and start a 3-bot, 2-player Glaves round robin (one deal per match: 6 matches),
+    play all but ``leave`` of them with the engine, and count them through the stream."""
+    ts, ms = _stores(client)
+    ts.create(
+        lifecycle.new_tournament(game="glaves", players=2, entrants=BOTS, deal_sets=1, tid=tid, options={"deals": 1})
+    )
+    lifecycle.start_tournament(ts, ms, tid)
+    ids = [m["match_id"] for m in ts.schedule_of(tid)]
+    for _ in range(len(ids) - leave):
+        spec = ms.claim("test", wait_s=0.5)
+        assert spec is not None and spec.tournament == tid
+        result, replay = play_spec(spec)
+        assert ms.complete(spec.match_id, "test", result, replay, tournament=tid)
+    lifecycle.consume_results(ts, ms, "test-consumer")
+    return ids
+
+
+def _age(client: redis.Redis, tid: str, days: float) -> None:
+    """Move a tournament and its matches ``days`` into the past (their stored times: created,
+    finished, and the match index's scores), as if it had run then."""
+    ts, ms = _stores(client)
+    shift = days * DAY
+    h = key("tournament", tid)
+    for name in ("created_at", "started_at", "finished_at"):
+        raw = client.hget(h, name)
+        if raw:
+            client.hset(h, name, float(raw) - shift)
+    for m in ts.schedule_of(tid):
+        mh = key("match", m["match_id"])
+        for name in ("created_at", "finished_at"):
+            raw = client.hget(mh, name)
+            if raw:
+                client.hset(mh, name, float(raw) - shift)
+        score = client.zscore(ms.ALL, m["match_id"])
+        assert score is not None
+        client.zadd(ms.ALL, {m["match_id"]: score - shift})
+
+
+def _replays(client: redis.Redis, ids: list[str]) -> list[bool]:
+    return [bool(client.exists(key("match", mid, "replay"))) for mid in ids]
+
+
+def _keep_everything_else(client: redis.Redis, tid: str) -> dict[str, Any]:
+    """What standings, ratings, result history and the match lists read about ``tid``."""
+    ts, ms = _stores(client)
+    t = ts.require(tid)
+    return {
+        "tournament": t.to_json(),
+        "standings": ts.standings(tid),
+        "results": ts.results(tid),
+        "match_ids": ts.match_ids(tid, 0, 100),
+        "matches": [
+            {k: v for k, v in info.items() if not k.startswith("replay_")}
+            for info in ms.infos(ts.match_ids(tid, 0, 100))
+        ],
+        "history": {b: ts.rating_history(b, "glaves") for b in BOTS},
+    }
+
+
+def test_old_finished_tournament_loses_its_replays_only(client: redis.Redis) -> None:
+    old = _play(client, "old")
+    _age(client, "old", 40)
+    recent = _play(client, "recent")
+    _age(client, "recent", 5)
+    live = _play(client, "live", leave=2)
+    _age(client, "live", 40)  # started long ago and still running: never touched
+    ts, _ = _stores(client)
+    assert ts.require("old").status == "finished" and ts.require("live").status == "running"
+    before = _keep_everything_else(client, "old")
+    assert _replays(client, old) == [True] * 6
+
+    report = retention.prune(client, older_than_days=30)
+
+    assert _replays(client, old) == [False] * 6
+    assert _replays(client, recent) == [True] * 6
+    assert _replays(client, live) == [True] * 4 + [False] * 2  # the 2 unplayed never had one
+    assert report.replays == 6 and report.replay_bytes > 6 * 500
+    assert report.kept_live == 4 and report.kept_recent == 0  # "recent" was created after the cutoff
+    after = _keep_everything_else(client, "old")
+    assert after == before
+    assert len(after["match_ids"]) == 6 and all(m["status"] == "done" and m["result"] for m in after["matches"])
+    info = MatchStore(client).info(old[0])
+    at, days = info["replay_pruned"].split()
+    assert abs(float(at) - time.time()) < 600 and days == "30"
+
+
+def test_the_period_counts_from_the_end_of_the_tournament(client: redis.Redis) -> None:
+    """A long tournament that ended recently keeps even the replays of its early matches."""
+    ids = _play(client, "long")
+    _, ms = _stores(client)
+    for mid in ids:  # its matches were all created and played 60 days ago ...
+        client.zadd(ms.ALL, {mid: time.time() - 60 * DAY})
+        client.hset(key("match", mid), "finished_at", time.time() - 60 * DAY)
+    client.hset(key("tournament", "long"), "finished_at", time.time() - 10 * DAY)  # ... it ended 10 days ago
+    report = retention.prune(client, older_than_days=30)
+    assert report.replays == 0 and report.kept_recent == 6
+    assert _replays(client, ids) == [True] * 6
+    assert retention.prune(client, older_than_days=7).replays == 6
+
+
+def test_dry_run_changes_nothing_and_prune_twice_is_idempotent(client: redis.Redis) -> None:
+    ids = _play(client, "old")
+    _age(client, "old", 40)
+    for m in range(4):  # results the group has not read yet: the stream keeps them
+        client.xadd(MatchStore(client).STREAM, {"match_id": f"late-{m}", "tournament": ""})
+    dump = {k: client.dump(k) for k in sorted(client.scan_iter(match=key("*")))}
+
+    dry = retention.prune(client, older_than_days=30, dry_run=True)
+
+    assert {k: client.dump(k) for k in sorted(client.scan_iter(match=key("*")))} == dump
+    assert dry.dry_run and dry.replays == 6 and dry.replay_bytes > 0
+    assert dry.stream.length == 10 and dry.stream.trimmed > 0
+    first = retention.prune(client, older_than_days=30)
+    assert (first.replays, first.replay_bytes, first.stream.trimmed) == (
+        dry.replays,
+        dry.replay_bytes,
+        dry.stream.trimmed,
+    )
+    again = retention.prune(client, older_than_days=30)
+    assert again.replays == 0 and again.already_pruned == 6 and again.stream.trimmed == 0
+    assert _replays(client, ids) == [False] * 6
+    assert int(client.xlen(MatchStore(client).STREAM)) == 10 - first.stream.trimmed
+
+
+def test_two_prunes_at_once_drop_each_replay_once(client: redis.Redis, redis_url: str) -> None:
+    _play(client, "old")
+    _age(client, "old", 40)
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(_: int) -> int:
+        c = client_for(redis_url)
+        try:
+            return retention.prune(c, older_than_days=30, batch=1).replays
+        finally:
+            c.close()
+
+    with ThreadPoolExecutor(4) as pool:
+        assert sum(pool.map(one, range(4))) == 6
+
+
+def test_stream_trimming_keeps_what_is_not_acknowledged(client: redis.Redis) -> None:
+    ts, ms = _stores(client)
+    stream = ms.STREAM
+    for n in range(5):
+        client.xadd(stream, {"match_id": f"m{n}", "tournament": ""})
+    assert retention.trim_results(client).trimmed == 0  # no consumer group yet: it would read them all
+    ts.ensure_group(stream, lifecycle.RESULTS_GROUP)
+    got = ts.read_group(stream, lifecycle.RESULTS_GROUP, "w1", count=3)  # delivered, not acknowledged
+    ts.ack(stream, lifecycle.RESULTS_GROUP, [got[1][0], got[2][0]])  # the first stays pending
+    report = retention.trim_results(client)
+    assert report.trimmed == 0 and report.kept_from == got[0][0]
+    ts.ack(stream, lifecycle.RESULTS_GROUP, [got[0][0]])
+    # A second group (another consumer) that has read nothing yet holds every entry.
+    client.xgroup_create(stream, "audit", id="0")
+    assert retention.trim_results(client).trimmed == 0
+    client.xgroup_destroy(stream, "audit")
+    report = retention.trim_results(client)
+    assert report.trimmed == 2  # m0, m1; m2 (the last delivered) and m3, m4 (not delivered) stay
+    left = [fields[b"match_id"] for _, fields in client.xrange(stream)]
+    assert left == [b"m2", b"m3", b"m4"]
+    rest = ts.read_group(stream, lifecycle.RESULTS_GROUP, "w1")
+    assert [f["match_id"] for _, f in rest] == ["m3", "m4"]
+
+
+def test_bad_retention_setting_is_a_clear_error() -> None:
+    assert retention.retention_days({}) is None
+    assert retention.retention_days({retention.RETENTION_ENV: " "}) is None
+    assert retention.retention_days({retention.RETENTION_ENV: "30"}) == 30.0
+    for bad in ("thirty", "0", "-3", "inf", "nan"):
+        with pytest.raises(ValueError, match=retention.RETENTION_ENV):
+            retention.retention_days({retention.RETENTION_ENV: bad})
+
+
+@pytest.fixture
+def web(redis_url: str, key_prefix: str) -> FlaskClient:
+    return create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
+
+
+def test_api_and_page_of_a_pruned_replay(client: redis.Redis, web: FlaskClient) -> None:
+    ids = _play(client, "old")
+    _age(client, "old", 40)
+    kept = _play(client, "recent")
+    retention.prune(client, older_than_days=30)
+    mid = ids[0]
+
+    gone = web.get(f"/api/v1/matches/{mid}/replay")
+    assert gone.status_code == 410 and gone.is_json
+    message = gone.get_json()["error"]["message"]
+    assert "replay pruned after 30 days" in message and "result is kept" in message
+    assert web.get(f"/api/v1/matches/{kept[0]}/replay").status_code == 200
+    detail = web.get(f"/api/v1/matches/{mid}").get_json()
+    assert detail["status"] == "done" and detail["result"]["ranks"]
+    assert "replay pruned after 30 days" in detail["replay_pruned"]  # said before the replay is asked for
+    assert web.get(f"/api/v1/matches/{kept[0]}").get_json()["replay_pruned"] is None
+    listed = web.get("/api/v1/tournaments/old/matches?limit=100").get_json()["items"]
+    assert sorted(m["id"] for m in listed) == sorted(ids) and all(m["result"] for m in listed)
+    assert all(m["replay_pruned"] for m in listed)
+    assert [r["bot"] for r in web.get("/api/v1/tournaments/old/standings").get_json()["items"]]
+
+    page = web.get(f"/matches/{mid}")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert "replay pruned after 30 days" in html and 'id="replay-pruned"' in html
+    result = detail["result"]
+    assert f"<td>{result['scores'][0]}</td><td>{result['ranks'][0]}</td>" in html
+    assert web.get("/api/v1/matches/nope/replay").status_code == 404
+
+
+def test_the_move_list_of_a_pruned_replay_is_410(client: redis.Redis, web: FlaskClient) -> None:
+    """The move list re-runs the replay: once the retention policy dropped it, the list answers
+    410 with the match page's notice (seats and result kept), never a list of moves."""
+    ids = _play(client, "old")
+    _age(client, "old", 40)
+    mid = ids[0]
+    before = web.get(f"/matches/{mid}/moves?pov=all")
+    assert before.status_code == 200 and 'id="step-1"' in before.get_data(as_text=True)
+    retention.prune(client, older_than_days=30)
+    for pov in ("", "?pov=0", "?pov=all"):
+        gone = web.get(f"/matches/{mid}/moves{pov}")
+        assert gone.status_code == 410
+        html = gone.get_data(as_text=True)
+        assert "replay pruned after 30 days" in html and 'id="replay-pruned"' in html
+        assert 'id="step-' not in html and "play:" not in html
+
+
+def test_openapi_names_the_410() -> None:
+    from cardarena_dashboard.openapi import openapi_document
+
+    responses = openapi_document()["paths"]["/matches/{match_id}/replay"]["get"]["responses"]
+    assert "410" in responses
+
+
+def _cli(
+    redis_url: str, prefix: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", "prune", *args],
+        env={**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": prefix, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_prune_command(client: redis.Redis, redis_url: str, key_prefix: str) -> None:
+    ids = _play(client, "old")
+    _age(client, "old", 40)
+    off = _cli(redis_url, key_prefix, "--dry-run", env={retention.RETENTION_ENV: ""})
+    assert off.returncode == 0, off.stderr
+    assert "kept for ever" in off.stdout and "dry run" in off.stdout
+    dry = _cli(redis_url, key_prefix, "--older-than", "30", "--dry-run", "--json")
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["replays"] == 6 and _replays(client, ids) == [True] * 6
+    done = _cli(redis_url, key_prefix, env={retention.RETENTION_ENV: "30"})
+    assert done.returncode == 0, done.stderr
+    assert "dropped 6" in done.stdout and _replays(client, ids) == [False] * 6
+    for bad in (["--older-than", "0"], ["--older-than", "soon"]):
+        failed = _cli(redis_url, key_prefix, *bad)
+        assert failed.returncode == 2 and "--older-than must be a number of days > 0" in failed.stderr
+    failed = _cli(redis_url, key_prefix, env={retention.RETENTION_ENV: "a month"})
+    assert failed.returncode == 2 and retention.RETENTION_ENV in failed.stderr
+
+
+def test_beat_schedules_prune() -> None:
+    """Beat sends ``prune`` every ``CARDARENA_PRUNE_S`` (read when the app is configured, as
+    beat does, so in a fresh process)."""
+    import os
+
+    code = (
+        "from cardarena_tournament.celery_app import make_app; import json; "
+        "e = make_app('redis://127.0.0.1:1/0').conf.beat_schedule['prune']; "
+        "print(json.dumps([e['task'], e['schedule']]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "CARDARENA_PRUNE_S": "120"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["cardarena_tournament.tasks.prune", 120.0]
+
+
+def test_prune_task_drops_replays_only_when_configured(
+    client: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cardarena_tournament import tasks
+
+    ids = _play(client, "old")
+    _age(client, "old", 40)
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setattr(tasks, "_stores", {})
+    monkeypatch.delenv(retention.RETENTION_ENV, raising=False)
+    off = tasks.prune()
+    assert off["replays"] == 0 and off["stream_trimmed"] == 5  # 6 acknowledged: all but the last
+    assert _replays(client, ids) == [True] * 6
+    monkeypatch.setenv(retention.RETENTION_ENV, "30")
+    client.set(key("prune", "turn"), "someone else")  # another prune is running: this one skips
+    assert tasks.prune()["replays"] == 0 and _replays(client, ids) == [True] * 6
+    client.delete(key("prune", "turn"))
+    assert tasks.prune()["replays"] == 6 and _replays(client, ids) == [False] * 6
+    assert not client.exists(key("prune", "turn"))
+
+
+def test_a_real_worker_and_beat_prune_on_their_own(
+    client: redis.Redis, redis_url: str, key_prefix: str, tmp_path: Any
+) -> None:
+    """Beat sends ``prune`` every ``CARDARENA_PRUNE_S``; a real worker with the retention set
+    drops the old tournament's replays and keeps the recent one's."""
+    import os
+    import signal
+
+    from .tournament_fixtures import wait_for
+
+    old = _play(client, "old")
+    _age(client, "old", 40)
+    recent = _play(client, "recent")
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "CARDARENA_PREFIX": key_prefix,
+        "CARDARENA_PRUNE_S": "1",
+        retention.RETENTION_ENV: "30",
+    }
+    cli = [sys.executable, "-m", "cardarena.cli"]
+    argvs = [
+        [*cli, "worker", "--no-supervise", "--pool", "solo", "--loglevel", "WARNING"],
+        [*cli, "beat", "--no-supervise", "--state", str(tmp_path / "beat"), "--loglevel", "WARNING"],
+    ]
+    procs = [
+        subprocess.Popen(a, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        for a in argvs
+    ]
+    try:
+        wait_for(lambda: not any(_replays(client, old)), 90, "the prune task to drop the old replays")
+    finally:
+        for p in procs:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(30)
+    assert _replays(client, recent) == [True] * 6
+    assert int(client.xlen(MatchStore(client).STREAM)) == 1  # every entry acknowledged but the last delivered

@@ -311,7 +311,7 @@ def retention_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
             "seconds": round(prune_s, 2),
         },
         "after": after,
-        "second_run": {"replays": again.replays, "already_pruned": again.already_pruned},
+        "second_run": {"replays": again.replays, "examined": again.examined},
     }
 
 

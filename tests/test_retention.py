@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -117,7 +120,8 @@ def test_old_finished_tournament_loses_its_replays_only(client: redis.Redis) -> 
     assert _replays(client, recent) == [True] * 6
     assert _replays(client, live) == [True] * 4 + [False] * 2  # the 2 unplayed never had one
     assert report.replays == 6 and report.replay_bytes > 6 * 500
-    assert report.kept_live == 4 and report.kept_recent == 0  # "recent" was created after the cutoff
+    # "live" holds back its 4 replays and its 2 unplayed matches; "recent" was created after the cutoff.
+    assert report.kept_live == 6 and report.kept_recent == 0
     after = _keep_everything_else(client, "old")
     assert after == before
     assert len(after["match_ids"]) == 6 and all(m["status"] == "done" and m["result"] for m in after["matches"])
@@ -159,7 +163,8 @@ def test_dry_run_changes_nothing_and_prune_twice_is_idempotent(client: redis.Red
         dry.stream.trimmed,
     )
     again = retention.prune(client, older_than_days=30)
-    assert again.replays == 0 and again.already_pruned == 6 and again.stream.trimmed == 0
+    assert again.replays == 0 and again.stream.trimmed == 0
+    assert again.examined == 0 and again.resumed_after is not None  # the first run's matches are not read again
     assert _replays(client, ids) == [False] * 6
     assert int(client.xlen(MatchStore(client).STREAM)) == 10 - first.stream.trimmed
 
@@ -176,8 +181,146 @@ def test_two_prunes_at_once_drop_each_replay_once(client: redis.Redis, redis_url
         finally:
             c.close()
 
+    live = _play(client, "live", leave=2)
+    _age(client, "live", 40)
     with ThreadPoolExecutor(4) as pool:
         assert sum(pool.map(one, range(4))) == 6
+    # What they held back is held once, and the next run reads nothing of what they examined.
+    assert sorted(client.zrange(retention.held_key("live"), 0, -1)) == sorted(m.encode() for m in live)
+    assert _prune_touching(client, 30)[1] == set()
+    assert TournamentStore(client).cancel("live")
+    client.hset(key("tournament", "live"), "finished_at", time.time() - 31 * DAY)
+    with ThreadPoolExecutor(4) as pool:
+        assert sum(pool.map(one, range(4))) == 4
+    assert _replays(client, live) == [False] * 6 and not client.exists(retention.held_key("live"))
+
+
+@contextmanager
+def _matches_touched(client: redis.Redis) -> Iterator[set[str]]:
+    """The match ids whose keys (``match:<id>``, ``match:<id>:replay``) any command named
+    while inside, scripts' commands included: Redis ``MONITOR``, read in a thread until a
+    marker sent at the end comes through."""
+    head, marker = key("match", ""), f"end-of-watch-{uuid.uuid4().hex}"
+    touched: set[str] = set()
+    with client.monitor() as monitor:
+
+        def read() -> None:
+            for command in monitor.listen():
+                words = command["command"].split(" ")
+                if marker in words:
+                    return
+                touched.update(w[len(head) :].removesuffix(":replay") for w in words if w.startswith(head))
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            yield touched
+        finally:
+            client.echo(marker)
+            reader.join(30)
+    assert not reader.is_alive()
+
+
+def _prune_touching(client: redis.Redis, days: float, **kw: Any) -> tuple[retention.PruneReport, set[str]]:
+    with _matches_touched(client) as touched:
+        report = retention.prune(client, older_than_days=days, **kw)
+    return report, set(touched)
+
+
+def test_a_run_reads_only_matches_new_since_the_last_and_those_now_due(client: redis.Redis) -> None:
+    """Each run reads the matches created since the previous run's cutoff, and matches held
+    back earlier only once their tournament may have become due; never again a match whose
+    replay is gone.  Counted by the keys each run names (Redis MONITOR), not by time."""
+    old = _play(client, "old")
+    _age(client, "old", 41)
+    new = _play(client, "new")
+    _age(client, "new", 35)  # created after the first run's cutoff (40.5 days ago)
+    recent = _play(client, "recent")
+    _age(client, "recent", 5)
+    live = _play(client, "live", leave=2)  # last: its 2 unplayed matches stay queued
+    _age(client, "live", 40.6)
+
+    first, seen = _prune_touching(client, 40.5)
+    assert seen == set(old) | set(live) and first.replays == 6 and first.kept_live == 6
+
+    again, seen = _prune_touching(client, 40.5)
+    assert seen == set() and again.examined == 0 and again.kept_live == 6  # live: 1 read of its record
+
+    third, seen = _prune_touching(client, 30)  # a shorter period: "new" is due now
+    assert seen == set(new) and third.replays == 6 and third.examined == 6
+    assert _replays(client, new) == [False] * 6
+
+    ts, _ = _stores(client)
+    assert ts.cancel("live")  # its 2 unplayed matches are withdrawn
+    client.hset(key("tournament", "live"), "finished_at", time.time() - 31 * DAY)
+    fourth, seen = _prune_touching(client, 30)
+    assert seen == set(live) and fourth.replays == 4 and fourth.kept_live == 0
+    assert _replays(client, live) == [False] * 6
+    assert not client.exists(retention.held_key("live")) and not client.smembers(key(*retention.HELD))
+
+    quiet, seen = _prune_touching(client, 30)
+    assert seen == set() and quiet.examined == 0 and quiet.replays == 0
+    longer, seen = _prune_touching(client, 90)  # a longer period finds nothing due: nothing read
+    assert seen == set() and longer.replays == 0
+    shorter, seen = _prune_touching(client, 3)
+    assert seen == set(recent) and shorter.replays == 6
+    assert _replays(client, old + live + new + recent) == [False] * 24
+
+
+def test_a_run_that_stops_midway_is_resumed_where_it_stopped(client: redis.Redis) -> None:
+    ids = _play(client, "old") + _play(client, "older")
+    _age(client, "old", 40)
+    _age(client, "older", 40)
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_two_batches(report: retention.PruneReport) -> None:
+        if report.examined >= 4:
+            raise Stop
+
+    with pytest.raises(Stop):
+        retention.prune(client, older_than_days=30, batch=2, progress=stop_after_two_batches)
+    assert sorted(_replays(client, ids)) == [False] * 4 + [True] * 8
+    done = [mid for mid, kept in zip(ids, _replays(client, ids), strict=True) if not kept]
+
+    rest, seen = _prune_touching(client, 30, batch=2)
+    assert rest.replays == 8 and rest.examined == 8 and seen == set(ids) - set(done)
+    assert _replays(client, ids) == [False] * 12
+    assert _prune_touching(client, 30)[1] == set()
+
+
+def test_a_match_outside_tournaments_is_held_until_it_ended_long_enough_ago(client: redis.Redis) -> None:
+    from cardarena.store.matches import MatchSpec
+
+    _, ms = _stores(client)
+    spec = MatchSpec(match_id="solo-1", game="glaves", players=2, seats=("ann", "bob"), seed=7)
+    assert ms.enqueue(spec)
+    got = ms.claim("test", wait_s=0.5)
+    assert got is not None and got.match_id == "solo-1"
+    result, replay = play_spec(got)
+    assert ms.complete("solo-1", "test", result, replay, tournament="")
+    client.zadd(ms.ALL, {"solo-1": time.time() - 40 * DAY})  # created 40 days ago, ended 10 days ago
+    client.hset(key("match", "solo-1"), "finished_at", time.time() - 10 * DAY)
+
+    kept, seen = _prune_touching(client, 30)
+    assert kept.replays == 0 and kept.kept_recent == 1 and seen == {"solo-1"}
+    assert client.zrange(key(*retention.OWN), 0, -1) == [b"solo-1"]
+    dropped, seen = _prune_touching(client, 7)
+    assert dropped.replays == 1 and seen == {"solo-1"} and _replays(client, ["solo-1"]) == [False]
+    assert not client.exists(key(*retention.OWN)) and _prune_touching(client, 7)[1] == set()
+
+
+def test_dry_runs_read_what_a_run_would_and_record_nothing(client: redis.Redis) -> None:
+    old = _play(client, "old")
+    _age(client, "old", 40)
+    retention.prune(client, older_than_days=30)
+    new = _play(client, "new")
+    _age(client, "new", 35)
+    for _ in range(2):  # a dry run leaves the next one the same work
+        dry, seen = _prune_touching(client, 30, dry_run=True)
+        assert dry.replays == 6 and seen == set(new)
+    assert _replays(client, old + new) == [False] * 6 + [True] * 6
 
 
 def test_stream_trimming_keeps_what_is_not_acknowledged(client: redis.Redis) -> None:

@@ -359,9 +359,15 @@ def prune_lines(report: PruneReport) -> list[str]:
             f"({report.older_than_days:g} days ago): {verb} {report.replays} "
             f"({report.replay_bytes / 1e6:.1f} MB)"
         )
+        since = (
+            "the first run: every older match"
+            if report.resumed_after is None
+            else f"those created after {_utc(report.resumed_after)} UTC and those held before"
+        )
         out.append(
-            f"  {report.examined} older matches examined; kept: {report.kept_live} of tournaments still "
-            f"upcoming or running, {report.kept_recent} that ended later; {report.already_pruned} pruned before"
+            f"  {report.examined} matches examined ({since}); kept: {report.kept_live} of tournaments still "
+            f"upcoming or running, {report.kept_recent} that ended later or have not ended; "
+            f"{report.already_pruned} pruned before"
         )
     st = report.stream
     if not st.groups:

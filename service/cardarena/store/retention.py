@@ -20,6 +20,16 @@ The period is ``CARDARENA_REPLAY_RETENTION_DAYS`` (:func:`retention_days`; unset
 kept for ever) or the ``--older-than`` of ``cardarena prune``.  Every step is batched
 (:data:`BATCH` matches per round trip) and idempotent; each replay is dropped by a script that
 re-checks the match, so two prunes running at once drop each replay once and count it once.
+
+A run costs what is new since the last one, not the whole history: it resumes the scan of
+``matches:all`` after the last match an earlier run examined (:data:`CURSOR`), and a match it
+must keep (its tournament is still running, or ended after the cutoff) is **held** under its
+tournament (:func:`held_key`, or :data:`OWN` outside one), to be read again only once that
+tournament ended before a run's cutoff (one read of the tournament per run until then).  This
+holds whatever period each run is given: a shorter one later reaches the newly due matches
+through the scan and the held lists, a longer one finds nothing due in them yet.  A run that
+stops midway resumes after its last recorded batch; dry runs read the same and record nothing.
+Deleting ``<prefix>prune:cursor`` makes the next run examine every match again (safe, slow).
 """
 
 from __future__ import annotations
@@ -101,16 +111,25 @@ class PruneReport:
     """Unix time: replays of tournaments (or matches) that ended before it are dropped."""
     dry_run: bool
     examined: int = 0
-    """Matches created before the cutoff (every older match is one of them)."""
+    """Matches read: those created before the cutoff that no earlier run examined, and those
+    an earlier run held (kept) whose tournament (or, outside one, the match) may have ended
+    before this cutoff.  A match is examined once more each time it may have become due,
+    never again once it has nothing left to drop."""
+    resumed_after: float | None = None
+    """Unix time (the creation) of the last match an earlier run examined in order: this run
+    read only matches created after it, besides the held ones (``None``: from the first)."""
     replays: int = 0
     """Replays dropped (dry run: that would be)."""
     replay_bytes: int = 0
     """Their memory (``MEMORY USAGE``), in bytes."""
     already_pruned: int = 0
+    """Examined and found pruned already (by another run at the same time, or one that stopped
+    before it recorded its progress)."""
     kept_live: int = 0
-    """Old enough, but of a tournament that is upcoming or running: kept."""
+    """Created before the cutoff, but of a tournament that is upcoming or running: kept (held)."""
     kept_recent: int = 0
-    """Done and created before the cutoff, but their tournament (or they) ended after it."""
+    """Created before the cutoff, but their tournament (or they) ended after it, or they have
+    not ended yet: kept (held)."""
     stream: StreamReport = field(default_factory=StreamReport)
 
     def to_json(self) -> dict[str, Any]:
@@ -174,63 +193,179 @@ def prune_in_turn(client: redis.Redis, *, older_than_days: float | None, turn_s:
         r.eval(_RELEASE, 1, turn, me)
 
 
-def _prune_replays(
-    r: Any, report: PruneReport, cutoff: float, now: float, batch: int, progress: Callable[[PruneReport], None] | None
-) -> None:
-    ms = MatchStore(r)
-    drop = r.register_script(_DROP)
-    days = f"{report.older_than_days:g}"
-    # A match ends after it is created (its score in the index), so every match that ended
-    # before the cutoff is among those created before it: a prefix of the index, which only
-    # ever grows at the new end, so paging by rank sees each of them once.
-    total = int(r.zcount(ms.ALL, "-inf", cutoff))
-    ended_at: dict[str, float | None] = {}  # tournament id -> when it ended (None: not ended)
-    for start in range(0, total, batch):
-        ids = [_s(x) for x in r.zrange(ms.ALL, start, min(start + batch, total) - 1)]
-        pipe = r.pipeline(transaction=False)
+HELD = ("prune", "held")
+"""``<prefix>prune:held``: the tournaments some of whose matches a run examined and kept
+(their matches are in ``<prefix>prune:held:<tournament>``, scored like ``matches:all``)."""
+OWN = ("prune", "own")
+"""``<prefix>prune:own``: matches outside any tournament that a run examined and kept."""
+CURSOR = ("prune", "cursor")
+"""``<prefix>prune:cursor``: the id of the last match of ``matches:all`` (in its order) up to
+which every match was examined by a run that recorded what it kept."""
+
+_ADVANCE = """
+local new = redis.call('ZRANK', KEYS[2], ARGV[1])
+if not new then return 0 end
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local old = redis.call('ZRANK', KEYS[2], cur)
+  if old and old >= new then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+"""
+
+_RELEASE_HELD = """
+if redis.call('ZCARD', KEYS[2]) > 0 then return 0 end
+return redis.call('SREM', KEYS[1], ARGV[1])
+"""
+
+
+def held_key(tid: str) -> str:
+    """The matches of tournament ``tid`` a run examined and kept (sorted set)."""
+    return key(*HELD, tid)
+
+
+class _Pass:
+    """One :func:`prune` of replays: what it has learnt (tournament ends) and its scripts.
+
+    Each match is examined, by a run, once after it fell behind the cutoff: dropped, found
+    with nothing to drop (pruned already, withdrawn, unknown), or **held**: listed under its
+    tournament (:func:`held_key`) or in :data:`OWN`, to be examined again only when its
+    tournament (or, outside one, the match) may have ended before a later cutoff.  The scan of
+    ``matches:all`` resumes after :data:`CURSOR`, so a run reads what is new since the last
+    one, the held matches of tournaments that ended before its cutoff, and one record per held
+    tournament.  Writes only ever add to the held lists before the cursor moves past a match,
+    and remove a match from them once it has nothing left to drop, so a run that stops midway
+    or runs beside another loses nothing; at worst a match is examined twice."""
+
+    def __init__(
+        self, r: Any, report: PruneReport, cutoff: float, now: float, progress: Callable[[PruneReport], None] | None
+    ) -> None:
+        self.r, self.report, self.cutoff, self.progress = r, report, cutoff, progress
+        self.dry = report.dry_run
+        self.ms = MatchStore(r)
+        self.drop = r.register_script(_DROP)
+        self.advance = r.register_script(_ADVANCE)
+        self.release = r.register_script(_RELEASE_HELD)
+        self.args = [repr(now), f"{report.older_than_days:g}", "1" if self.dry else "0"]
+        self.ended_at: dict[str, float | None] = {}  # tournament id -> when it ended (None: not ended)
+
+    def _done(self) -> None:
+        if self.progress is not None:
+            self.progress(self.report)
+
+    def judge(self, ids: list[str]) -> list[str | None]:
+        """Examine ``ids`` (dropping the replays that are due): for each, ``None`` if nothing
+        is left to drop, else the tournament (``""``: none) under which it is held."""
+        report = self.report
+        pipe = self.r.pipeline(transaction=False)
         for mid in ids:
             pipe.hmget(key("match", mid), "status", "finished_at", "tournament", "replay_pruned")
         rows = pipe.execute()
-        wanted = {
-            _s(row[2]) for row in rows if row[0] == b"done" and row[2] and row[3] is None and _s(row[2]) not in ended_at
-        }
-        _tournament_ends(r, sorted(wanted), ended_at)
+        _tournament_ends(self.r, sorted({_s(row[2]) for row in rows if row[2]} - self.ended_at.keys()), self.ended_at)
+        out: list[str | None] = []
         chosen: list[str] = []
-        for mid, (status, finished, tid, pruned) in zip(ids, rows, strict=True):
+        for mid, (status, finished, raw_tid, pruned) in zip(ids, rows, strict=True):
             report.examined += 1
-            if status != b"done":
+            tid = _s(raw_tid) if raw_tid else ""
+            end = self.ended_at[tid] if tid else 0.0
+            if status in (None, b"withdrawn"):  # unknown, or never played: it has no replay
+                out.append(None)
                 continue
-            if pruned is not None:
+            if status == b"done" and pruned is not None:
                 report.already_pruned += 1
+                out.append(None)
                 continue
-            if tid:
-                if _s(tid) not in ended_at:
-                    continue
-                end = ended_at[_s(tid)]
-                if end is None:
-                    report.kept_live += 1
-                    continue
-            else:
-                end = None
-            when = max(x for x in (_float(finished), end, 0.0) if x is not None)
-            if when > cutoff:
-                report.kept_recent += 1
+            if end is None:
+                report.kept_live += 1
+                out.append(tid)
+                continue
+            if status != b"done" or max(end, _float(finished) or 0.0) > self.cutoff:
+                report.kept_recent += 1  # ended after the cutoff, or has not ended yet
+                out.append(tid)
                 continue
             chosen.append(mid)
+            out.append(None)
         if chosen:
-            pipe = r.pipeline(transaction=False)
+            pipe = self.r.pipeline(transaction=False)
             for mid in chosen:
-                drop(
-                    keys=[key("match", mid), key("match", mid, "replay")],
-                    args=[repr(now), days, "1" if report.dry_run else "0"],
-                    client=pipe,
-                )
+                self.drop(keys=[key("match", mid), key("match", mid, "replay")], args=self.args, client=pipe)
             for size in pipe.execute():
-                if int(size) >= 0:
+                if int(size) >= 0:  # else: dropped meanwhile by another run, or never stored
                     report.replays += 1
                     report.replay_bytes += int(size)
-        if progress is not None:
-            progress(report)
+        return out
+
+    def held(self, batch: int) -> None:
+        """Examine again what earlier runs held, where it may now be due."""
+        tids = sorted(_s(t) for t in self.r.smembers(key(*HELD)))
+        _tournament_ends(self.r, [t for t in tids if t not in self.ended_at], self.ended_at)
+        waiting = [t for t in tids if (end := self.ended_at[t]) is None or end > self.cutoff]
+        if waiting:
+            pipe = self.r.pipeline(transaction=False)
+            for tid in waiting:
+                pipe.zcount(held_key(tid), "-inf", self.cutoff)
+            for tid, count in zip(waiting, pipe.execute(), strict=True):
+                if self.ended_at[tid] is None:
+                    self.report.kept_live += int(count)
+                else:
+                    self.report.kept_recent += int(count)
+        for tid in tids:
+            if tid in waiting:
+                continue
+            self._drain(held_key(tid), batch)
+            if not self.dry:
+                self.release(keys=[key(*HELD), held_key(tid)], args=[tid])
+        self._drain(key(*OWN), batch)
+
+    def _drain(self, held: str, batch: int) -> None:
+        offset = 0
+        while ids := [_s(m) for m in self.r.zrangebyscore(held, "-inf", self.cutoff, start=offset, num=batch)]:
+            left = [mid for mid, tid in zip(ids, self.judge(ids), strict=True) if tid is None]
+            if left and not self.dry:
+                self.r.zrem(held, *left)
+                offset -= len(left)
+            offset += len(ids)
+            self._done()
+
+    def new(self, batch: int) -> None:
+        """Examine the matches of ``matches:all`` behind the cutoff that no run has yet.
+
+        A match ends after it is created (its score in the index), so every match that ended
+        before the cutoff is among those created before it: a prefix of the index, which only
+        ever grows at the new end, so a rank in it names the same match from run to run."""
+        ms, r = self.ms, self.r
+        cursor = r.get(key(*CURSOR))
+        rank, score = (None, None)
+        if cursor is not None:
+            rank, score = r.pipeline(transaction=False).zrank(ms.ALL, cursor).zscore(ms.ALL, cursor).execute()
+        start = 0 if rank is None else int(rank) + 1
+        self.report.resumed_after = None if score is None else float(score)
+        total = int(r.zcount(ms.ALL, "-inf", self.cutoff))
+        for first in range(start, total, batch):
+            got = [(_s(m), s) for m, s in r.zrange(ms.ALL, first, min(first + batch, total) - 1, withscores=True)]
+            kept = self.judge([mid for mid, _ in got])
+            if not self.dry:
+                pipe = r.pipeline(transaction=True)
+                for (mid, score), tid in zip(got, kept, strict=True):
+                    if tid is None:
+                        continue
+                    if tid:
+                        pipe.zadd(held_key(tid), {mid: score})
+                        pipe.sadd(key(*HELD), tid)
+                    else:
+                        pipe.zadd(key(*OWN), {mid: score})
+                self.advance(keys=[key(*CURSOR), ms.ALL], args=[got[-1][0]], client=pipe)
+                pipe.execute()
+            self._done()
+
+
+def _prune_replays(
+    r: Any, report: PruneReport, cutoff: float, now: float, batch: int, progress: Callable[[PruneReport], None] | None
+) -> None:
+    run = _Pass(r, report, cutoff, now, progress)
+    run.held(batch)  # first: what the scan below holds was examined already
+    run.new(batch)
 
 
 def _tournament_ends(r: Any, tids: list[str], into: dict[str, float | None]) -> None:

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from html.parser import HTMLParser
+from typing import Any
 
 import pytest
 from cardarena.engine import get_game
@@ -849,3 +850,44 @@ def test_the_action_log_tells_a_seat_what_it_was_told_then(
                 assert entry is not None and show.action not in entry.group(1), (show.index, at, v)
                 checked += 1
     assert checked > 10
+
+
+def test_the_replay_viewer_re_runs_the_replay_once_per_request(
+    client: FlaskClient, redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step of the viewer and the move list each re-run the replay once (the viewer ran it
+    twice: once for the state at the step, once more for the action log), up to the step
+    shown; the page shows what the separate functions say of that step."""
+    from cardarena_dashboard import replay_steps
+
+    mid, replay = store_game_match(redis_url, "glaves", 3, deals=2)
+    steps = replay_steps.transitions(replay)
+    expected = {}
+    for at in (0, 7, len(steps) // 2, len(steps) - 1):
+        for pov in ("spectator", "1", "all"):
+            state, _, last = replay_steps.state_at(replay, at)
+            told = replay_steps.moves(replay, pov, upto=at)[-12:]
+            to_act = replay_steps.situation(state).to_act
+            expected[at, pov] = ([m.text for m in told], [m.index for m in told], to_act, last)
+    runs: list[int] = []  # one entry per re-run: the steps it went through
+    real = replay_steps._positions
+
+    def counted(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        runs.append(0)
+        for item in real(*args, **kwargs):
+            runs[-1] += 1
+            yield item
+
+    monkeypatch.setattr(replay_steps, "_positions", counted)
+    for (at, pov), (texts, indexes, to_act, last) in expected.items():
+        runs.clear()
+        page = client.get(f"/matches/{mid}?step={at}&pov={pov}").get_data(as_text=True)
+        assert runs == [at + 1], (at, pov)
+        log = page[page.index('<section class="log">') :]
+        assert re.findall(r'<span title="([^"]*)"', log) == texts
+        assert [int(n) for n in re.findall(r'<li value="(\d+)"', log)] == indexes
+        assert f'<strong id="step-index">{at}</strong> / {last}' in page
+        assert all(f"seat {s} ({replay['seats'][s]})" in page for s in to_act)
+    runs.clear()
+    assert client.get(f"/matches/{mid}/moves?pov=all").status_code == 200
+    assert runs == [len(steps)]

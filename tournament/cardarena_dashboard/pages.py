@@ -23,11 +23,8 @@ from .replay_steps import (
     ReplayError,
     is_finished,
     moves,
-    situation,
-    state_at,
-    transitions,
+    position,
     viewer_seats,
-    views,
 )
 from .sources import SCAN_LIMIT, MatchFilter, list_matches, match_summary
 
@@ -207,26 +204,24 @@ def match_page(match_id: str) -> str | tuple[str, int]:
     except ValueError:
         abort(400, "step must be an integer")
     try:
-        state, step, last = state_at(replay, index)
-        steps = transitions(replay)
-        told = moves(replay, pov, upto=step.index)
+        at = position(replay, index, pov)
     except ReplayError as exc:
         return _unreadable(exc)
-    now = situation(state)
+    now = at.situation
     return render_template(
         "replay.html",
         match=row,
         replay=replay,
-        step=step,
-        last=last,
+        step=at.step,
+        last=at.last,
         pov=pov,
         povs=shown.povs,
-        shown=views(state, pov, True),
-        log=told[-LOG_LENGTH:],
+        shown=at.views,
+        log=at.log[-LOG_LENGTH:],
         result=replay.get("result"),
         now=now,
         deal_totals=[sum(col) for col in zip(*now.deal_scores, strict=True)],
-        deal_start=step.index == 0 or steps[step.index].deal != steps[step.index - 1].deal,
+        deal_start=at.deal_start,
         deals=len(replay.get("deals") or []),
         seat_names=list(replay.get("seats") or []),
     )

@@ -72,12 +72,13 @@ def transitions(replay: Mapping[str, Any]) -> list[Step]:
     return out
 
 
-def _positions(replay: Mapping[str, Any]) -> Iterator[tuple[State, Step]]:
+def _positions(replay: Mapping[str, Any], steps: list[Step] | None = None) -> Iterator[tuple[State, Step]]:
     """Re-run a replay: each step with the state after it, in order (one state object, advanced
-    in place between yields: read it before asking for the next)."""
+    in place between yields: read it before asking for the next).  ``steps``: the replay's
+    :func:`transitions`, when the caller has them.  The one place that re-runs a replay."""
     if replay.get("format") != FORMAT:
         raise ReplayError(f"not a {FORMAT} replay")
-    steps = transitions(replay)
+    steps = transitions(replay) if steps is None else steps
     try:
         game = get_game(str(replay["game"]))
         players = int(replay.get("players") or len(replay["seats"]))
@@ -103,9 +104,10 @@ def _positions(replay: Mapping[str, Any]) -> Iterator[tuple[State, Step]]:
 
 def state_at(replay: Mapping[str, Any], index: int) -> tuple[State, Step, int]:
     """The state after step ``index`` (clamped into range), that step, and the last step index."""
-    last = len(transitions(replay)) - 1
+    steps = transitions(replay)
+    last = len(steps) - 1
     index = max(0, min(index, last))
-    for state, step in _positions(replay):
+    for state, step in _positions(replay, steps):
         if step.index == index:
             return state, step, last
     raise ReplayError(f"the replay ends before step {index}")  # transitions() counted every step
@@ -144,20 +146,24 @@ def seen_action(state: State, pov: str, seat: int, action: str) -> str:
     return state.public_action(viewer, seat, action) or HIDDEN
 
 
+def _told(state: State, steps: list[Step], step: Step, pov: str) -> Move:
+    """``step`` as ``pov`` is told it, on the state right after it."""
+    if step.action is None or step.seat is None:
+        text = "chance" if step.index and steps[step.index - 1].deal == step.deal else "new deal"
+    else:
+        text = seen_action(state, pov, step.seat, step.action)
+    return Move(step.index, step.deal, step.seat, text, step.annotations)
+
+
 def moves(replay: Mapping[str, Any], pov: str, upto: int | None = None) -> list[Move]:
     """Every step of a replay (through step ``upto`` when given) as ``pov`` is told it: the
     whole move list, and the replay viewer's action log (its last entries)."""
+    steps = transitions(replay)
     out: list[Move] = []
-    previous: Step | None = None
-    for state, step in _positions(replay):
+    for state, step in _positions(replay, steps):
         if upto is not None and step.index > upto:
             break
-        if step.action is None or step.seat is None:
-            text = "new deal" if previous is None or previous.deal != step.deal else "chance"
-        else:
-            text = seen_action(state, pov, step.seat, step.action)
-        out.append(Move(step.index, step.deal, step.seat, text, step.annotations))
-        previous = step
+        out.append(_told(state, steps, step, pov))
     return out
 
 
@@ -218,3 +224,41 @@ def situation(state: State) -> Situation:
         over=not acting,
         deal_scores=scored,
     )
+
+
+@dataclass(frozen=True)
+class Position:
+    """One step of a replay as the replay viewer shows it from a point of view."""
+
+    step: Step
+    last: int
+    """The last step's index."""
+    deal_start: bool
+    """The step is a deal's first position (its opening chance outcome)."""
+    views: list[tuple[str, dict[str, Any]]]
+    """What to render (:func:`views`)."""
+    situation: Situation
+    log: list[Move]
+    """Every step through this one, as the point of view was told it (:func:`moves`)."""
+
+
+def position(replay: Mapping[str, Any], index: int, pov: str, *, finished: bool = True) -> Position:
+    """Step ``index`` (clamped into range) of a replay from ``pov``: its views, whose turn it
+    is and the log up to it, from **one** re-run of the replay up to that step (the viewer
+    asked :func:`state_at` and :func:`moves` for them, which re-ran it twice)."""
+    steps = transitions(replay)
+    last = len(steps) - 1
+    index = max(0, min(index, last))
+    log: list[Move] = []
+    for state, step in _positions(replay, steps):
+        log.append(_told(state, steps, step, pov))
+        if step.index == index:
+            return Position(
+                step=step,
+                last=last,
+                deal_start=step.index == 0 or steps[step.index - 1].deal != step.deal,
+                views=views(state, pov, finished),
+                situation=situation(state),
+                log=log,
+            )
+    raise ReplayError(f"the replay ends before step {index}")  # transitions() counted every step

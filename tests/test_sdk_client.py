@@ -20,6 +20,7 @@ import pytest
 from cardarena.store.bots import BotStore
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena_sdk import Bot, LegalAction
+from cardarena_sdk.bot import LOGGED_ILLEGAL
 from cardarena_sdk.client import SessionEnded, check_address, run_async
 
 from .server_harness import ScriptedBot, ServiceProcess
@@ -129,6 +130,35 @@ def test_an_illegal_answer_is_retried_until_the_fault_is_illegal_not_timeout(
     assert re.fullmatch(
         r"choose returned .play:ZZ. in sdk-illegal \(seq \d+\), not a legal id; legal ids: .play:.*", errors[0]
     )
+
+
+def test_a_bot_that_keeps_answering_illegally_logs_a_bounded_number_of_lines(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broken bot answers every request illegally for a whole match (no forfeit): the first
+    illegal answers are logged in full (the SDK's check and the server's reason), the others
+    are counted and said in one line at the match's end, with the last reason."""
+
+    class Broken(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            return "play:ZZ"
+
+    caplog.set_level(logging.DEBUG, logger="cardarena_sdk")
+    policy = FaultPolicy(max_strikes=0, max_rejections=3)
+    _, replay = _play(service, stores, Broken(), "sdk-flood", policy=policy)
+    requests = sum(1 for f in replay["faults"] if f["seat"] == 0 and f["fault"] == "illegal")
+    assert requests == 26  # German Whist: 26 tricks, seat 0 plays in each; every play a default
+    said = [r.getMessage() for r in caplog.records if "sdk-flood" in r.getMessage()]
+    checked = [m for m in said if m.startswith("choose returned 'play:ZZ' in sdk-flood")]
+    rejected = [m for m in said if m.startswith("action 'play:ZZ' rejected in sdk-flood")]
+    assert len(checked) == len(rejected) == LOGGED_ILLEGAL and len(said) == 2 * LOGGED_ILLEGAL + 1
+    reason = rejected[0].split(": ", 1)[1].rsplit("; ", 1)[0]
+    assert "play:ZZ" in reason
+    total = policy.max_rejections * requests
+    [summary] = [m for m in said if m.startswith("... and")]
+    assert summary.startswith(f"... and {total - LOGGED_ILLEGAL} more illegal answers in sdk-flood")
+    assert f"({total} in all, the first {LOGGED_ILLEGAL} above; {requests} requests ended with the default" in summary
+    assert summary.endswith(f"the last: 'play:ZZ' rejected: {reason}")
 
 
 def test_on_rejected_gets_the_rejected_answer_and_the_reason(

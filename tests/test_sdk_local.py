@@ -14,6 +14,7 @@ import pytest
 from cardarena.engine import play_match
 from cardarena.store.matches import FaultPolicy
 from cardarena_sdk import Bot, LegalAction
+from cardarena_sdk.bot import LOGGED_ILLEGAL
 from cardarena_sdk.local import MAX_REJECTIONS, MAX_STRIKES, LocalFault, play
 
 
@@ -63,7 +64,13 @@ def test_an_always_illegal_bot_gets_the_default_action_and_a_fault_at_the_reject
     requests = calls.count("choose")
     assert requests > 1 and calls == (["choose"] + ["on_rejected"] * (MAX_REJECTIONS - 1)) * requests
     assert [(f.player, f.fault, f.forfeit) for f in result.faults] == [(0, "illegal", False)] * requests
-    assert "(fault illegal)" in caplog.text
+    # The first illegal answers are logged in full, the rest in one line at the match's end.
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == LOGGED_ILLEGAL + 1 and all("rejected: unknown action 'nonsense'" in m for m in said[-1:])
+    assert all("'nonsense' rejected in" in m and "unknown action 'nonsense'" in m for m in said[:-1])
+    total = MAX_REJECTIONS * requests
+    assert said[-1].startswith(f"... and {total - LOGGED_ILLEGAL} more illegal answers in {result.match_id}")
+    assert f"({total} in all, the first {LOGGED_ILLEGAL} above; {requests} requests ended with the default" in said[-1]
     # the default action is the first legal one: the match is the one First plays in that seat
     mirror = play(First(), "german_whist", 2, seed=1, seat=0)[0]
     assert result.seed == mirror.seed and result.scores == mirror.scores

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import logging
 import random
 import sys
 import traceback
@@ -209,6 +210,65 @@ def answer_hint(answer: object, legal: list[LegalAction]) -> str:
         if carrying:
             return f"answer with an action id, e.g. {carrying[0]!r}"
     return ""
+
+
+LOGGED_ILLEGAL = 3
+"""Illegal answers per match whose lines are logged in full (the answer, the legal ids, the
+server's reason); a bot that keeps answering illegally gets one summary line per match after
+them (:class:`IllegalAnswers`), not a line per answer."""
+
+
+class IllegalAnswers:
+    """Which illegal answers of each match the SDK logs (the network client and local play).
+
+    Every line about one illegal answer (the SDK's own check, the server's rejection) is
+    written for the first :data:`LOGGED_ILLEGAL` illegal answers of a match; later ones are
+    counted, and :meth:`end` writes one line at the match's end: how many more there were, how
+    many ended a request with the default action played, and the last one's reason."""
+
+    def __init__(self, log: logging.Logger, limit: int = LOGGED_ILLEGAL) -> None:
+        self.log, self.limit = log, limit
+        self._answers: dict[str, int] = {}
+        self._defaults: dict[str, int] = {}
+        self._last: dict[str, str] = {}
+
+    def note(self, match_id: str) -> bool:
+        """Count one illegal answer in ``match_id``: whether its lines are to be logged."""
+        count = self._answers[match_id] = self._answers.get(match_id, 0) + 1
+        return count <= self.limit
+
+    def quiet(self, match_id: str) -> bool:
+        """Whether the next illegal answer in ``match_id`` goes unlogged (the limit is reached)."""
+        return self._answers.get(match_id, 0) >= self.limit
+
+    def rejected(self, match_id: str, answer: str, reason: str, *, final: bool) -> None:
+        """Keep the reason of an illegal answer's rejection for the summary; ``final``: the
+        last of its request, after which the default action is played (fault ``illegal``)."""
+        self._last[match_id] = f"{answer[:64]!r} rejected: {reason}"
+        if final:
+            self._defaults[match_id] = self._defaults.get(match_id, 0) + 1
+
+    def end(self, match_id: str) -> None:
+        """The match is over (or no longer played here): the summary line, if any was held back."""
+        count = self._answers.pop(match_id, 0)
+        defaults = self._defaults.pop(match_id, 0)
+        last = self._last.pop(match_id, "")
+        if count > self.limit:
+            self.log.warning(
+                "... and %d more illegal answers in %s, not logged one by one (%d in all, the first %d above; "
+                "%d requests ended with the default action played, fault illegal); the last: %s",
+                count - self.limit,
+                match_id,
+                count,
+                self.limit,
+                defaults,
+                last or "no reason received",
+            )
+
+    def end_all(self) -> None:
+        """:meth:`end` for every match with illegal answers counted (a session ending)."""
+        for match_id in list(self._answers):
+            self.end(match_id)
 
 
 def check_bot_spec(spec: str) -> None:

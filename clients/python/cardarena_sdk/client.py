@@ -35,7 +35,7 @@ from typing import Any
 import grpc
 from cardarena.wire import codec
 
-from .bot import Bot, LegalAction, answer_hint, check_bot
+from .bot import Bot, IllegalAnswers, LegalAction, answer_hint, check_bot
 
 log = logging.getLogger("cardarena_sdk")
 pb = codec.arena_pb2
@@ -192,33 +192,39 @@ async def _session(
         # The open request of each seat this session plays, per match: a rejection of its
         # answer is met by asking the bot again (Bot.on_rejected) while the clock runs.
         asked: dict[str, dict[int, _Asked]] = {}
+        illegal = IllegalAnswers(log)  # the first few of each match in full, then a summary
 
         def send(question: _Asked, action: object) -> None:
             request = question.request
             hint = answer_hint(action, question.legal)
             hint = f"; {hint}" if hint else ""
+            question.loud = None
             if not isinstance(action, str):
-                log.error(
-                    "%s returned %r (a %s, not an action id%s) in %s (seq %s); legal ids: %s",
-                    question.step,
-                    action,
-                    type(action).__name__,
-                    hint,
-                    request.match_id,
-                    request.seq,
-                    _ids(question.legal),
-                )
+                question.loud = illegal.note(request.match_id)
+                if question.loud:
+                    log.error(
+                        "%s returned %r (a %s, not an action id%s) in %s (seq %s); legal ids: %s",
+                        question.step,
+                        action,
+                        type(action).__name__,
+                        hint,
+                        request.match_id,
+                        request.seq,
+                        _ids(question.legal),
+                    )
                 action = str(action)
             elif not any(a.id == action for a in question.legal):
-                log.error(
-                    "%s returned %r in %s (seq %s), not a legal id%s; legal ids: %s",
-                    question.step,
-                    action,
-                    request.match_id,
-                    request.seq,
-                    hint,
-                    _ids(question.legal),
-                )
+                question.loud = illegal.note(request.match_id)
+                if question.loud:
+                    log.error(
+                        "%s returned %r in %s (seq %s), not a legal id%s; legal ids: %s",
+                        question.step,
+                        action,
+                        request.match_id,
+                        request.seq,
+                        hint,
+                        _ids(question.legal),
+                    )
             question.answer = action
             late = time.monotonic() - question.deadline
             if question.budget_s > 0 and late > 0:
@@ -273,22 +279,21 @@ async def _session(
             if question is None or r.code != pb.REJECT_ILLEGAL_ACTION:
                 log.warning("action rejected in %s (seq %s): %s", r.match_id, r.seq, r.reason)
                 return
-            if r.move_ms_left <= 0 and r.bank_ms_left <= 0:  # no time left: the server plays a default
+            # Logged as the SDK's check of the same answer was (or counted now, if it passed).
+            loud = illegal.note(r.match_id) if question.loud is None else question.loud
+            final = r.move_ms_left <= 0 and r.bank_ms_left <= 0  # no time left: the server plays a default
+            illegal.rejected(r.match_id, question.answer, r.reason, final=final)
+            if loud:
                 log.warning(
-                    "action %r rejected in %s (seq %s): %s; no time left to answer again",
+                    "action %r rejected in %s (seq %s): %s; %s",
                     question.answer,
                     r.match_id,
                     r.seq,
                     r.reason,
+                    "no time left to answer again" if final else "asking the bot again",
                 )
+            if final:
                 return
-            log.warning(
-                "action %r rejected in %s (seq %s): %s; asking the bot again",
-                question.answer,
-                r.match_id,
-                r.seq,
-                r.reason,
-            )
             question.restart(r.move_ms_left, r.bank_ms_left)
             view, legal, answer_was, reason = question.view, question.legal, question.answer, r.reason
             if type(bot).on_rejected is not Bot.on_rejected:
@@ -344,6 +349,7 @@ async def _session(
             elif kind == "match_end":
                 e = message.match_end
                 asked.pop(e.match_id, None)
+                illegal.end(e.match_id)
                 hook(
                     "on_match_end",
                     e.match_id,
@@ -373,6 +379,7 @@ async def _session(
             for task in pending:
                 task.cancel()
             outbox.put_nowait(None)
+            illegal.end_all()
 
 
 _PLUMBING = (Path(asyncio.__file__).resolve().parent, Path(contextlib.__file__).resolve().parent / "concurrent")
@@ -415,6 +422,9 @@ class _Asked:
     answer: str = ""
     step: str = "choose"
     """The Bot method that gives the next answer (``choose``, then ``on_rejected``)."""
+    loud: bool | None = None
+    """Whether the lines about the last answer are logged (:class:`IllegalAnswers`); ``None``
+    while the SDK's own check found it legal."""
     deadline: float = 0.0
     """When (``time.monotonic()``) the seat's clock runs out for the next answer."""
     budget_s: float = 0.0

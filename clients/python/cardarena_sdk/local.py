@@ -7,7 +7,9 @@ calls it (see :mod:`cardarena_sdk.client` and the service's match runner):
 * an illegal answer is met by ``on_rejected(view, legal, rejected, reason)`` with the engine's
   reason, until ``max_rejections`` illegal answers to one request: the first legal action is
   then played and the fault ``illegal`` recorded (a strike; ``max_strikes`` strikes forfeit the
-  seat, which is then played by default actions without being asked and ranks last);
+  seat, which is then played by default actions without being asked and ranks last); the log
+  has the first illegal answers of each match in full and then one summary line
+  (:class:`~cardarena_sdk.bot.IllegalAnswers`), as over the wire;
 * ``on_event(match_id, seat, action)`` for every action, in the form the bot's seat may see it
   (``State.public_action``; ``""`` when it sees nothing);
 * ``on_match_end(match_id, "completed", scores, ranks)`` at the end, per seat in table order.
@@ -29,7 +31,7 @@ from typing import Any
 from cardarena.engine import Game, MatchRng, State, forfeit_ranks, get_game, public_forms
 from cardarena.wire import codec
 
-from .bot import Bot, LegalAction, answer_hint, builtin_bot, check_bot
+from .bot import Bot, IllegalAnswers, LegalAction, answer_hint, builtin_bot, check_bot
 
 log = logging.getLogger("cardarena_sdk")
 
@@ -150,8 +152,15 @@ class _Match:
         self.scores: tuple[float, ...] = ()
         self.ranks: tuple[int, ...] = ()
         self.won: tuple[bool, ...] | None = None
+        self.illegal = IllegalAnswers(log)  # the first few illegal answers in full, then a summary
 
     def play(self, max_rejections: int, max_strikes: int) -> None:
+        try:
+            self._play(max_rejections, max_strikes)
+        finally:
+            self.illegal.end(self.match_id)
+
+    def _play(self, max_rejections: int, max_strikes: int) -> None:
         state, rng = self.state, MatchRng(self.seed)
         while True:
             seats = state.to_act()
@@ -190,14 +199,17 @@ class _Match:
         view = codec.decode_view(codec.encode_view(game.id, state.view_json(seat)))
         legal: list[LegalAction] = codec.decode_legal(codec.encode_legal(game, legal_ids))
         offered = frozenset(legal_ids)
-        answer = _as_id("choose", bot.choose(view, legal), legal)
+        answer = _as_id("choose", bot.choose(view, legal), legal, self.illegal.quiet(self.match_id))
         rejections = 0
         while answer not in offered:
             rejections += 1
             # The service's reason: the engine's, or that an id it would take in another
             # spelling is not one of the ids offered.
             reason = state.check(seat, answer) or f"{answer[:64]!r} is not one of the {len(legal_ids)} legal action ids"
-            if rejections >= max_rejections:
+            final = rejections >= max_rejections
+            loud = self.illegal.note(self.match_id)
+            self.illegal.rejected(self.match_id, answer, reason, final=final)
+            if loud and final:
                 log.warning(
                     "action %r rejected in %s (seat %d): %s; %d rejections: playing %r (fault illegal)",
                     answer,
@@ -207,11 +219,14 @@ class _Match:
                     rejections,
                     legal_ids[0],
                 )
+            elif loud:
+                log.warning(
+                    "action %r rejected in %s (seat %d): %s; asking the bot again", answer, self.match_id, seat, reason
+                )
+            if final:
                 return legal_ids[0], "illegal"
-            log.warning(
-                "action %r rejected in %s (seat %d): %s; asking the bot again", answer, self.match_id, seat, reason
-            )
-            answer = _as_id("on_rejected", bot.on_rejected(view, legal, answer, reason), legal)
+            given = bot.on_rejected(view, legal, answer, reason)
+            answer = _as_id("on_rejected", given, legal, self.illegal.quiet(self.match_id))
         return answer, ""
 
     def _announce(self, seat: int, action: str) -> None:
@@ -222,10 +237,11 @@ class _Match:
                 _hook("on_event", b.on_event, self.match_id, seat, seen)
 
 
-def _as_id(step: str, answer: object, legal: list[LegalAction]) -> str:
-    """The answer as sent over the wire (the network client sends ``str()`` of a non-string)."""
-    if isinstance(answer, str):
-        return answer
+def _as_id(step: str, answer: object, legal: list[LegalAction], quiet: bool = False) -> str:
+    """The answer as sent over the wire (the network client sends ``str()`` of a non-string);
+    ``quiet``: the match's illegal answers are no longer logged one by one."""
+    if isinstance(answer, str) or quiet:
+        return str(answer)
     hint = answer_hint(answer, legal)
     log.error(
         "%s returned %r (a %s, not an action id%s)", step, answer, type(answer).__name__, f"; {hint}" if hint else ""

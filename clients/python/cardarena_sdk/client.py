@@ -199,32 +199,21 @@ async def _session(
             hint = answer_hint(action, question.legal)
             hint = f"; {hint}" if hint else ""
             question.loud = None
-            if not isinstance(action, str):
+            if not isinstance(action, str) or not any(a.id == action for a in question.legal):
                 question.loud = illegal.note(request.match_id)
+                typed = isinstance(action, str)
                 if question.loud:
                     log.error(
-                        "%s returned %r (a %s, not an action id%s) in %s (seq %s); legal ids: %s",
+                        "%s returned %r%s in %s (seq %s)%s; legal ids: %s",
                         question.step,
                         action,
-                        type(action).__name__,
-                        hint,
+                        "" if typed else f" (a {type(action).__name__}, not an action id{hint})",
                         request.match_id,
                         request.seq,
+                        f", not a legal id{hint}" if typed else "",
                         _ids(question.legal),
                     )
                 action = str(action)
-            elif not any(a.id == action for a in question.legal):
-                question.loud = illegal.note(request.match_id)
-                if question.loud:
-                    log.error(
-                        "%s returned %r in %s (seq %s), not a legal id%s; legal ids: %s",
-                        question.step,
-                        action,
-                        request.match_id,
-                        request.seq,
-                        hint,
-                        _ids(question.legal),
-                    )
             question.answer = action
             late = time.monotonic() - question.deadline
             if question.budget_s > 0 and late > 0:

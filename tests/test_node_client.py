@@ -173,3 +173,60 @@ def test_node_bot_plays_over_tls_and_stops_on_an_untrusted_certificate(
         other.close()
         service.stop()
         client.close()
+
+
+def test_node_bot_plays_with_a_client_certificate_and_stops_without_one(
+    node: str, redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """Mutual TLS (``cardarena service --tls-client-ca``): ``--client-cert/--client-key`` plays a
+    match; without a client certificate the handshake is refused, said in one line, exit 1."""
+    import grpc
+    import trustme
+
+    ca, client_ca = trustme.CA(), trustme.CA()
+    served, bot_cert = ca.issue_cert("localhost", "127.0.0.1"), client_ca.issue_cert("node-bot@cardarena.test")
+    files = {n: tmp_path / f"{n}.pem" for n in ("cert", "key", "ca", "client-ca", "client-cert", "client-key")}
+    served.cert_chain_pems[0].write_to_path(str(files["cert"]))
+    served.private_key_pem.write_to_path(str(files["key"]))
+    ca.cert_pem.write_to_path(str(files["ca"]))
+    client_ca.cert_pem.write_to_path(str(files["client-ca"]))
+    bot_cert.cert_chain_pems[0].write_to_path(str(files["client-cert"]))
+    bot_cert.private_key_pem.write_to_path(str(files["client-key"]))
+    client = client_for(redis_url)
+    matches, bots = MatchStore(client), BotStore(client)
+    tls = ["--tls-cert", str(files["cert"]), "--tls-key", str(files["key"]), "--tls-client-ca", str(files["client-ca"])]
+    service = ServiceProcess(redis_url, *tls)
+    token = bots.register("node-mtls")
+    env = {**service.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    refused = subprocess.run(
+        [node, "random_bot.js", "--ca-cert", str(files["ca"]), service.address, "node-mtls"],
+        cwd=NODE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 1, refused.stderr
+    assert (
+        f"{service.address}: TLS handshake failed: the server requires a client certificate "
+        "(mutual TLS: pass --client-cert FILE --client-key FILE): not retrying"
+    ) in refused.stderr
+    pair = ["--client-cert", str(files["client-cert"]), "--client-key", str(files["client-key"])]
+    argv = [node, "random_bot.js", "--ca-cert", str(files["ca"]), *pair, service.address, "node-mtls"]
+    proc = subprocess.Popen(argv, cwd=NODE_DIR, env=env)
+    credentials = grpc.ssl_channel_credentials(
+        files["ca"].read_bytes(), files["client-key"].read_bytes(), files["client-cert"].read_bytes()
+    )
+    other = ScriptedBot(service.address, bots.register("python-mtls"), "python-mtls", credentials=credentials)
+    other.autoplay()
+    try:
+        _play_to_the_end(matches, MatchSpec("node-mtls", "glaves", 2, ("node-mtls", "python-mtls"), seed=6,
+                                            time_control=TimeControl(5000, 0)))  # fmt: skip
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        other.close()
+        service.stop()
+        client.close()

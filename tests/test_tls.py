@@ -793,3 +793,18 @@ def test_bot_run_refuses_unusable_client_certificate_options_with_one_line(
     assert done.returncode == 2
     assert done.stderr.startswith(f"cardarena: error: {message.format(**names)}"), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_the_sdk_checks_the_client_certificate_files_before_connecting(clients: ClientPki) -> None:
+    """``ValueError`` naming the parameter and the file, before any connection is tried."""
+    for kwargs, message in (
+        ({"client_cert": clients.cert}, "client_cert needs client_key as well (both or neither)"),
+        ({"client_key": clients.key}, "client_key needs client_cert as well (both or neither)"),
+        (
+            {"client_cert": clients.cert, "client_key": clients.stray_key},
+            f"client_cert {clients.cert} / client_key {clients.stray_key}: the key does not match the certificate",
+        ),
+    ):
+        with pytest.raises(ValueError) as info:
+            _run_sdk("127.0.0.1:1", "t", **kwargs)
+        assert str(info.value) == message

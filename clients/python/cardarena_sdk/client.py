@@ -41,7 +41,7 @@ from types import TracebackType
 from typing import Any
 
 import grpc
-from cardarena.pem import read_ca_certificates, read_key_pair
+from cardarena.pem import Pathish, read_ca_certificates, read_key_pair
 from cardarena.wire import codec
 
 from .bot import Bot, LegalAction, answer_hint, check_bot
@@ -57,14 +57,11 @@ class SessionEnded(Exception):
     """The server refused the session for good (bad token, wrong bot, bad Hello)."""
 
 
-PathArg = str | os.PathLike[str]
-
-
 def channel_credentials(
     tls: bool = False,
-    ca_cert: PathArg | None = None,
-    client_cert: PathArg | None = None,
-    client_key: PathArg | None = None,
+    ca_cert: Pathish | None = None,
+    client_cert: Pathish | None = None,
+    client_key: Pathish | None = None,
 ) -> Any:
     """The channel credentials of a client: ``None`` (plaintext) unless ``tls``, ``ca_cert`` or
     a client certificate is given; with TLS, the server's certificate is checked against
@@ -90,14 +87,14 @@ def channel_credentials(
 class _Credentials:
     """How every session of one client connects."""
 
-    grpc: Any = None
+    channel: Any = None
     """The channel credentials (``None``: plaintext)."""
     client_pair: tuple[str, str] | None = None
     """The client certificate and key files it presents (mutual TLS)."""
 
     @property
     def tls(self) -> bool:
-        return self.grpc is not None
+        return self.channel is not None
 
 
 def _dropped_after_handshake(server: str, client_pair: tuple[str, str] | None) -> bool:
@@ -545,9 +542,9 @@ async def run_async(
     max_backoff: float = 5.0,
     give_up_after: float = 60.0,
     tls: bool = False,
-    ca_cert: PathArg | None = None,
-    client_cert: PathArg | None = None,
-    client_key: PathArg | None = None,
+    ca_cert: Pathish | None = None,
+    client_cert: Pathish | None = None,
+    client_key: Pathish | None = None,
 ) -> None:
     """Play on ``server`` until ``stop`` is set, reconnecting with exponential back-off.
 
@@ -634,7 +631,7 @@ async def _keep(
         link = _Link()
         tls_failed = False
         try:
-            await _session(bot, server, token, stop, on_invite, link, credentials.grpc)
+            await _session(bot, server, token, stop, on_invite, link, credentials.channel)
             what = f"the server at {server} ended the session"
         except grpc.aio.AioRpcError as exc:
             if exc.code() in FATAL:
@@ -685,9 +682,9 @@ def run(
     token: str,
     *,
     tls: bool = False,
-    ca_cert: PathArg | None = None,
-    client_cert: PathArg | None = None,
-    client_key: PathArg | None = None,
+    ca_cert: Pathish | None = None,
+    client_cert: Pathish | None = None,
+    client_key: Pathish | None = None,
 ) -> None:
     """Blocking form of :func:`run_async` (until interrupted); ``tls``, ``ca_cert``,
     ``client_cert`` and ``client_key`` as there."""

@@ -43,6 +43,28 @@ def _play_to_the_end(matches: MatchStore, spec: MatchSpec) -> None:
     assert result is not None and result["strikes"] == [0, 0]
 
 
+def _node_plays_one_match(
+    node: str, service: ServiceProcess, env: dict[str, str], flags: list[str], name: str, credentials: object
+) -> None:
+    """The example, started with ``flags`` as ``name`` (``env`` makes it exit after one match),
+    plays a whole match against a scripted bot that connects with ``credentials``."""
+    client = client_for(service.env["REDIS_URL"])
+    matches, bots = MatchStore(client), BotStore(client)
+    proc = subprocess.Popen([node, "random_bot.js", *flags, service.address, name], cwd=NODE_DIR, env=env)
+    other = ScriptedBot(service.address, bots.register(f"python-{name}"), f"python-{name}", credentials=credentials)
+    other.autoplay()
+    try:
+        spec = MatchSpec(name, "glaves", 2, (name, f"python-{name}"), seed=4, time_control=TimeControl(5000, 0))
+        _play_to_the_end(matches, spec)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        other.close()
+        client.close()
+
+
 def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str) -> None:
     client = client_for(redis_url)
     matches, bots = MatchStore(client), BotStore(client)
@@ -142,7 +164,7 @@ def test_node_bot_plays_over_tls_and_stops_on_an_untrusted_certificate(
     ca.cert_pem.write_to_path(str(trusted))
     other_ca.cert_pem.write_to_path(str(untrusted))
     client = client_for(redis_url)
-    matches, bots = MatchStore(client), BotStore(client)
+    bots = BotStore(client)
     service = ServiceProcess(redis_url, "--tls-cert", str(cert), "--tls-key", str(key))
     token = bots.register("node-tls")
     env = {**service.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1"}
@@ -156,21 +178,10 @@ def test_node_bot_plays_over_tls_and_stops_on_an_untrusted_certificate(
     )
     assert refused.returncode == 1, refused.stderr
     assert f"{service.address}: TLS handshake failed: " in refused.stderr
-    proc = subprocess.Popen(
-        [node, "random_bot.js", "--ca-cert", str(trusted), service.address, "node-tls"], cwd=NODE_DIR, env=env
-    )
-    credentials = grpc.ssl_channel_credentials(trusted.read_bytes())
-    other = ScriptedBot(service.address, bots.register("python-tls"), "python-tls", credentials=credentials)
-    other.autoplay()
     try:
-        _play_to_the_end(matches, MatchSpec("node-tls", "glaves", 2, ("node-tls", "python-tls"), seed=4,
-                                            time_control=TimeControl(5000, 0)))  # fmt: skip
-        assert proc.wait(timeout=30) == 0
+        credentials = grpc.ssl_channel_credentials(trusted.read_bytes())
+        _node_plays_one_match(node, service, env, ["--ca-cert", str(trusted)], "node-tls", credentials)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        other.close()
         service.stop()
         client.close()
 
@@ -193,7 +204,7 @@ def test_node_bot_plays_with_a_client_certificate_and_stops_without_one(
     bot_cert.cert_chain_pems[0].write_to_path(str(files["client-cert"]))
     bot_cert.private_key_pem.write_to_path(str(files["client-key"]))
     client = client_for(redis_url)
-    matches, bots = MatchStore(client), BotStore(client)
+    bots = BotStore(client)
     tls = ["--tls-cert", str(files["cert"]), "--tls-key", str(files["key"]), "--tls-client-ca", str(files["client-ca"])]
     service = ServiceProcess(redis_url, *tls)
     token = bots.register("node-mtls")
@@ -212,21 +223,11 @@ def test_node_bot_plays_with_a_client_certificate_and_stops_without_one(
         "(mutual TLS: pass --client-cert FILE --client-key FILE): not retrying"
     ) in refused.stderr
     pair = ["--client-cert", str(files["client-cert"]), "--client-key", str(files["client-key"])]
-    argv = [node, "random_bot.js", "--ca-cert", str(files["ca"]), *pair, service.address, "node-mtls"]
-    proc = subprocess.Popen(argv, cwd=NODE_DIR, env=env)
-    credentials = grpc.ssl_channel_credentials(
-        files["ca"].read_bytes(), files["client-key"].read_bytes(), files["client-cert"].read_bytes()
-    )
-    other = ScriptedBot(service.address, bots.register("python-mtls"), "python-mtls", credentials=credentials)
-    other.autoplay()
     try:
-        _play_to_the_end(matches, MatchSpec("node-mtls", "glaves", 2, ("node-mtls", "python-mtls"), seed=6,
-                                            time_control=TimeControl(5000, 0)))  # fmt: skip
-        assert proc.wait(timeout=30) == 0
+        credentials = grpc.ssl_channel_credentials(
+            files["ca"].read_bytes(), files["client-key"].read_bytes(), files["client-cert"].read_bytes()
+        )
+        _node_plays_one_match(node, service, env, ["--ca-cert", str(files["ca"]), *pair], "node-mtls", credentials)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        other.close()
         service.stop()
         client.close()

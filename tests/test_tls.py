@@ -317,6 +317,50 @@ def test_a_bot_reconnects_over_tls_when_the_service_restarts(
     assert "TLS handshake failed" not in seen + err
 
 
+def _refused_after_a_welcome(
+    redis_url: str,
+    first: ServiceProcess,
+    again: list[str],
+    token: str,
+    caplog: pytest.LogCaptureFixture,
+    refusal: str,
+    **tls: object,
+) -> None:
+    """An SDK bot (``run_async(**tls)``) is welcomed by ``first``, which is then replaced on the
+    same port by a service with the options ``again``: the bot must not end, and must log
+    ``refusal`` as an ERROR on (at least) two retries."""
+    second: ServiceProcess | None = None
+    caplog.set_level(logging.INFO, logger="cardarena_sdk")
+
+    def logged(text: str, level: int = logging.INFO) -> int:
+        return sum(text in r.getMessage() and r.levelno >= level for r in list(caplog.records))
+
+    async def main() -> None:
+        nonlocal second
+        stop = asyncio.Event()
+        run = asyncio.create_task(run_async(RandomBot(), first.address, token, stop=stop, **tls))  # type: ignore[arg-type]
+        deadline = time.monotonic() + 60
+        while not logged("connected to"):
+            assert time.monotonic() < deadline and not run.done(), caplog.text
+            await asyncio.sleep(0.05)
+        await asyncio.to_thread(first.stop)
+        second = await asyncio.to_thread(ServiceProcess, redis_url, "--port", str(first.port), *again)
+        while logged(refusal, logging.ERROR) < 2:
+            assert time.monotonic() < deadline and not run.done(), caplog.text
+            await asyncio.sleep(0.05)
+        stop.set()
+        await run
+
+    try:
+        asyncio.run(main())
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+    assert logged(f"TLS handshake failed: {refusal}", logging.ERROR) >= 2
+    assert "retrying in" in caplog.text
+
+
 def test_a_certificate_changed_under_a_connected_bot_is_logged_as_an_error_and_retried(
     redis_url: str,
     key_prefix: str,
@@ -329,44 +373,14 @@ def test_a_certificate_changed_under_a_connected_bot_is_logged_as_an_error_and_r
     CA) does not end the bot: it may be a redeployment being fixed.  It is logged as an ERROR
     naming the cause on every retry."""
     _, bots = stores
-    token = bots.register("loyal")
     first = ServiceProcess(redis_url, "--grace", "0", "--tls-cert", str(pki.cert), "--tls-key", str(pki.key))
     foreign = trustme.CA().issue_cert("localhost", "127.0.0.1")
     cert, key = tmp_path / "foreign-cert.pem", tmp_path / "foreign-key.pem"
     foreign.cert_chain_pems[0].write_to_path(str(cert))
     foreign.private_key_pem.write_to_path(str(key))
-    second: ServiceProcess | None = None
-    caplog.set_level(logging.INFO, logger="cardarena_sdk")
-
-    def logged(text: str, level: int = logging.INFO) -> int:
-        return sum(text in r.getMessage() and r.levelno >= level for r in list(caplog.records))
-
-    async def main() -> None:
-        nonlocal second
-        stop = asyncio.Event()
-        run = asyncio.create_task(run_async(RandomBot(), first.address, token, stop=stop, ca_cert=pki.ca))
-        deadline = time.monotonic() + 60
-        while not logged("connected to"):
-            assert time.monotonic() < deadline and not run.done(), caplog.text
-            await asyncio.sleep(0.05)
-        await asyncio.to_thread(first.stop)
-        second = await asyncio.to_thread(
-            ServiceProcess, redis_url, "--port", str(first.port), "--tls-cert", str(cert), "--tls-key", str(key)
-        )
-        while logged("the server's certificate is not trusted", logging.ERROR) < 2:
-            assert time.monotonic() < deadline and not run.done(), caplog.text
-            await asyncio.sleep(0.05)
-        stop.set()
-        await run
-
-    try:
-        asyncio.run(main())
-    finally:
-        first.stop()
-        if second is not None:
-            second.stop()
-    assert logged("TLS handshake failed: the server's certificate is not trusted", logging.ERROR) >= 2
-    assert "retrying in" in caplog.text
+    again = ["--tls-cert", str(cert), "--tls-key", str(key)]
+    refusal = "the server's certificate is not trusted"
+    _refused_after_a_welcome(redis_url, first, again, bots.register("loyal"), caplog, refusal, ca_cert=pki.ca)
 
 
 # ---------------------------------------------------------------- certificate reload
@@ -724,50 +738,19 @@ def test_a_client_certificate_refused_after_a_welcome_is_logged_as_an_error_and_
     """The service comes back trusting another client CA: the bot that was welcomed before does
     not end, it logs the refusal as an ERROR on every retry."""
     _, bots = stores
-    token = bots.register("trusted-once")
     tls = ["--grace", "0", "--tls-cert", str(pki.cert), "--tls-key", str(pki.key)]
     first = ServiceProcess(redis_url, *tls, "--tls-client-ca", str(clients.ca))
-    second: ServiceProcess | None = None
-    caplog.set_level(logging.INFO, logger="cardarena_sdk")
-
-    def logged(text: str, level: int = logging.INFO) -> int:
-        return sum(text in r.getMessage() and r.levelno >= level for r in list(caplog.records))
-
-    async def main() -> None:
-        nonlocal second
-        stop = asyncio.Event()
-        run = asyncio.create_task(
-            run_async(
-                RandomBot(),
-                first.address,
-                token,
-                stop=stop,
-                ca_cert=pki.ca,
-                client_cert=clients.cert,
-                client_key=clients.key,
-            )
-        )
-        deadline = time.monotonic() + 60
-        while not logged("connected to"):
-            assert time.monotonic() < deadline and not run.done(), caplog.text
-            await asyncio.sleep(0.05)
-        await asyncio.to_thread(first.stop)
-        second = await asyncio.to_thread(
-            ServiceProcess, redis_url, "--port", str(first.port), *tls, "--tls-client-ca", str(pki.other_ca)
-        )
-        while logged("did not accept the client certificate", logging.ERROR) < 2:
-            assert time.monotonic() < deadline and not run.done(), caplog.text
-            await asyncio.sleep(0.05)
-        stop.set()
-        await run
-
-    try:
-        asyncio.run(main())
-    finally:
-        first.stop()
-        if second is not None:
-            second.stop()
-    assert "retrying in" in caplog.text
+    _refused_after_a_welcome(
+        redis_url,
+        first,
+        [*tls, "--tls-client-ca", str(pki.other_ca)],
+        bots.register("trusted-once"),
+        caplog,
+        "the server did not accept the client certificate",
+        ca_cert=pki.ca,
+        client_cert=clients.cert,
+        client_key=clients.key,
+    )
 
 
 @pytest.mark.parametrize(

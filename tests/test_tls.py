@@ -100,6 +100,39 @@ def _run_sdk(address: str, token: str, timeout: float = 30.0, **tls: object) -> 
     asyncio.run(main())
 
 
+def _bot_run_ends(service: ServiceProcess, token: str, *flags: str) -> str:
+    """``cardarena bot run`` with ``flags`` ends by itself with exit status 1 and no traceback;
+    returns its last line."""
+    done = subprocess.run(
+        [*BOT_RUN, "random", "--server", service.address, "--token", token, *flags],
+        env=service.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stderr.strip().splitlines()[-1]
+
+
+def _sdk_plays(matches: MatchStore, match_id: str, address: str, token: str, **tls: object) -> None:
+    """``run_async(**tls)`` in this process until the match ``match_id`` is done (it must not
+    end before)."""
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        run = asyncio.create_task(run_async(RandomBot(seed=2), address, token, stop=stop, **tls))  # type: ignore[arg-type]
+        deadline = time.monotonic() + 90
+        while await asyncio.to_thread(matches.status, match_id) != "done":
+            assert not run.done(), run.exception()
+            assert time.monotonic() < deadline, matches.info(match_id)
+            await asyncio.sleep(0.1)
+        stop.set()
+        await run
+
+    asyncio.run(play())
+
+
 def test_sdk_bots_over_tls_play_a_whole_match_and_it_is_recorded(
     tls_service: ServiceProcess, pki: Pki, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -112,19 +145,8 @@ def test_sdk_bots_over_tls_play_a_whole_match_and_it_is_recorded(
     spec = MatchSpec("tls", "glaves", 2, ("tls-sdk", "tls-cli"), seed=7, time_control=TimeControl(5000, 0))
     matches.enqueue(spec)
 
-    async def play() -> None:
-        stop = asyncio.Event()
-        run = asyncio.create_task(run_async(RandomBot(seed=2), tls_service.address, token, stop=stop, ca_cert=pki.ca))
-        deadline = time.monotonic() + 90
-        while await asyncio.to_thread(matches.status, "tls") != "done":
-            assert not run.done(), run.exception()
-            assert time.monotonic() < deadline, matches.info("tls")
-            await asyncio.sleep(0.1)
-        stop.set()
-        await run
-
     try:
-        asyncio.run(play())
+        _sdk_plays(matches, "tls", tls_service.address, token, ca_cert=pki.ca)
         assert cli.poll() is None  # still connected, over TLS
     finally:
         stop_process(cli)
@@ -187,15 +209,7 @@ def test_a_client_trusting_another_ca_is_told_and_stops(
     assert "--ca-cert" in str(info.value)
 
     # The system's roots do not know the throwaway CA either: the same, through the CLI.
-    done = subprocess.run(
-        [*BOT_RUN, "random", "--server", tls_service.address, "--token", token, "--tls"],
-        env=tls_service.env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 1, done.stderr
-    last = done.stderr.strip().splitlines()[-1]
+    last = _bot_run_ends(tls_service, token, "--tls")
     assert last.startswith(f"cardarena: error: {tls_service.address}: TLS handshake failed: ")
     assert "not trusted" in last
 
@@ -645,29 +659,9 @@ def test_bots_with_client_certificates_play_on_a_mutual_tls_port(
     token = bots.register("mtls-sdk")
     matches.enqueue(MatchSpec("mtls", "glaves", 2, ("mtls-sdk", "mtls-cli"), seed=8, time_control=TimeControl(5000, 0)))
 
-    async def play() -> None:
-        stop = asyncio.Event()
-        run = asyncio.create_task(
-            run_async(
-                RandomBot(seed=2),
-                mtls_service.address,
-                token,
-                stop=stop,
-                ca_cert=pki.ca,
-                client_cert=clients.cert,
-                client_key=clients.key,
-            )
-        )
-        deadline = time.monotonic() + 90
-        while await asyncio.to_thread(matches.status, "mtls") != "done":
-            assert not run.done(), run.exception()
-            assert time.monotonic() < deadline, matches.info("mtls")
-            await asyncio.sleep(0.1)
-        stop.set()
-        await run
-
     try:
-        asyncio.run(play())
+        tls = {"ca_cert": pki.ca, "client_cert": clients.cert, "client_key": clients.key}
+        _sdk_plays(matches, "mtls", mtls_service.address, token, **tls)
         assert cli.poll() is None
     finally:
         stop_process(cli)
@@ -698,19 +692,10 @@ def test_a_bot_without_a_client_certificate_is_told_and_stops(
     assert "TLS handshake failed: the server requires a client certificate" in str(info.value)
     assert "--client-cert FILE --client-key FILE" in str(info.value)
 
-    done = subprocess.run(
-        [*BOT_RUN, "random", "--server", mtls_service.address, "--token", token, "--ca-cert", str(pki.ca)],
-        env=mtls_service.env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 1, done.stderr
-    last = done.stderr.strip().splitlines()[-1]
+    last = _bot_run_ends(mtls_service, token, "--ca-cert", str(pki.ca))
     assert last.startswith(
         f"cardarena: error: {mtls_service.address}: TLS handshake failed: the server requires a client certificate"
     )
-    assert "Traceback" not in done.stderr
 
 
 def test_a_bot_whose_client_certificate_another_ca_signed_is_told_and_stops(

@@ -86,10 +86,10 @@ def load_server_tls(cert: str | None, key: str | None, client_ca: str | None = N
     return ServerTls(cert, key, pair, client_ca or None, ca_pem)
 
 
-Stamp = tuple[tuple[int, ...] | str, ...]
+_Stamp = tuple[tuple[int, ...] | str, ...]
 
 
-def _stamp(tls: ServerTls) -> Stamp:
+def _stamp(tls: ServerTls) -> _Stamp:
     """What changes when one of the files is replaced or rewritten (no file is read)."""
     stamp: list[tuple[int, ...] | str] = []
     for path in (tls.cert, tls.key, tls.client_ca):
@@ -125,7 +125,7 @@ class CertificateWatch:
         self.check_every = check_every
         self._clock = clock
         self._next = clock() + check_every
-        self._stamp: Stamp | None = None  # unknown: the first check reads the files once more
+        self._stamp: _Stamp | None = None  # unknown: the first check reads the files once more
         self._refused: str | None = None  # why the files' current version is not served (not logged yet)
         self._lock = threading.Lock()
 
@@ -168,8 +168,8 @@ class CertificateWatch:
 
 
 def _fingerprint(chain: bytes) -> str:
-    """The SHA-256 fingerprint of the chain's first (the leaf) certificate, as ``openssl x509
-    -fingerprint -sha256`` prints it without the colons."""
+    """The SHA-256 fingerprint of the chain's first (the leaf) certificate in lower-case hex
+    (``openssl x509 -fingerprint -sha256`` prints the same digits in upper case, with colons)."""
     match = re.search(rb"-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----", chain, re.DOTALL)
     if match is None:
         return ""

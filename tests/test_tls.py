@@ -1,8 +1,9 @@
 """TLS on the bot-facing port (``cardarena service --tls-cert --tls-key``, certificate files
 replaced under a running service, mutual TLS with ``--tls-client-ca``) and in the clients
 (``cardarena bot run --tls/--ca-cert/--client-cert/--client-key``, ``run_async(tls=, ca_cert=,
-client_cert=, client_key=)``, the admin gRPC API), over real gRPC on loopback with real Redis.  Each test makes a throwaway CA and a certificate for
-``localhost``/``127.0.0.1`` with ``trustme``."""
+client_cert=, client_key=)``, the admin gRPC API), over real gRPC on loopback with real Redis.
+Each test makes a throwaway CA and a certificate for ``localhost``/``127.0.0.1`` with
+``trustme``."""
 
 from __future__ import annotations
 

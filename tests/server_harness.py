@@ -8,6 +8,7 @@ import queue
 import subprocess
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -31,9 +32,11 @@ def stores(redis_url: str, key_prefix: str) -> tuple[MatchStore, BotStore]:
 class ServiceProcess:
     """``python -m cardarena.server service`` on a free port (killed in teardown)."""
 
-    def __init__(self, redis_url: str, *args: str) -> None:
+    def __init__(self, redis_url: str, *args: str, log: Path | None = None) -> None:
+        # log: a file that gets the service's stderr (its JSON log lines), for the test to read
         self.env = {**os.environ, "REDIS_URL": redis_url}
-        self.proc, self.port = start_service(self.env, extra=list(args))
+        self.log = None if log is None else log.open("ab")
+        self.proc, self.port = start_service(self.env, extra=list(args), log=self.log)
 
     @property
     def address(self) -> str:
@@ -49,6 +52,8 @@ class ServiceProcess:
 
     def stop(self) -> None:
         stop_process(self.proc)
+        if self.log is not None:
+            self.log.close()
 
 
 class ScriptedBot:

@@ -43,19 +43,29 @@ def _play_to_the_end(matches: MatchStore, spec: MatchSpec) -> None:
     assert result is not None and result["strikes"] == [0, 0]
 
 
-def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str) -> None:
-    client = client_for(redis_url)
+def _node_refused(node: str, service: ServiceProcess, env: dict[str, str], *flags: str) -> str:
+    """The example started with ``flags`` exits 1 by itself; returns what it wrote to stderr."""
+    argv = [node, "random_bot.js", *flags, service.address]
+    done = subprocess.run(argv, cwd=NODE_DIR, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    return done.stderr
+
+
+def _node_plays_one_match(
+    node: str, service: ServiceProcess, env: dict[str, str], flags: list[str], name: str, credentials: object = None
+) -> None:
+    """The example, started with ``flags`` as ``name`` (``env`` makes it exit after one match),
+    plays a whole match against a scripted bot that connects with ``credentials``; the replay
+    reproduces it."""
+    client = client_for(service.env["REDIS_URL"])
     matches, bots = MatchStore(client), BotStore(client)
-    service = ServiceProcess(redis_url)
-    token = bots.register("node-1")
-    env = {**service.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1"}
-    proc = subprocess.Popen([node, "random_bot.js", service.address, "node-1"], cwd=NODE_DIR, env=env)
-    other = ScriptedBot(service.address, bots.register("python-2"), "python-2")
+    proc = subprocess.Popen([node, "random_bot.js", *flags, service.address, name], cwd=NODE_DIR, env=env)
+    other = ScriptedBot(service.address, bots.register(f"python-{name}"), f"python-{name}", credentials=credentials)
     other.autoplay()
     try:
-        _play_to_the_end(matches, MatchSpec("node", "glaves", 2, ("node-1", "python-2"), seed=3,
-                                            time_control=TimeControl(5000, 0)))  # fmt: skip
-        replay = matches.replay("node")
+        spec = MatchSpec(name, "glaves", 2, (name, f"python-{name}"), seed=4, time_control=TimeControl(5000, 0))
+        _play_to_the_end(matches, spec)
+        replay = matches.replay(name)
         assert replay is not None
         rerun(replay)
         assert proc.wait(timeout=30) == 0
@@ -64,7 +74,20 @@ def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str
             proc.kill()
             proc.wait()
         other.close()
+        client.close()
+
+
+def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str) -> None:
+    client = client_for(redis_url)
+    bots = BotStore(client)
+    service = ServiceProcess(redis_url)
+    token = bots.register("node-1")
+    env = {**service.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    try:
+        _node_plays_one_match(node, service, env, [], "node-1")
+    finally:
         service.stop()
+        client.close()
 
 
 def test_node_bot_says_what_to_check_when_its_token_is_refused(node: str, redis_url: str, key_prefix: str) -> None:
@@ -142,34 +165,54 @@ def test_node_bot_plays_over_tls_and_stops_on_an_untrusted_certificate(
     ca.cert_pem.write_to_path(str(trusted))
     other_ca.cert_pem.write_to_path(str(untrusted))
     client = client_for(redis_url)
-    matches, bots = MatchStore(client), BotStore(client)
+    bots = BotStore(client)
     service = ServiceProcess(redis_url, "--tls-cert", str(cert), "--tls-key", str(key))
     token = bots.register("node-tls")
     env = {**service.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1"}
-    refused = subprocess.run(
-        [node, "random_bot.js", "--ca-cert", str(untrusted), service.address, "node-tls"],
-        cwd=NODE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    assert f"{service.address}: TLS handshake failed: " in _node_refused(
+        node, service, env, "--ca-cert", str(untrusted)
     )
-    assert refused.returncode == 1, refused.stderr
-    assert f"{service.address}: TLS handshake failed: " in refused.stderr
-    proc = subprocess.Popen(
-        [node, "random_bot.js", "--ca-cert", str(trusted), service.address, "node-tls"], cwd=NODE_DIR, env=env
-    )
-    credentials = grpc.ssl_channel_credentials(trusted.read_bytes())
-    other = ScriptedBot(service.address, bots.register("python-tls"), "python-tls", credentials=credentials)
-    other.autoplay()
     try:
-        _play_to_the_end(matches, MatchSpec("node-tls", "glaves", 2, ("node-tls", "python-tls"), seed=4,
-                                            time_control=TimeControl(5000, 0)))  # fmt: skip
-        assert proc.wait(timeout=30) == 0
+        credentials = grpc.ssl_channel_credentials(trusted.read_bytes())
+        _node_plays_one_match(node, service, env, ["--ca-cert", str(trusted)], "node-tls", credentials)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        other.close()
+        service.stop()
+        client.close()
+
+
+def test_node_bot_plays_with_a_client_certificate_and_stops_without_one(
+    node: str, redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """Mutual TLS (``cardarena service --tls-client-ca``): ``--client-cert/--client-key`` plays a
+    match; without a client certificate the handshake is refused, said in one line, exit 1."""
+    import grpc
+    import trustme
+
+    ca, client_ca = trustme.CA(), trustme.CA()
+    served, bot_cert = ca.issue_cert("localhost", "127.0.0.1"), client_ca.issue_cert("node-bot@cardarena.test")
+    files = {n: tmp_path / f"{n}.pem" for n in ("cert", "key", "ca", "client-ca", "client-cert", "client-key")}
+    served.cert_chain_pems[0].write_to_path(str(files["cert"]))
+    served.private_key_pem.write_to_path(str(files["key"]))
+    ca.cert_pem.write_to_path(str(files["ca"]))
+    client_ca.cert_pem.write_to_path(str(files["client-ca"]))
+    bot_cert.cert_chain_pems[0].write_to_path(str(files["client-cert"]))
+    bot_cert.private_key_pem.write_to_path(str(files["client-key"]))
+    client = client_for(redis_url)
+    bots = BotStore(client)
+    tls = ["--tls-cert", str(files["cert"]), "--tls-key", str(files["key"]), "--tls-client-ca", str(files["client-ca"])]
+    service = ServiceProcess(redis_url, *tls)
+    token = bots.register("node-mtls")
+    env = {**service.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    assert (
+        f"{service.address}: TLS handshake failed: the server requires a client certificate "
+        "(mutual TLS: pass --client-cert FILE --client-key FILE): not retrying"
+    ) in _node_refused(node, service, env, "--ca-cert", str(files["ca"]))
+    pair = ["--client-cert", str(files["client-cert"]), "--client-key", str(files["client-key"])]
+    try:
+        credentials = grpc.ssl_channel_credentials(
+            files["ca"].read_bytes(), files["client-key"].read_bytes(), files["client-cert"].read_bytes()
+        )
+        _node_plays_one_match(node, service, env, ["--ca-cert", str(files["ca"]), *pair], "node-mtls", credentials)
+    finally:
         service.stop()
         client.close()

@@ -1,5 +1,6 @@
 // A cardarena bot in Node.js: plays a random legal action for every request.
-// Usage: CARDARENA_TOKEN=... node random_bot.js [--tls] [--ca-cert FILE] [host:port] [bot-name]   (see README.md)
+// Usage: CARDARENA_TOKEN=... node random_bot.js [--tls] [--ca-cert FILE] [--client-cert FILE --client-key FILE]
+//        [host:port] [bot-name]   (see README.md)
 // It loads proto/cardarena/v1/arena.proto (the same files the server is generated from).
 //
 // What every bot has to do, in any language (docs/protocol.md):
@@ -12,7 +13,9 @@
 //   is hosted by another service instance.
 'use strict';
 const fs = require('fs');
+const net = require('net');
 const path = require('path');
+const tls = require('tls');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
@@ -28,29 +31,56 @@ const definition = protoLoader.loadSync('cardarena/v1/arena.proto', {
 const v1 = grpc.loadPackageDefinition(definition).cardarena.v1;
 
 // --tls: connect with TLS, trusting the system's root certificates; --ca-cert FILE: trust this PEM
-// certificate instead (a private CA or a self-signed certificate; implies --tls). Every session
+// certificate instead (a private CA or a self-signed certificate; implies --tls);
+// --client-cert FILE --client-key FILE: present this client certificate, for a service that
+// requires one (mutual TLS, `cardarena service --tls-client-ca`; implies --tls). Every session
 // (reconnects, invited addresses) uses the same credentials.
+function usage(message) {
+  console.error(message);
+  process.exit(2);
+}
+
+function readFile(flag, file) {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    return usage(`${flag} ${file}: ${err.message}`);
+  }
+}
+
 const positional = [];
-let tls = false;
-let caCert = null;
+const files = {};
+let useTls = false;
 for (let i = 2; i < process.argv.length; i += 1) {
   const arg = process.argv[i];
   if (arg === '--tls') {
-    tls = true;
-  } else if (arg === '--ca-cert') {
+    useTls = true;
+  } else if (['--ca-cert', '--client-cert', '--client-key'].includes(arg)) {
     i += 1;
-    try {
-      caCert = fs.readFileSync(process.argv[i]);
-    } catch (err) {
-      console.error(`--ca-cert ${process.argv[i]}: ${err.message}`);
-      process.exit(2);
-    }
-    tls = true;
+    files[arg] = { path: process.argv[i], pem: readFile(arg, process.argv[i]) };
+    useTls = true;
   } else {
     positional.push(arg);
   }
 }
-const credentials = tls ? grpc.credentials.createSsl(caCert) : grpc.credentials.createInsecure();
+const caCert = files['--ca-cert'] ? files['--ca-cert'].pem : null;
+const clientCert = files['--client-cert'] ? files['--client-cert'].pem : null;
+const clientKey = files['--client-key'] ? files['--client-key'].pem : null;
+if (Boolean(clientCert) !== Boolean(clientKey)) {
+  usage(clientCert ? '--client-cert needs --client-key as well (both or neither)'
+    : '--client-key needs --client-cert as well (both or neither)');
+}
+if (clientCert) {
+  try {
+    tls.createSecureContext({ cert: clientCert, key: clientKey });
+  } catch (err) {
+    const why = /KEY_VALUES_MISMATCH/i.test(`${err.code} ${err.message}`)
+      ? 'the key does not match the certificate' : `not a valid PEM certificate and key (${err.message})`;
+    usage(`--client-cert ${files['--client-cert'].path} / --client-key ${files['--client-key'].path}: ${why}`);
+  }
+}
+const credentials = useTls
+  ? grpc.credentials.createSsl(caCert, clientKey, clientCert) : grpc.credentials.createInsecure();
 const home = positional[0] || '127.0.0.1:50051';
 const name = positional[1] || '';
 const token = process.env.CARDARENA_TOKEN;
@@ -64,6 +94,9 @@ const GIVE_UP_MS = 60000; // an invited address that stays unreachable this long
 // A failed TLS handshake (an untrusted certificate, one for another host, a port without TLS) is a
 // setting a retry cannot fix: fatal at an address that never welcomed this bot, retried after.
 const TLS_FAILURE = /certificate|handshake|ssl|tls|wrong version|self.signed|altnames/i;
+const CERTIFICATE_REFUSED = clientCert
+  ? 'the server did not accept the client certificate (it must be signed by the CA the service trusts and be valid now)'
+  : 'the server requires a client certificate (mutual TLS: pass --client-cert FILE --client-key FILE)';
 
 const sessions = new Map(); // address -> { stream }
 let ended = 0;
@@ -121,9 +154,9 @@ function connect(address, isHome) {
     const stream = client.Play(metadata);
     state.stream = stream;
     let over = false;
-    const again = (why) => {
-      if (over || stopping) return;
-      over = true;
+    let welcomedHere = false;
+    const retry = (why) => {
+      if (stopping) return;
       if (!isHome && Date.now() - state.lastWelcome > GIVE_UP_MS) {
         console.error(`${address}: ${why}; giving up on it`);
         sessions.delete(address);
@@ -134,10 +167,23 @@ function connect(address, isHome) {
       setTimeout(open, state.delay);
       state.delay = Math.min(5000, state.delay * 2);
     };
+    const again = (why) => {
+      if (over || stopping) return;
+      over = true;
+      retry(why);
+    };
+    const handshakeFailed = (why) => {
+      console.error(`${address}: TLS handshake failed: ${why}: not retrying`);
+      if (isHome) stop(1);
+      over = true;
+      sessions.delete(address);
+      client.close();
+    };
     stream.write({ hello: { bot: name, games: [], max_matches: 4, client: 'cardarena-node-example/0.2' } });
     stream.on('data', (message) => {
       if (message.kind === 'welcome') {
         state.welcomed = true;
+        welcomedHere = true;
         state.delay = 100;
         state.lastWelcome = Date.now();
       }
@@ -150,12 +196,17 @@ function connect(address, isHome) {
         over = true;
         return;
       }
-      if (tls && !state.welcomed && TLS_FAILURE.test(err.details || '')) {
-        console.error(`${address}: TLS handshake failed: ${err.details}: not retrying`);
-        if (isHome) stop(1);
-        over = true;
-        sessions.delete(address);
-        client.close();
+      if (useTls && !state.welcomed && TLS_FAILURE.test(err.details || '')) {
+        handshakeFailed(err.details);
+        return;
+      }
+      if (useTls && !welcomedHere && err.code === grpc.status.UNAVAILABLE) {
+        over = true; // decided once the server has been asked about the client certificate
+        certificateRefused(address).then((refused) => {
+          if (!refused) retry(`stream error ${err.code} ${err.details}`);
+          else if (!state.welcomed) handshakeFailed(CERTIFICATE_REFUSED);
+          else retry(`TLS handshake failed: ${CERTIFICATE_REFUSED}`);
+        });
         return;
       }
       again(`stream error ${err.code} ${err.details}`);
@@ -163,6 +214,40 @@ function connect(address, isHome) {
     stream.on('end', () => again('the server ended the stream'));
   };
   open();
+}
+
+// A gRPC server that requires client certificates refuses one (none, or one its CA did not sign)
+// by closing the connection right after the TLS 1.3 handshake, without an alert, and grpc-js
+// only says it could not connect. Ask once more with a bare TLS connection: a server that accepts
+// the certificate starts HTTP/2 at once; one that refuses it closes before its first byte.
+function certificateRefused(address) {
+  const at = address.lastIndexOf(':');
+  const host = address.slice(0, at).replace(/^\[(.*)\]$/, '$1');
+  return new Promise((resolve) => {
+    let handshaken = false;
+    let answered = false;
+    let timedOut = false;
+    const socket = tls.connect({
+      host,
+      port: Number(address.slice(at + 1)),
+      servername: net.isIP(host) ? '' : host,
+      ALPNProtocols: ['h2'],
+      rejectUnauthorized: false, // only the server's verdict on this client's certificate matters
+      key: clientKey || undefined,
+      cert: clientCert || undefined,
+    });
+    socket.setTimeout(5000, () => {
+      timedOut = true;
+      socket.destroy();
+    });
+    socket.on('secureConnect', () => { handshaken = true; });
+    socket.on('data', () => {
+      answered = true;
+      socket.destroy();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(handshaken && !answered && !timedOut));
+  });
 }
 
 // What to check when the server refuses the session for good.

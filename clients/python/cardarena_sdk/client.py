@@ -15,6 +15,13 @@ another host, a port that does not speak TLS) is a setting a retry cannot fix: a
 has not yet welcomed the client it ends the run (:class:`SessionEnded`, saying which it is); at an
 address that has (a server redeployed with another certificate) it is logged as an error each
 time and retried with back-off like any lost connection.
+
+Mutual TLS (``client_cert=..., client_key=...``, ``cardarena bot run --client-cert FILE
+--client-key FILE``): the client presents that certificate in every handshake, for a service
+started with ``--tls-client-ca``.  Such a service refuses a client without a certificate, or with
+one its CA did not sign, by closing the connection right after the handshake, which gRPC reports
+as "Socket closed" only; the client then asks the server once more with a bare TLS connection to
+tell that refusal from a server going away, and treats it as a failed handshake (above).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import contextlib
 import logging
 import os
 import random
+import socket
 import ssl
 import time
 from collections.abc import Callable
@@ -33,6 +41,7 @@ from types import TracebackType
 from typing import Any
 
 import grpc
+from cardarena.pem import Pathish, read_ca_certificates, read_key_pair
 from cardarena.wire import codec
 
 from .bot import Bot, IllegalAnswers, LegalAction, answer_hint, check_bot
@@ -48,27 +57,87 @@ class SessionEnded(Exception):
     """The server refused the session for good (bad token, wrong bot, bad Hello)."""
 
 
-def channel_credentials(tls: bool = False, ca_cert: str | os.PathLike[str] | None = None) -> Any:
-    """The channel credentials of a client: ``None`` (plaintext) unless ``tls`` or ``ca_cert``;
-    with TLS, the server's certificate is checked against ``ca_cert`` (a PEM file: a private CA
-    or a self-signed certificate) or, without it, the system's root certificates.
+def channel_credentials(
+    tls: bool = False,
+    ca_cert: Pathish | None = None,
+    client_cert: Pathish | None = None,
+    client_key: Pathish | None = None,
+) -> Any:
+    """The channel credentials of a client: ``None`` (plaintext) unless ``tls``, ``ca_cert`` or
+    a client certificate is given; with TLS, the server's certificate is checked against
+    ``ca_cert`` (a PEM file: a private CA or a self-signed certificate) or, without it, the
+    system's root certificates.  ``client_cert`` and ``client_key`` (PEM files, both or neither;
+    the key unencrypted) are presented to a service that requires client certificates.
 
-    The file is read now: ``ValueError`` naming it when it cannot be read or holds no PEM
-    certificate.
+    The files are read now: ``ValueError`` naming one that cannot be read, holds no PEM
+    certificate or key, or a key that does not match ``client_cert``.
     """
-    if ca_cert is None:
-        return grpc.ssl_channel_credentials() if tls else None
+    pair = read_key_pair(client_cert, client_key, names=("client_cert", "client_key"))
+    root = None if ca_cert is None else read_ca_certificates(ca_cert, name="CA certificate")
+    if not (tls or root or pair):
+        return None
+    if pair is None:
+        return grpc.ssl_channel_credentials(root_certificates=root)
+    return grpc.ssl_channel_credentials(
+        root_certificates=root, private_key=pair.private_key, certificate_chain=pair.cert_chain
+    )
+
+
+@dataclass(frozen=True)
+class _Credentials:
+    """How every session of one client connects."""
+
+    channel: Any = None
+    """The channel credentials (``None``: plaintext)."""
+    client_pair: tuple[str, str] | None = None
+    """The client certificate and key files it presents (mutual TLS)."""
+
+    @property
+    def tls(self) -> bool:
+        return self.channel is not None
+
+
+def _dropped_after_handshake(server: str, client_pair: tuple[str, str] | None) -> bool:
+    """Whether the server at ``server`` (``host:port``) completes a TLS handshake with this
+    client's certificate (or with none) and then closes the connection before its first byte.
+
+    That is how a gRPC server that requires client certificates refuses one under TLS 1.3: it
+    sends no alert, so gRPC's own error says only "Socket closed".  A server that accepts the
+    certificate starts HTTP/2 at once; one that is going away refuses the connection or fails
+    the handshake.  The server's own certificate is not checked here: only its verdict matters.
+    """
+    host, _, port = server.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    context.set_alpn_protocols(["h2"])
     try:
-        pem = Path(ca_cert).read_bytes()
-    except OSError as exc:
-        raise ValueError(f"CA certificate {os.fspath(ca_cert)}: {exc.strerror or exc}") from None
-    try:
-        if b"-----BEGIN CERTIFICATE-----" not in pem:
-            raise ValueError
-        ssl.create_default_context(cadata=pem.decode("ascii"))
-    except (ssl.SSLError, UnicodeDecodeError, ValueError):
-        raise ValueError(f"CA certificate {os.fspath(ca_cert)}: no PEM certificate in it") from None
-    return grpc.ssl_channel_credentials(root_certificates=pem)
+        if client_pair is not None:
+            context.load_cert_chain(*client_pair)
+        with (
+            socket.create_connection((host, int(port)), timeout=5) as raw,
+            context.wrap_socket(raw, server_hostname=host) as conn,
+        ):
+            return conn.recv(1) == b""
+    except (OSError, ValueError):  # not answered, not TLS, or files changed: no verdict
+        return False
+
+
+async def _certificate_problem(server: str, credentials: _Credentials) -> str | None:
+    """What a TLS connect that failed with "Socket closed" says about the client certificate
+    (``None``: nothing; see :func:`_dropped_after_handshake`)."""
+    if not await asyncio.to_thread(_dropped_after_handshake, server, credentials.client_pair):
+        return None
+    if credentials.client_pair is None:
+        return (
+            "TLS handshake failed: the server requires a client certificate (mutual TLS: pass one, "
+            "--client-cert FILE --client-key FILE, client_cert=..., client_key=...)"
+        )
+    return (
+        "TLS handshake failed: the server did not accept the client certificate (it must be signed "
+        "by the CA the service trusts, its --tls-client-ca, and be valid now)"
+    )
 
 
 def _tls_problem(details: str, tls: bool) -> str | None:
@@ -472,14 +541,18 @@ async def run_async(
     max_backoff: float = 5.0,
     give_up_after: float = 60.0,
     tls: bool = False,
-    ca_cert: str | os.PathLike[str] | None = None,
+    ca_cert: Pathish | None = None,
+    client_cert: Pathish | None = None,
+    client_key: Pathish | None = None,
 ) -> None:
     """Play on ``server`` until ``stop`` is set, reconnecting with exponential back-off.
 
     ``tls``: connect with TLS, checking the server's certificate against the system's root
-    certificates, or against ``ca_cert`` (a PEM file; implies ``tls``) when given.  Every
-    session (reconnects, invited addresses) uses the same credentials.  ``ValueError`` at once
-    when ``ca_cert`` cannot be read.
+    certificates, or against ``ca_cert`` (a PEM file; implies ``tls``) when given.
+    ``client_cert`` and ``client_key`` (PEM files, both or neither; imply ``tls``): the client
+    certificate for a service that requires one (mutual TLS).  Every session (reconnects,
+    invited addresses) uses the same credentials.  ``ValueError`` at once when a file cannot be
+    used (see :func:`channel_credentials`).
 
     ``server`` is reconnected to for as long as this runs.  An address the bot is invited to
     (another instance hosting one of its matches) is followed with its own reconnects until it
@@ -497,7 +570,8 @@ async def run_async(
     """
     check_bot(bot)
     check_address(server)
-    credentials = channel_credentials(tls, ca_cert)
+    pair = (os.fspath(client_cert), os.fspath(client_key)) if client_cert and client_key else None
+    credentials = _Credentials(channel_credentials(tls, ca_cert, client_cert, client_key), pair)
     stop = stop or asyncio.Event()
     followed: dict[str, asyncio.Task[None]] = {}
 
@@ -541,21 +615,22 @@ async def _keep(
     max_backoff: float,
     on_invite: Callable[[str], None] | None,
     give_up_after: float | None,
-    credentials: Any = None,
+    credentials: _Credentials,
 ) -> None:
     """One address: sessions with reconnects until ``stop``, or until it has had no welcome for
     ``give_up_after`` seconds since its last session (since the start, before the first one);
-    ``None``: never given up.  A TLS handshake failure ends it (:class:`SessionEnded`) while the
-    address has never welcomed the client; later it is logged as an error and retried."""
+    ``None``: never given up.  A TLS handshake failure (a refused client certificate included)
+    ends it (:class:`SessionEnded`) while the address has never welcomed the client; later it is
+    logged as an error and retried."""
     delay = 0.05
     reached = time.monotonic()
     welcomed_once = False
-    tls = credentials is not None
+    tls = credentials.tls
     while not stop.is_set():
         link = _Link()
         tls_failed = False
         try:
-            await _session(bot, server, token, stop, on_invite, link, credentials)
+            await _session(bot, server, token, stop, on_invite, link, credentials.channel)
             what = f"the server at {server} ended the session"
         except grpc.aio.AioRpcError as exc:
             if exc.code() in FATAL:
@@ -565,6 +640,8 @@ async def _keep(
             details = exc.details() or ""
             why = f"{exc.code().name}: {details}"
             problem = _tls_problem(details, tls) if not link.welcomed else None
+            if problem is None and tls and not link.welcomed and "Socket closed" in details:
+                problem = await _certificate_problem(server, credentials)
             if problem is not None:
                 if not welcomed_once:
                     raise SessionEnded(f"{server}: {problem} ({why})") from None
@@ -604,7 +681,10 @@ def run(
     token: str,
     *,
     tls: bool = False,
-    ca_cert: str | os.PathLike[str] | None = None,
+    ca_cert: Pathish | None = None,
+    client_cert: Pathish | None = None,
+    client_key: Pathish | None = None,
 ) -> None:
-    """Blocking form of :func:`run_async` (until interrupted); ``tls`` and ``ca_cert`` as there."""
-    asyncio.run(run_async(bot, server, token, tls=tls, ca_cert=ca_cert))
+    """Blocking form of :func:`run_async` (until interrupted); ``tls``, ``ca_cert``,
+    ``client_cert`` and ``client_key`` as there."""
+    asyncio.run(run_async(bot, server, token, tls=tls, ca_cert=ca_cert, client_cert=client_cert, client_key=client_key))

@@ -51,14 +51,15 @@ def _redis(args: argparse.Namespace) -> Iterator[str]:
 
 
 def _service(args: argparse.Namespace) -> int:
+    from ..pem import PemError
     from ..store.connection import client_for
     from .observability import configure_logging
     from .service import Instance, Limits
-    from .tls import TlsError, load_server_tls
+    from .tls import load_server_tls
 
-    try:  # the files are read once, now: a bad one is a one-line error before anything starts
-        tls = load_server_tls(args.tls_cert, args.tls_key)
-    except TlsError as exc:
+    try:  # the files are checked now: a bad one is a one-line error before anything starts
+        tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
+    except PemError as exc:
         _usage(str(exc))
     configure_logging()
     # The event loop is busy with gRPC while Redis calls run in worker threads: with the default
@@ -188,7 +189,9 @@ def _bot_retire(args: argparse.Namespace) -> int:
 
 def _bot_run(args: argparse.Namespace) -> int:
     from cardarena_sdk import load_bot
-    from cardarena_sdk.client import SessionEnded, channel_credentials, check_address, run_async
+    from cardarena_sdk.client import SessionEnded, check_address, run_async
+
+    from ..pem import PemError, read_ca_certificates, read_key_pair
 
     # Connects, failed connects with their back-off, session ends and the bot's errors (a
     # raising choose, an illegal id) go to stderr.
@@ -205,22 +208,33 @@ def _bot_run(args: argparse.Namespace) -> int:
         bot.name = args.name
     if args.max_matches:
         bot.max_matches = args.max_matches
-    tls = bool(args.tls or args.ca_cert)
+    tls = bool(args.tls or args.ca_cert or args.client_cert or args.client_key)
     try:
         check_address(args.server)
     except ValueError as exc:
         _usage(str(exc).replace("server address", "--server", 1))
-    try:
-        channel_credentials(tls, args.ca_cert)  # the file is checked before anything connects
-    except ValueError as exc:
-        _usage(str(exc).replace("CA certificate", "--ca-cert", 1))
+    try:  # the files are checked before anything connects
+        if args.ca_cert:
+            read_ca_certificates(args.ca_cert, name="--ca-cert")
+        read_key_pair(args.client_cert, args.client_key, names=("--client-cert", "--client-key"))
+    except PemError as exc:
+        _usage(str(exc))
 
     async def main() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        await run_async(bot, args.server, token, stop=stop, tls=tls, ca_cert=args.ca_cert)
+        await run_async(
+            bot,
+            args.server,
+            token,
+            stop=stop,
+            tls=tls,
+            ca_cert=args.ca_cert,
+            client_cert=args.client_cert,
+            client_key=args.client_key,
+        )
 
     try:
         asyncio.run(main())
@@ -642,9 +656,16 @@ def register(sub: Any) -> None:
     svc.add_argument(
         "--tls-cert",
         metavar="FILE",
-        help="serve TLS only, with this PEM certificate (chain); needs --tls-key (default: plaintext)",
+        help="serve TLS only, with this PEM certificate (chain); needs --tls-key (default: plaintext); "
+        "a replaced file is served to new connections within a second",
     )
     svc.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")
+    svc.add_argument(
+        "--tls-client-ca",
+        metavar="FILE",
+        help="mutual TLS: require a client certificate signed by this PEM CA as well as the bot's token "
+        "(needs --tls-cert)",
+    )
     svc.add_argument(
         "--grace", type=at_least(0), default=10, help="seconds live matches get on shutdown (default %(default)s)"
     )
@@ -716,6 +737,13 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="connect with TLS, trusting this PEM certificate (a private CA or a self-signed one; implies --tls)",
     )
+    run.add_argument(
+        "--client-cert",
+        metavar="FILE",
+        help="mutual TLS: present this PEM client certificate (chain), for a service started with "
+        "--tls-client-ca; needs --client-key; implies --tls",
+    )
+    run.add_argument("--client-key", metavar="FILE", help="the PEM private key of --client-cert (unencrypted)")
     run.add_argument("--name", help="the registered bot name (default: from the token)")
     run.add_argument("--seed", default=None, help="seed of the built-in bots' random choices (default: random)")
     run.add_argument(

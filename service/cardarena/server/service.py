@@ -395,7 +395,9 @@ class Instance:
         self.admin_token = admin_token if admin_token is not None else os.environ.get("CARDARENA_ADMIN_TOKEN")
         self.host, self.port = host, port
         self.tls = tls
-        """With it the port serves TLS only (``cardarena service --tls-cert --tls-key``)."""
+        """With it the port serves TLS only (``cardarena service --tls-cert --tls-key``), and
+        requires client certificates too with ``--tls-client-ca``; the files are watched for
+        replacement (:class:`~cardarena.server.tls.CertificateWatch`)."""
         self.hub = Hub(
             instance=self.name,
             sessions_per_bot=self.limits.sessions_per_bot,
@@ -469,6 +471,7 @@ class Instance:
                     "port": self.port,
                     "advertise": self.advertise,
                     "tls": "on" if self.tls is not None else "off",
+                    "mtls": "on" if self.tls is not None and self.tls.mutual else "off",
                 }
             },
         )

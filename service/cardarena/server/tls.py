@@ -1,81 +1,180 @@
-"""TLS for the service's gRPC port: the certificate files, read and checked once at start.
+"""TLS for the service's gRPC port: the certificate files, checked at start and watched while the
+service runs.
 
-``cardarena service --tls-cert FILE --tls-key FILE`` (PEM) makes the port serve TLS only.  The
-files are read and checked here, before the service starts (both or neither; readable; a
-certificate chain and the unencrypted key that matches it), so a mistake is a one-line error, not
-a traceback or a port that fails every handshake.
+``cardarena service --tls-cert FILE --tls-key FILE`` (PEM) makes the port serve TLS only;
+``--tls-client-ca FILE`` adds mutual TLS: the port then also requires a client certificate signed
+by that CA (bots still send their token).  The files are read and checked before the service
+starts (:func:`load_server_tls`, one-line :class:`~cardarena.pem.PemError`), then watched
+(:class:`CertificateWatch`): gRPC asks for the port's certificates before each new TLS handshake,
+and a replacement of the files (a renewed certificate) is served from the next handshake on,
+while established connections keep theirs.  A replacement that cannot be served (half written,
+a key that does not match) leaves the port serving the last good files.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import os
 import re
 import ssl
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import grpc
 
+from ..pem import KeyPair, PemError, read_ca_certificates, read_key_pair
 
-class TlsError(ValueError):
-    """A TLS option that cannot be used (the message names the option and the file)."""
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class ServerTls:
-    """The PEM bytes the port serves TLS with."""
+    """The port's TLS files (paths) and what they held when they were last read."""
 
-    cert_chain: bytes
-    private_key: bytes
+    cert: str
+    key: str
+    pair: KeyPair
+    client_ca: str | None = None
+    """``--tls-client-ca``: with it, clients must present a certificate this CA signed."""
+    client_ca_pem: bytes | None = None
 
-    def credentials(self) -> Any:
-        """``grpc.ssl_server_credentials`` for ``add_secure_port``."""
-        return grpc.ssl_server_credentials([(self.private_key, self.cert_chain)])
+    @property
+    def mutual(self) -> bool:
+        """Whether the port requires client certificates."""
+        return self.client_ca is not None
 
-
-def _read(flag: str, path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise TlsError(f"{flag} {path}: {exc.strerror or exc}") from None
-
-
-def load_server_tls(cert: str | None, key: str | None) -> ServerTls | None:
-    """The TLS settings of ``--tls-cert`` and ``--tls-key`` (``None``: no TLS).
-
-    Raises :class:`TlsError` when only one of cert and key is given, a file cannot be read, the
-    certificate or key is not PEM, or they do not belong together.
-    """
-    if not cert and not key:
-        return None
-    if not cert or not key:
-        missing, given = ("--tls-key", "--tls-cert") if cert else ("--tls-cert", "--tls-key")
-        raise TlsError(f"{given} needs {missing} as well (both or neither)")
-    chain, private_key = _read("--tls-cert", cert), _read("--tls-key", key)
-    if b"-----BEGIN CERTIFICATE-----" not in chain:
-        raise TlsError(f"--tls-cert {cert}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)")
-    if not re.search(rb"-----BEGIN [A-Z ]*PRIVATE KEY-----", private_key):
-        raise TlsError(f"--tls-key {key}: no PEM private key in it (-----BEGIN PRIVATE KEY-----)")
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    try:
-        context.load_cert_chain(cert, key, password=_no_password)
-    except _Encrypted:
-        raise TlsError(f"--tls-key {key}: the key is encrypted; give the service an unencrypted key") from None
-    except ssl.SSLError as exc:
-        why = (
-            "the key does not match the certificate"
-            if exc.reason == "KEY_VALUES_MISMATCH"
-            else f"not a valid PEM certificate and key ({exc})"
+    def configuration(self) -> Any:
+        """The files as a ``grpc.ssl_server_certificate_configuration``."""
+        return grpc.ssl_server_certificate_configuration(
+            [(self.pair.private_key, self.pair.cert_chain)], root_certificates=self.client_ca_pem
         )
-        raise TlsError(f"--tls-cert {cert} / --tls-key {key}: {why}") from None
-    except OSError as exc:
-        raise TlsError(f"--tls-cert {cert} / --tls-key {key}: {exc.strerror or exc}") from None
-    return ServerTls(cert_chain=chain, private_key=private_key)
+
+    def credentials(self, check_every: float = 1.0) -> Any:
+        """Server credentials for ``add_secure_port`` that serve the files as they are now and
+        take a replacement of them for new connections (checked at most every ``check_every``
+        seconds)."""
+        watch = CertificateWatch(self, check_every)
+        return grpc.dynamic_ssl_server_credentials(
+            self.configuration(), watch.fetch, require_client_authentication=self.mutual
+        )
+
+    def fields(self) -> dict[str, str]:
+        """The files and the served certificate's fingerprint, for log lines."""
+        fields = {"cert": self.cert, "key": self.key, "cert_sha256": _fingerprint(self.pair.cert_chain)}
+        if self.client_ca is not None:
+            fields["client_ca"] = self.client_ca
+        return fields
 
 
-class _Encrypted(Exception):
-    """The key asked for a password (never prompted for on the terminal)."""
+def load_server_tls(cert: str | None, key: str | None, client_ca: str | None = None) -> ServerTls | None:
+    """The TLS settings of ``--tls-cert``, ``--tls-key`` and ``--tls-client-ca`` (``None``: no TLS).
+
+    Raises :class:`~cardarena.pem.PemError` when only one of cert and key is given, a client CA
+    is given without them, a file cannot be read, the certificate or key is not PEM, they do not
+    belong together, or the client CA file holds no PEM certificate.
+    """
+    if not cert and not key and client_ca:
+        raise PemError("--tls-client-ca needs --tls-cert and --tls-key (client certificates are asked for over TLS)")
+    pair = read_key_pair(cert, key, names=("--tls-cert", "--tls-key"))
+    if pair is None or cert is None or key is None:
+        return None
+    ca_pem = read_ca_certificates(client_ca, name="--tls-client-ca") if client_ca else None
+    return ServerTls(cert, key, pair, client_ca or None, ca_pem)
 
 
-def _no_password() -> str:
-    raise _Encrypted
+_Stamp = tuple[tuple[int, ...] | str, ...]
+
+
+def _stamp(tls: ServerTls) -> _Stamp:
+    """What changes when one of the files is replaced or rewritten (no file is read)."""
+    stamp: list[tuple[int, ...] | str] = []
+    for path in (tls.cert, tls.key, tls.client_ca):
+        if path is None:
+            continue
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            stamp.append(f"{exc.errno}")
+        else:
+            stamp.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(stamp)
+
+
+class CertificateWatch:
+    """The fetcher of ``grpc.dynamic_ssl_server_credentials``: gRPC calls :meth:`fetch` before
+    each new TLS handshake, and it answers ``None`` (keep serving what you have) or the files'
+    new configuration.
+
+    It looks at the files' metadata at most every ``check_every`` seconds and reads them only
+    when that changed.  New files are served once they pass :func:`load_server_tls`'s checks
+    (an ``info`` line ``tls_reloaded``).  Files that fail them leave the last good ones served;
+    when they still fail a check later (not a replacement caught halfway: the certificate
+    renamed into place, the key not yet), a ``warning`` ``tls_files_refused`` says why, once for
+    that version of the files.
+    """
+
+    def __init__(
+        self, serving: ServerTls, check_every: float = 1.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.serving = serving
+        """What the port serves to new connections."""
+        self.check_every = check_every
+        self._clock = clock
+        self._next = clock() + check_every
+        self._stamp: _Stamp | None = None  # unknown: the first check reads the files once more
+        self._refused: str | None = None  # why the files' current version is not served (not logged yet)
+        self._lock = threading.Lock()
+
+    def fetch(self) -> Any:
+        """``None``, or the ``ServerCertificateConfiguration`` to serve from now on."""
+        now = self._clock()
+        if now < self._next or not self._lock.acquire(blocking=False):
+            return None
+        try:
+            self._next = now + self.check_every
+            return self._check()
+        except Exception:  # never into gRPC's handshake: keep serving what is served
+            log.exception("tls_reload_failed", extra={"fields": self.serving.fields()})
+            return None
+        finally:
+            self._lock.release()
+
+    def _check(self) -> Any:
+        stamp = _stamp(self.serving)
+        if stamp == self._stamp:
+            if self._refused is not None:
+                fields = self.serving.fields()
+                fields["still_serving_sha256"] = fields.pop("cert_sha256")
+                log.warning("tls_files_refused", extra={"fields": {**fields, "reason": self._refused}})
+                self._refused = None
+            return None
+        self._stamp = stamp
+        current = self.serving
+        try:
+            loaded = load_server_tls(current.cert, current.key, current.client_ca)
+        except PemError as exc:
+            self._refused = str(exc)
+            return None
+        self._refused = None
+        if loaded is None or loaded == current:
+            return None
+        self.serving = loaded
+        log.info("tls_reloaded", extra={"fields": loaded.fields()})
+        return loaded.configuration()
+
+
+def _fingerprint(chain: bytes) -> str:
+    """The SHA-256 fingerprint of the chain's first (the leaf) certificate in lower-case hex
+    (``openssl x509 -fingerprint -sha256`` prints the same digits in upper case, with colons)."""
+    match = re.search(rb"-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----", chain, re.DOTALL)
+    if match is None:
+        return ""
+    try:
+        der = ssl.PEM_cert_to_DER_cert(match.group().decode("ascii"))
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    return hashlib.sha256(der).hexdigest()

@@ -8,6 +8,7 @@ import queue
 import subprocess
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -31,9 +32,14 @@ def stores(redis_url: str, key_prefix: str) -> tuple[MatchStore, BotStore]:
 class ServiceProcess:
     """``python -m cardarena.server service`` on a free port (killed in teardown)."""
 
-    def __init__(self, redis_url: str, *args: str) -> None:
+    def __init__(self, redis_url: str, *args: str, log: Path | None = None) -> None:
+        """``log``: a file for the service's log (its stderr), else only its last lines are kept."""
         self.env = {**os.environ, "REDIS_URL": redis_url}
-        self.proc, self.port = start_service(self.env, extra=list(args))
+        if log is None:
+            self.proc, self.port = start_service(self.env, extra=list(args))
+        else:
+            with log.open("ab") as sink:
+                self.proc, self.port = start_service(self.env, extra=list(args), log=sink)
 
     @property
     def address(self) -> str:

@@ -4,12 +4,15 @@ one instance (the other relays a MatchInvite) and complete exactly once."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from cardarena.engine import rerun
 from cardarena.server.commands import stop_process
+from cardarena.server.service import too_many_sessions
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
@@ -141,7 +144,7 @@ def test_sessions_per_bot_count_on_every_instance_and_lapse_with_a_dead_one(redi
                 extra = ScriptedBot(svc.address, token, "spread")
                 streams.append(extra)
                 assert extra.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
-                assert extra.error is not None and extra.error.details() == "at most 2 sessions per bot"
+                assert extra.error is not None and extra.error.details() == too_many_sessions(2)
             a.close()  # its lease is given back: the bot may open a session on the other instance
             deadline = time.monotonic() + 30
             while not _opens(two.address, token):
@@ -168,6 +171,49 @@ def test_sessions_per_bot_count_on_every_instance_and_lapse_with_a_dead_one(redi
             while not _opens(two.address, token):
                 assert time.monotonic() < deadline, "the dead instance's lease did not lapse"
                 time.sleep(0.25)
+        finally:
+            for stream in streams:
+                stream.close()
+            two.stop()
+    finally:
+        one.stop()
+
+
+def test_a_refused_session_says_the_limit_spans_the_instances(redis_url: str, key_prefix: str, tmp_path: Path) -> None:
+    """More instances than ``--sessions-per-bot``: a bot process connected to one instance and
+    invited to the other is refused there.  The bot is told that the limit counts every
+    instance and what to do, and the refusing instance logs it (it logged nothing before, and
+    the bot read only "at most 1 sessions per bot")."""
+    import grpc
+
+    from .server_harness import ScriptedBot
+
+    token = BotStore(client_for(redis_url)).register("spread")
+    limit = ("--sessions-per-bot", "1", "--grace", "0")
+    one = ServiceProcess(redis_url, "--instance-name", "lim-a", *limit)
+    streams: list[ScriptedBot] = []
+    try:
+        two = ServiceProcess(redis_url, "--instance-name", "lim-b", *limit, log=tmp_path / "lim-b.log")
+        try:
+            home = ScriptedBot(one.address, token, "spread")
+            streams.append(home)
+            assert home.expect("welcome").instance == "lim-a"
+            invited = ScriptedBot(two.address, token, "spread")
+            streams.append(invited)
+            assert invited.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            details = invited.error.details() if invited.error is not None else ""
+            assert details.startswith("at most 1 sessions per bot, on all service instances together"), details
+            assert "--sessions-per-bot" in details
+            deadline = time.monotonic() + 30
+            while True:
+                logged = [json.loads(line) for line in (tmp_path / "lim-b.log").read_text().splitlines() if "{" in line]
+                refused = [e for e in logged if e.get("event") == "session_refused"]
+                if refused:
+                    break
+                assert time.monotonic() < deadline, "the refusal was not logged"
+                time.sleep(0.1)
+            assert refused[0]["bot"] == "spread" and refused[0]["limit"] == 1
+            assert refused[0]["where"] == "all instances"
         finally:
             for stream in streams:
                 stream.close()

@@ -168,14 +168,17 @@ def _status(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     try:
         with _stores() as (ts, _, _url):
-            found = ts.list(args.status, limit=args.limit)
+            found = ts.list(args.status, limit=args.limit + 1, offset=args.offset)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
+    more, found = len(found) > args.limit, found[: args.limit]
     if args.json:
         print(json.dumps({"tournaments": [t.to_json() for t in found]}))
         return 0
     if not found:
-        print("no tournaments" + (f" {args.status}" if args.status else ""))
+        print("no tournaments" + (f" {args.status}" if args.status else "") + (" this far back" if args.offset else ""))
+    if more:  # on stderr: stdout stays one line per tournament
+        print(f"(older ones: --offset {args.offset + args.limit})", file=sys.stderr)
     for t in found:
         name = f"  {t.name!r}" if t.name and t.name != _default_name(t.game, t.players) else ""
         when = _utc(t.created_at) + " UTC" if t.created_at else "-"
@@ -494,6 +497,9 @@ def register(sub: Any) -> None:
     listing = tsub.add_parser("list", help="the tournaments, newest first")
     listing.add_argument("--status", choices=STATUSES, help="only those with this status")
     listing.add_argument("--limit", type=at_least(1), default=20, help="at most this many (default %(default)s)")
+    listing.add_argument(
+        "--offset", type=at_least(0), default=0, help="skip the newest N (the next page: --offset LIMIT; default 0)"
+    )
     listing.add_argument(
         "--json", action="store_true", help='{"tournaments": [...]}, each as `status --json` prints it'
     )

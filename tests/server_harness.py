@@ -33,10 +33,13 @@ class ServiceProcess:
     """``python -m cardarena.server service`` on a free port (killed in teardown)."""
 
     def __init__(self, redis_url: str, *args: str, log: Path | None = None) -> None:
-        # log: a file that gets the service's stderr (its JSON log lines), for the test to read
+        """``log``: a file for the service's log (its stderr), else only its last lines are kept."""
         self.env = {**os.environ, "REDIS_URL": redis_url}
-        self.log = None if log is None else log.open("ab")
-        self.proc, self.port = start_service(self.env, extra=list(args), log=self.log)
+        if log is None:
+            self.proc, self.port = start_service(self.env, extra=list(args))
+        else:
+            with log.open("ab") as sink:
+                self.proc, self.port = start_service(self.env, extra=list(args), log=sink)
 
     @property
     def address(self) -> str:
@@ -52,8 +55,6 @@ class ServiceProcess:
 
     def stop(self) -> None:
         stop_process(self.proc)
-        if self.log is not None:
-            self.log.close()
 
 
 class ScriptedBot:

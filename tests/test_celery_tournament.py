@@ -408,3 +408,31 @@ def test_the_info_log_is_about_the_work_not_the_sweeps(
     assert len(lines) < 10  # of over 60 sweeps run
     assert not any(sweep in beat for sweep in sweeps)
     assert "Sending due task" not in beat and "beat: leading" in beat
+
+
+@pytest.mark.parametrize(
+    ("role", "setting", "value"),
+    [
+        ("beat", "CARDARENA_PRUNE_S", "1h"),
+        ("beat", "CARDARENA_TICK_S", "0"),
+        ("beat", "CARDARENA_BEAT_LEASE_S", "ten"),
+        ("worker", "CARDARENA_WATCHDOG_STALE_S", "-5"),
+        ("worker", "CARDARENA_REPLAY_RETENTION_DAYS", "28d"),
+    ],
+)
+def test_worker_and_beat_refuse_a_bad_setting_in_one_line(role: str, setting: str, value: str) -> None:
+    """A period that is not a number of seconds (``1h``) used to end beat with a traceback, 0
+    made it send without pause, and a bad retention let the worker start, then log an error
+    once an hour and never drop a replay: each is now refused before anything starts."""
+    env = {**os.environ, "REDIS_URL": "redis://127.0.0.1:1/0", setting: value}
+    env.pop("CARDARENA_PREFIX", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", role, "--no-supervise"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith(f"cardarena: error: {setting} must be a number of ") and "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and repr(value) in out.stderr

@@ -308,6 +308,20 @@ def test_tournaments_page_without_schedules_says_so(client: FlaskClient, seeded:
     assert "no recurring schedules" in page and 'class="list schedules"' not in page
 
 
+def test_a_tournaments_page_past_the_last_one_says_so(client: FlaskClient, seeded: Seeded) -> None:
+    """An old link (``?offset=`` of a page that has emptied) or a hand-typed offset past the end
+    showed a range "51–50" (and, with no tournament running, "no tournaments yet" on a
+    deployment that has some)."""
+    first = client.get("/tournaments").get_data(as_text=True)
+    assert "no tournaments yet" not in first
+    past = client.get("/tournaments?offset=50&limit=25")
+    assert past.status_code == 200
+    page = past.get_data(as_text=True)
+    assert "no tournaments yet" not in page
+    assert "no finished or cancelled tournaments this far back" in page
+    assert "51–50" not in page and 'href="/tournaments?offset=25&amp;limit=25"' in page
+
+
 def test_bots_page_lists_every_bot_linked_and_paged(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
     from cardarena.store.bots import BotStore
 

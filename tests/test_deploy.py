@@ -68,6 +68,19 @@ def test_compose_ports_and_environment_agree_with_commands() -> None:
             )
 
 
+def test_the_retention_setting_reaches_the_workers() -> None:
+    """docs/deploy.md has operators set ``CARDARENA_REPLAY_RETENTION_DAYS`` in the workers'
+    environment (the prune task runs there): the compose file passes it from the shell, as it
+    does the admin token (empty: kept for ever), and the manifest shows where it goes."""
+    workers = [svc for svc in compose()["services"].values() if svc.get("command", [""])[0] == "worker"]
+    assert workers
+    for svc in workers:
+        assert svc["environment"]["CARDARENA_REPLAY_RETENTION_DAYS"] == "${CARDARENA_REPLAY_RETENTION_DAYS:-}"
+    manifest = (DEPLOY / "k8s" / "cardarena.yaml").read_text()
+    worker = manifest.split("name: cardarena-worker", 1)[1].split("---", 1)[0]
+    assert "# - {name: CARDARENA_REPLAY_RETENTION_DAYS" in worker
+
+
 def test_k8s_manifests_agree_with_the_cli() -> None:
     parser = build_parser()
     seen = set()

@@ -4,18 +4,22 @@ one instance (the other relays a MatchInvite) and complete exactly once."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from cardarena.engine import rerun
 from cardarena.server.commands import stop_process
+from cardarena.server.service import too_many_sessions
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena.store.presence import PresenceStore
 
-from .server_harness import ServiceProcess
+from .server_harness import ScriptedBot, ServiceProcess
 
 
 @pytest.fixture
@@ -116,6 +120,27 @@ def test_invites_reach_a_bot_busy_on_another_instance(redis_url: str, key_prefix
     assert presence.next_invite("other", 0.2) is None
 
 
+@contextlib.contextmanager
+def _limited_pair(
+    redis_url: str, limit: int, log: Path | None = None
+) -> Iterator[tuple[ServiceProcess, ServiceProcess, list[ScriptedBot]]]:
+    """Instances ``lim-a`` and ``lim-b`` with ``--sessions-per-bot limit`` (``lim-b`` logging to
+    ``log``), and a list for the test's streams, all closed and stopped at the end."""
+    flags = ("--sessions-per-bot", str(limit), "--grace", "0")
+    one = ServiceProcess(redis_url, "--instance-name", "lim-a", *flags)
+    streams: list[ScriptedBot] = []
+    try:
+        two = ServiceProcess(redis_url, "--instance-name", "lim-b", *flags, log=log)
+        try:
+            yield one, two, streams
+        finally:
+            for stream in streams:
+                stream.close()
+            two.stop()
+    finally:
+        one.stop()
+
+
 def test_sessions_per_bot_count_on_every_instance_and_lapse_with_a_dead_one(redis_url: str, key_prefix: str) -> None:
     """``--sessions-per-bot 2`` on two instances on one Redis: a bot with a session on each
     gets no third on either (each stream holds a lease in Redis, taken before its Hello);
@@ -123,57 +148,76 @@ def test_sessions_per_bot_count_on_every_instance_and_lapse_with_a_dead_one(redi
     (their TTL, 10 presence intervals) and the other instance admits the bot again."""
     import grpc
 
-    from .server_harness import ScriptedBot
     from .test_server_outbox import _opens
 
     bots = BotStore(client_for(redis_url))
     token = bots.register("spread")
-    one = ServiceProcess(redis_url, "--instance-name", "lim-a", "--sessions-per-bot", "2", "--grace", "0")
-    streams: list[ScriptedBot] = []
-    try:
-        two = ServiceProcess(redis_url, "--instance-name", "lim-b", "--sessions-per-bot", "2", "--grace", "0")
-        try:
-            a, b = ScriptedBot(one.address, token, "spread"), ScriptedBot(two.address, token, "spread")
-            streams += [a, b]
-            assert a.expect("welcome").instance == "lim-a"
-            assert b.expect("welcome").instance == "lim-b"
-            for svc in (one, two):
-                extra = ScriptedBot(svc.address, token, "spread")
-                streams.append(extra)
-                assert extra.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
-                assert extra.error is not None and extra.error.details() == "at most 2 sessions per bot"
-            a.close()  # its lease is given back: the bot may open a session on the other instance
-            deadline = time.monotonic() + 30
-            while not _opens(two.address, token):
-                assert time.monotonic() < deadline, "the closed stream's lease was not given back"
-                time.sleep(0.1)
-            # The probe that just opened on `two` gives its lease back once its end reaches the
-            # service: until then it still counts, so the new session may be refused a while.
-            deadline = time.monotonic() + 30
-            while True:
-                c = ScriptedBot(one.address, token, "spread")
-                streams.append(c)
-                first = next(c.messages(), None)
-                if first is not None and first.WhichOneof("kind") == "welcome":
-                    break
-                assert first is None and c.error is not None, first  # refused: the stream ended
-                assert c.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, c.error
-                assert time.monotonic() < deadline, "the probe's lease was not given back"
-                time.sleep(0.1)
-            assert first.welcome.instance == "lim-a"
-            one.proc.kill()  # no shutdown: its lease stays in Redis until it lapses
-            one.proc.wait(10)
-            assert not _opens(two.address, token)  # well within the 10 s lease
-            deadline = time.monotonic() + 60
-            while not _opens(two.address, token):
-                assert time.monotonic() < deadline, "the dead instance's lease did not lapse"
-                time.sleep(0.25)
-        finally:
-            for stream in streams:
-                stream.close()
-            two.stop()
-    finally:
-        one.stop()
+    with _limited_pair(redis_url, 2) as (one, two, streams):
+        a, b = ScriptedBot(one.address, token, "spread"), ScriptedBot(two.address, token, "spread")
+        streams += [a, b]
+        assert a.expect("welcome").instance == "lim-a"
+        assert b.expect("welcome").instance == "lim-b"
+        for svc in (one, two):
+            extra = ScriptedBot(svc.address, token, "spread")
+            streams.append(extra)
+            assert extra.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert extra.error is not None and extra.error.details() == too_many_sessions(2)
+        a.close()  # its lease is given back: the bot may open a session on the other instance
+        deadline = time.monotonic() + 30
+        while not _opens(two.address, token):
+            assert time.monotonic() < deadline, "the closed stream's lease was not given back"
+            time.sleep(0.1)
+        # The probe that just opened on `two` gives its lease back once its end reaches the
+        # service: until then it still counts, so the new session may be refused a while.
+        deadline = time.monotonic() + 30
+        while True:
+            c = ScriptedBot(one.address, token, "spread")
+            streams.append(c)
+            first = next(c.messages(), None)
+            if first is not None and first.WhichOneof("kind") == "welcome":
+                break
+            assert first is None and c.error is not None, first  # refused: the stream ended
+            assert c.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, c.error
+            assert time.monotonic() < deadline, "the probe's lease was not given back"
+            time.sleep(0.1)
+        assert first.welcome.instance == "lim-a"
+        one.proc.kill()  # no shutdown: its lease stays in Redis until it lapses
+        one.proc.wait(10)
+        assert not _opens(two.address, token)  # well within the 10 s lease
+        deadline = time.monotonic() + 60
+        while not _opens(two.address, token):
+            assert time.monotonic() < deadline, "the dead instance's lease did not lapse"
+            time.sleep(0.25)
+
+
+def test_a_refused_session_says_the_limit_spans_the_instances(redis_url: str, key_prefix: str, tmp_path: Path) -> None:
+    """More instances than ``--sessions-per-bot``: a bot process connected to one instance and
+    invited to the other is refused there.  The bot is told that the limit counts every
+    instance and what to do, and the refusing instance logs it (it logged nothing before, and
+    the bot read only "at most 1 sessions per bot")."""
+    import grpc
+
+    token = BotStore(client_for(redis_url)).register("spread")
+    with _limited_pair(redis_url, 1, log=tmp_path / "lim-b.log") as (one, two, streams):
+        home = ScriptedBot(one.address, token, "spread")
+        streams.append(home)
+        assert home.expect("welcome").instance == "lim-a"
+        invited = ScriptedBot(two.address, token, "spread")
+        streams.append(invited)
+        assert invited.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        details = invited.error.details() if invited.error is not None else ""
+        assert details.startswith("at most 1 sessions per bot, on all service instances together"), details
+        assert "--sessions-per-bot" in details
+        deadline = time.monotonic() + 30
+        while True:
+            logged = [json.loads(line) for line in (tmp_path / "lim-b.log").read_text().splitlines() if "{" in line]
+            refused = [e for e in logged if e.get("event") == "session_refused"]
+            if refused:
+                break
+            assert time.monotonic() < deadline, "the refusal was not logged"
+            time.sleep(0.1)
+        assert refused[0]["bot"] == "spread" and refused[0]["limit"] == 1
+        assert refused[0]["where"] == "all instances"
 
 
 def test_session_leases_in_redis(redis_url: str, key_prefix: str) -> None:

@@ -385,7 +385,7 @@ def test_api_and_page_of_a_pruned_replay(client: redis.Redis, web: FlaskClient) 
     page = web.get(f"/matches/{mid}")
     assert page.status_code == 200
     html = page.get_data(as_text=True)
-    assert "replay pruned after 30 days" in html and 'id="replay-pruned"' in html
+    assert "This match is finished: replay pruned after 30 days" in html and 'id="replay-pruned"' in html
     result = detail["result"]
     assert f"<td>{result['scores'][0]}</td><td>{result['ranks'][0]}</td>" in html
     assert web.get("/api/v1/matches/nope/replay").status_code == 404

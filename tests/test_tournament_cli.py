@@ -260,6 +260,15 @@ def test_list_shows_the_tournaments_newest_first(redis_url: str, key_prefix: str
     assert [t["id"] for t in data["tournaments"]] == ["tnew"] and data["tournaments"][0]["entrants"] == ["a", "b"]
     bad = _cli("tournament", "list", "--status", "done", env=env)
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+    # A term of nightly runs is more than a page: --offset reaches the older ones, and a page
+    # that is not the last says how (on stderr: stdout stays one line per tournament).
+    first = _cli("tournament", "list", "--limit", "1", env=env)
+    assert [line.split()[0] for line in first.stdout.splitlines()] == ["tnew"]
+    assert "(older ones: --offset 1)" in first.stderr
+    older = _cli("tournament", "list", "--limit", "1", "--offset", "1", env=env)
+    assert [line.split()[0] for line in older.stdout.splitlines()] == ["told"] and "older ones" not in older.stderr
+    past = _cli("tournament", "list", "--offset", "5", env=env)
+    assert past.stdout.strip() == "no tournaments this far back"
     client.close()
 
 

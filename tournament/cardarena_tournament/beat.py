@@ -26,9 +26,11 @@ from cardarena.store.connection import client_for
 from cardarena.store.keys import key
 from celery.beat import PersistentScheduler
 
+from .celery_app import seconds_setting
+
 log = logging.getLogger(__name__)
 
-LEASE_S = float(os.environ.get("CARDARENA_BEAT_LEASE_S", "10"))
+LEASE_S = seconds_setting("CARDARENA_BEAT_LEASE_S", 10.0)
 """How long the leading beat's lease lasts without renewal (a standby takes over after this)."""
 
 _RENEW = """

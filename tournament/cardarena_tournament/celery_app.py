@@ -32,13 +32,32 @@ VISIBILITY_TIMEOUT_S = 3600
 """Broker visibility timeout: an unacknowledged message is redelivered after this long."""
 TASK_TIME_LIMIT_S = 600
 """Hard per-task limit, well below :data:`VISIBILITY_TIMEOUT_S`."""
-TICK_S = float(os.environ.get("CARDARENA_TICK_S", "1"))
+
+
+def seconds_setting(name: str, default: float, environ: Mapping[str, str] | None = None) -> float:
+    """The period (or timeout) in seconds set by the environment variable ``name``, else
+    ``default`` when it is unset or empty.  ``ValueError`` naming the variable for anything but
+    a number > 0 (``30``, ``0.5``; not ``30s``), so that ``cardarena worker`` / ``beat`` can
+    refuse it in one line instead of a traceback (or, for 0, a beat sending without pause)."""
+    raw = (os.environ if environ is None else environ).get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} must be a number of seconds > 0 (e.g. {default:g}), not {raw!r}")
+    return value
+
+
+TICK_S = seconds_setting("CARDARENA_TICK_S", 1.0)
 """Period of ``consume_results`` and ``start_due_schedules``."""
-RECONCILE_S = float(os.environ.get("CARDARENA_RECONCILE_S", "15"))
+RECONCILE_S = seconds_setting("CARDARENA_RECONCILE_S", 15.0)
 """Period of ``reconcile``."""
-HEARTBEAT_S = float(os.environ.get("CARDARENA_HEARTBEAT_S", "10"))
+HEARTBEAT_S = seconds_setting("CARDARENA_HEARTBEAT_S", 10.0)
 """Period of the watchdog heartbeat task."""
-PRUNE_S = float(os.environ.get("CARDARENA_PRUNE_S", "3600"))
+PRUNE_S = seconds_setting("CARDARENA_PRUNE_S", 3600.0)
 """Period of ``prune`` (retention: acknowledged stream entries always, old replays when
 ``CARDARENA_REPLAY_RETENTION_DAYS`` is set in the worker's environment)."""
 

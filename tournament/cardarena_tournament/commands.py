@@ -168,14 +168,17 @@ def _status(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     try:
         with _stores() as (ts, _, _url):
-            found = ts.list(args.status, limit=args.limit)
+            found = ts.list(args.status, limit=args.limit + 1, offset=args.offset)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
+    more, found = len(found) > args.limit, found[: args.limit]
     if args.json:
         print(json.dumps({"tournaments": [t.to_json() for t in found]}))
         return 0
     if not found:
-        print("no tournaments" + (f" {args.status}" if args.status else ""))
+        print("no tournaments" + (f" {args.status}" if args.status else "") + (" this far back" if args.offset else ""))
+    if more:  # on stderr: stdout stays one line per tournament
+        print(f"(older ones: --offset {args.offset + args.limit})", file=sys.stderr)
     for t in found:
         name = f"  {t.name!r}" if t.name and t.name != _default_name(t.game, t.players) else ""
         when = _utc(t.created_at) + " UTC" if t.created_at else "-"
@@ -379,13 +382,31 @@ def prune_lines(report: PruneReport) -> list[str]:
     return out
 
 
-def _worker(args: argparse.Namespace) -> int:
-    from .celery_app import redis_url
-
+def settings_problem(role: str) -> str | None:
+    """What is wrong with the settings ``cardarena worker`` or ``beat`` (``role``) reads from
+    its environment, in one line, or ``None``: ``REDIS_URL`` unset, a period that is not a
+    number of seconds > 0 (``CARDARENA_TICK_S``, ``CARDARENA_PRUNE_S`` ...) and, for the
+    worker, which runs the ``prune`` task, a bad ``CARDARENA_REPLAY_RETENTION_DAYS``.  Checked
+    before the process starts, so that a typo is one line at deploy time rather than a
+    traceback, or a retention that is never applied with one error in the log an hour."""
     try:
+        from . import beat, watchdog  # noqa: F401 (their periods are read when imported)
+        from .celery_app import redis_url
+
         redis_url()
-    except RuntimeError as exc:
-        return _fail(str(exc))
+        if role == "worker":
+            from cardarena.store.retention import retention_days
+
+            retention_days()
+    except (RuntimeError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
+def _worker(args: argparse.Namespace) -> int:
+    problem = settings_problem("worker")
+    if problem:
+        return _fail(problem)
     if not args.no_supervise:
         # Run the Celery worker as a supervised child: it is restarted if it crashes (kombu can
         # die on a Redis connection loss) or if the watchdog ends it (exit status 70).
@@ -418,12 +439,9 @@ def _worker(args: argparse.Namespace) -> int:
 def _beat(args: argparse.Namespace) -> int:
     from cardarena.store.keys import prefix
 
-    from .celery_app import redis_url
-
-    try:
-        redis_url()
-    except RuntimeError as exc:
-        return _fail(str(exc))
+    problem = settings_problem("beat")
+    if problem:
+        return _fail(problem)
     state = Path(args.state) if args.state else DEFAULT_DATA_DIR / f"celerybeat-{prefix().strip(':') or 'ca'}"
     state.parent.mkdir(parents=True, exist_ok=True)
     if not args.no_supervise:
@@ -486,6 +504,9 @@ def register(sub: Any) -> None:
     listing.add_argument("--status", choices=STATUSES, help="only those with this status")
     listing.add_argument("--limit", type=at_least(1), default=20, help="at most this many (default %(default)s)")
     listing.add_argument(
+        "--offset", type=at_least(0), default=0, help="skip the newest N (the next page: --offset LIMIT; default 0)"
+    )
+    listing.add_argument(
         "--json", action="store_true", help='{"tournaments": [...]}, each as `status --json` prints it'
     )
     listing.set_defaults(func=_list)
@@ -523,8 +544,10 @@ def register(sub: Any) -> None:
         help="drop replays of tournaments that ended long ago and the results stream's acknowledged entries",
         description="Drop the replays of matches whose tournament ended more than DAYS ago (results, "
         "standings, ratings and match lists are kept) and the results-stream entries every consumer group has "
-        "acknowledged. Tournaments still upcoming or running are never touched. Beat runs this every "
-        "CARDARENA_PRUNE_S seconds (default 3600).",
+        "acknowledged. Tournaments still upcoming or running are never touched. Redis: REDIS_URL, else the "
+        "embedded default. The deployment does this by itself: beat sends the prune task every "
+        "CARDARENA_PRUNE_S seconds (default 3600) and a worker runs it with the CARDARENA_REPLAY_RETENTION_DAYS "
+        "of the worker's environment.",
     )
     prune.add_argument(
         "--older-than",

@@ -29,11 +29,11 @@ import threading
 import time
 from typing import Any
 
-from .celery_app import HEARTBEAT_S
+from .celery_app import HEARTBEAT_S, seconds_setting
 
-STALE_AFTER_S = float(os.environ.get("CARDARENA_WATCHDOG_STALE_S", str(max(60.0, 6 * HEARTBEAT_S))))
+STALE_AFTER_S = seconds_setting("CARDARENA_WATCHDOG_STALE_S", max(60.0, 6 * HEARTBEAT_S))
 """A worker that has not started a task for this long while messages wait is restarted."""
-SHUTDOWN_BOUND_S = float(os.environ.get("CARDARENA_WATCHDOG_SHUTDOWN_S", "30"))
+SHUTDOWN_BOUND_S = seconds_setting("CARDARENA_WATCHDOG_SHUTDOWN_S", 30.0)
 """A worker still alive this long after it stopped running (a wedged shutdown) exits."""
 EXIT_STATUS = 70
 """Exit status of a worker the watchdog stopped."""

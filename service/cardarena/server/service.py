@@ -85,6 +85,18 @@ def bearer(context: Any) -> str | None:
     return None
 
 
+def too_many_sessions(limit: int) -> str:
+    """Why a bot's new stream is refused (``RESOURCE_EXHAUSTED``): the limit counts the bot's
+    sessions on every instance sharing the Redis, and a bot process holds one to each instance
+    it is invited to, so a deployment with more instances than ``--sessions-per-bot`` refuses
+    even a single bot process somewhere."""
+    return (
+        f"at most {limit} sessions per bot, on all service instances together (a bot process keeps "
+        "one to each instance it plays on): end another session of this bot, or ask the operator "
+        "to raise --sessions-per-bot"
+    )
+
+
 class ArenaServicer:
     """``Arena.Play``: authenticate, read Hello, then pump the session both ways."""
 
@@ -104,9 +116,10 @@ class ArenaServicer:
         assert bot is not None and token is not None
         # The slot is taken now, before Hello: streams opened at once count against the limit,
         # here and (a lease in Redis) on every instance.
-        refused = f"at most {inst.limits.sessions_per_bot} sessions per bot"
+        limit = inst.limits.sessions_per_bot
         if not inst.hub.admit(bot):
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refused)
+            log.warning("session_refused", extra={"fields": {"bot": bot, "limit": limit, "where": "this instance"}})
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_sessions(limit))
         lease = uuid.uuid4().hex
         try:
             leased = await inst.take_lease(bot, lease)
@@ -115,7 +128,8 @@ class ArenaServicer:
             raise
         if not leased:
             inst.hub.unadmit(bot)
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refused)
+            log.warning("session_refused", extra={"fields": {"bot": bot, "limit": limit, "where": "all instances"}})
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_sessions(limit))
         messages = request_iterator.__aiter__()
         opened = False
         try:
@@ -545,7 +559,7 @@ class Instance:
             for session in self.hub.sessions.get(bot, []):
                 if session.lease == lease:
                     log.info("session_lease_lost", extra={"fields": {"bot": bot, "session": session.id}})
-                    session.close(abort=(grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {limit} sessions per bot"))
+                    session.close(abort=(grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_sessions(limit)))
 
     async def _presence_loop(self) -> None:
         """Advertise this instance's bots (with a TTL) and read the other instances'."""

@@ -73,7 +73,10 @@ def retention_days(environ: dict[str, str] | None = None) -> float | None:
     raw = (os.environ if environ is None else environ).get(RETENTION_ENV, "").strip()
     if not raw:
         return None
-    return checked_days(raw, RETENTION_ENV)
+    try:
+        return checked_days(raw, RETENTION_ENV)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (unset or empty: replays are kept for ever)") from None
 
 
 def checked_days(raw: str | float, what: str) -> float:

@@ -287,3 +287,68 @@ def test_truncated_only_when_matches_were_left_out(
     assert src.list_matches(found, ghost, 0, 50) == src.MatchPage([], False, False)
     store.enqueue(MatchSpec("few:3", "glaves", 2, ("a", "b"), 3, tournament="few"))
     assert src.list_matches(found, ghost, 0, 50).truncated
+
+
+def _hgetall_calls(redis_url: str) -> Callable[[], int]:
+    """How many ``HGETALL`` the Redis server has run so far (``INFO commandstats``): one per
+    match record read (``MatchStore.info``/``infos``)."""
+    r = client_for(redis_url)
+    return lambda: int(r.info("commandstats").get("cmdstat_hgetall", {}).get("calls", 0))
+
+
+def test_a_filtered_list_of_a_big_tournament_reads_only_the_matches_it_shows(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """``/matches?tournament=T`` with ``game`` or ``bot`` (anyone may ask, with any offset)
+    reads the match records of the page it answers, not every match of the tournament: a game
+    the tournament does not play, a bot it does not seat or an offset past the end read none,
+    and a deep page of a bot's matches reads that page.  (It scanned the tournament's matches:
+    seconds of work per request for a tournament of tens of thousands of matches.)"""
+    from cardarena.store.matches import MatchSpec, MatchStore
+    from cardarena.store.tournaments import Tournament
+
+    r = client_for(redis_url)
+    ts, ms = TournamentStore(r), MatchStore(r)
+    bots = [f"b{n}" for n in range(6)]
+    pairs = [(a, b) for a in bots for b in bots if a != b]
+    entries = [{"match_id": f"big:0:{n}:0:0", "seats": list(pairs[n % len(pairs)])} for n in range(1500)]
+    ts.create(Tournament(id="big", name="big", game="glaves", players=2, entrants=tuple(bots), deal_sets=50))
+    ts.start("big", entries)
+    ms.enqueue_many(
+        [MatchSpec(e["match_id"], "glaves", 2, tuple(e["seats"]), n, tournament="big") for n, e in enumerate(entries)]
+    )
+    counted = [e["match_id"] for e in entries[100:160]]
+    for mid in counted:
+        ts.record("big", mid, {"scores": [1, 0], "ranks": [1, 2]})
+    reads = _hgetall_calls(redis_url)
+
+    def listed(url: str) -> tuple[list[str], Any, int]:
+        before = reads()
+        body = _json_items(client, url)
+        return [m["id"] for m in body["items"]], body, reads() - before
+
+    for url in (
+        "/api/v1/matches?tournament=big&game=knaves",
+        "/api/v1/matches?tournament=big&bot=nobody",
+        "/api/v1/matches?tournament=big&bot=b1&offset=1000000",
+        "/matches?tournament=big&bot=nobody&offset=900000&limit=200",
+    ):
+        before = reads()
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert reads() - before <= 1, f"{url} read {reads() - before} records (the tournament's, and match records)"
+        if url.startswith("/api/"):
+            assert response.get_json()["items"] == [], url
+
+    every: list[str] = []
+    while len(every) < len(entries):
+        page, _, _ = listed(f"/api/v1/matches?tournament=big&limit=200&offset={len(every)}")
+        every += page
+    seats = {e["match_id"]: e["seats"] for e in entries}
+    of_b1 = [m for m in every if "b1" in seats[m]]
+    assert every[:3] == counted[::-1][:3]  # most recently counted first
+    page, body, read = listed("/api/v1/matches?tournament=big&bot=b1&offset=180&limit=20")
+    assert page == of_b1[180:200] and body["next_offset"] == 200
+    assert read <= 22, f"a page of 20 read {read} records"
+    page, body, read = listed(f"/api/v1/matches?tournament=big&bot=b1&game=glaves&offset={len(of_b1) - 5}")
+    assert page == of_b1[-5:] and body["next_offset"] is None and read <= 6

@@ -156,13 +156,14 @@ def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) ->
     """A page of match summaries, newest first, and whether more follow.
 
     Every list is read from where its matches are listed, however many others were stored
-    after them, and a page reads ``limit + 1`` ids: unfiltered, ``matches:all``; by a stored
-    tournament, the tournament's own lists (``TournamentStore.match_ids``: most recently
-    counted first, then the rest in play order); by ``bot`` and/or ``game``, their index
-    (``MatchStore.listed``, newest first).  A stored tournament with ``bot`` or ``game`` scans
-    the tournament's own matches (bounded by its size) in batches.  A tournament the store does
-    not know scans the newest :data:`SCAN_LIMIT` matches of the rest of the filter, and says
-    when it stopped there (:attr:`MatchPage.truncated`).
+    after them, and a page reads ``limit + 1`` ids and the records of the page alone:
+    unfiltered, ``matches:all``; by ``bot`` and/or ``game``, their index (``MatchStore.listed``,
+    newest first); by a stored tournament, the tournament's own lists
+    (``TournamentStore.match_ids``: most recently counted first, then the rest in play order),
+    with ``bot`` its matches that seat the bot (from the schedule's seats) and with ``game``
+    all of them or, for a game the tournament does not play, none.  Only a tournament the store
+    does not know scans match records: the newest :data:`SCAN_LIMIT` matches of the rest of the
+    filter, and says when it stopped there (:attr:`MatchPage.truncated`).
     """
     if flt.bot is not None or flt.game is not None:
         sources.index_matches()
@@ -170,24 +171,19 @@ def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) ->
         ids = sources.matches.listed(offset, limit + 1, bot=flt.bot, game=flt.game)
         rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
         return MatchPage(rows, len(ids) > limit)
-    stored = sources.tournaments is not None and sources.tournaments.get(flt.tournament)
-    if stored and flt.game is None and flt.bot is None:
-        ids = sources.tournaments.match_ids(flt.tournament, offset, limit + 1)
+    stored = sources.tournaments.get(flt.tournament) if sources.tournaments is not None else None
+    if stored:
+        if flt.game is not None and flt.game != stored.game:
+            return MatchPage([], False)
+        ids = sources.tournaments.match_ids(flt.tournament, offset, limit + 1, bot=flt.bot)
         rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
         return MatchPage(rows, len(ids) > limit)
 
-    def ids_from(start: int, count: int) -> list[str]:
-        if stored:  # the tournament's own matches, however many were stored after them
-            found: list[str] = sources.tournaments.match_ids(flt.tournament, start, count)
-            return found
-        return sources.matches.listed(start, count, bot=flt.bot, game=flt.game)
-
-    scan_limit = stored.total_matches if stored else SCAN_LIMIT
     matched: list[dict[str, Any]] = []
     start = 0
-    batch = offset + limit + 1
-    while start < scan_limit and len(matched) <= offset + limit:
-        ids = ids_from(start, min(batch, scan_limit - start))
+    batch = min(offset + limit + 1, 1000)
+    while start < SCAN_LIMIT and len(matched) <= offset + limit:
+        ids = sources.matches.listed(start, min(batch, SCAN_LIMIT - start), bot=flt.bot, game=flt.game)
         if not ids:
             break
         for row in match_summaries(sources, ids):
@@ -199,7 +195,9 @@ def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) ->
         batch = min(batch * 2, 1000)
     more = len(matched) > offset + limit
     # Stopped at the limit with matches beyond it (exactly the limit stored: nothing was left out).
-    truncated = not stored and not more and start >= scan_limit and bool(ids_from(scan_limit, 1))
+    truncated = (
+        not more and start >= SCAN_LIMIT and bool(sources.matches.listed(SCAN_LIMIT, 1, bot=flt.bot, game=flt.game))
+    )
     return MatchPage(matched[offset : offset + limit], more, truncated)
 
 

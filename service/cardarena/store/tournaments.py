@@ -331,13 +331,16 @@ class TournamentStore:
         """The stored schedule (match JSON dicts in play order)."""
         return [json.loads(x) for x in self.r.lrange(key("tournament", tid, "schedule"), 0, -1)]
 
-    def match_ids(self, tid: str, start: int = 0, count: int = 50) -> builtins.list[str]:
+    def match_ids(self, tid: str, start: int = 0, count: int = 50, *, bot: str | None = None) -> builtins.list[str]:
         """A page of the tournament's match ids: those counted, most recently counted first,
         then the others (queued, being played, withdrawn) in play order.  Reads the
         tournament's own lists only (the counted ones: the page alone), never the matches of
-        other tournaments."""
+        other tournaments.  ``bot``: only the matches that seat it, in the same order (read from
+        the schedule's seats: the whole schedule and counted order, never a match record)."""
         if count <= 0:
             return []
+        if bot is not None:
+            return self._match_ids_of(tid, bot)[start : start + count]
         done = key("tournament", tid, "counted_order")
         counted = int(self.r.llen(done))
         out: builtins.list[str] = []
@@ -358,6 +361,27 @@ class TournamentStore:
                 elif len(out) < count:
                     out.append(mid)
         return out
+
+    def _match_ids_of(self, tid: str, bot: str) -> builtins.list[str]:
+        """Every match id of the tournament that seats ``bot``, in :meth:`match_ids`'s order."""
+        sched = key("tournament", tid, "schedule")
+        mine: builtins.list[str] = []
+        pos = 0
+        while chunk := self.r.lrange(sched, pos, pos + 999):
+            pos += len(chunk)
+            for raw in chunk:
+                entry = json.loads(raw)
+                if bot in (entry.get("seats") or ()):
+                    mine.append(str(entry["match_id"]))
+        if not mine:
+            return []
+        flags = self.counted_among(tid, mine)
+        counted = {mid for mid, is_counted in zip(mine, flags, strict=True) if is_counted}
+        recent: builtins.list[str] = []
+        if counted:
+            order = [_s(x) for x in self.r.lrange(key("tournament", tid, "counted_order"), 0, -1)]
+            recent = [mid for mid in reversed(order) if mid in counted]
+        return recent + [mid for mid, is_counted in zip(mine, flags, strict=True) if not is_counted]
 
     def record(self, tid: str, match_id: str, result: dict[str, Any]) -> bool:
         """Count one match result exactly once; ``False`` if it was already counted."""

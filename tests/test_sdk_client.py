@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Iterator
 from typing import Any
 
+import grpc
 import pytest
 from cardarena.store.bots import BotStore
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
@@ -423,3 +424,43 @@ def test_a_followed_address_is_given_up_once_unreachable_and_the_own_server_neve
             host.stop()
     assert not thread.is_alive() and not errors, errors
     assert "never retrieved" not in caplog.text
+
+
+def test_a_server_that_ends_each_session_right_after_its_welcome_gets_a_growing_back_off(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A server (broken, or hostile: any address the bot is given or invited to) that welcomes
+    each session and ends it at once: the client reconnects with a growing back-off, as to an
+    address that never answers, not ~20 times a second for ever (a welcome reset the back-off,
+    and every one of those sessions was welcomed)."""
+    from cardarena.wire import codec
+
+    pb = codec.arena_pb2
+    caplog.set_level(logging.INFO, logger="cardarena_sdk")
+    sessions = 0
+
+    async def main() -> None:
+        stop = asyncio.Event()
+
+        class WelcomeThenEnd(codec.arena_pb2_grpc.ArenaServicer):  # type: ignore[misc]
+            async def Play(self, request_iterator: Any, context: Any) -> Any:
+                nonlocal sessions
+                sessions += 1
+                if sessions >= 7:
+                    stop.set()
+                yield pb.ServerMessage(welcome=pb.Welcome(bot="sdk-bot", session_id=str(sessions), instance="x"))
+
+        server = grpc.aio.server()
+        codec.arena_pb2_grpc.add_ArenaServicer_to_server(WelcomeThenEnd(), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            await asyncio.wait_for(run_async(First(), f"127.0.0.1:{port}", "t.s", stop=stop, max_backoff=0.8), 60)
+        finally:
+            await server.stop(None)
+
+    asyncio.run(main())
+    waits = [float(r.args[-1]) for r in _logged(caplog, r"ended the session: retrying in") if r.args]
+    assert len(waits) >= 6, caplog.text[-2000:]
+    # 0.05 s doubled per session (jitter 0.5x-1.5x), up to max_backoff: the sixth wait is 0.4-1.2 s.
+    assert waits[5] >= 0.4, waits

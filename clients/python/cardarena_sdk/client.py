@@ -209,9 +209,15 @@ def _plaintext_hint(details: str, tls: bool) -> str:
 
 @dataclass
 class _Link:
-    """What one session to an address got to (for the reconnect log)."""
+    """What one session to an address got to (for the reconnect log and the back-off)."""
 
     welcomed: bool = False
+    welcomed_at: float = 0.0
+    """When (``time.monotonic()``) the welcome came."""
+
+    def steady(self, least_s: float) -> bool:
+        """Whether the session was welcomed and then lasted ``least_s`` seconds at least."""
+        return self.welcomed and time.monotonic() - self.welcomed_at >= least_s
 
 
 async def _session(
@@ -375,7 +381,7 @@ async def _session(
             if kind == "welcome":
                 w = message.welcome
                 if link is not None:
-                    link.welcomed = True
+                    link.welcomed, link.welcomed_at = True, time.monotonic()
                 # The games go into Hello; a bot whose games exclude a tournament's game is never
                 # seated there, and this line is where its log says so.
                 log.info(
@@ -619,9 +625,11 @@ async def _keep(
 ) -> None:
     """One address: sessions with reconnects until ``stop``, or until it has had no welcome for
     ``give_up_after`` seconds since its last session (since the start, before the first one);
-    ``None``: never given up.  A TLS handshake failure (a refused client certificate included)
-    ends it (:class:`SessionEnded`) while the address has never welcomed the client; later it is
-    logged as an error and retried."""
+    ``None``: never given up.  The back-off (from 0.05 s, doubled per attempt up to
+    ``max_backoff``) starts again after a session that lasted ``max_backoff`` seconds (at least
+    one) after its welcome; a shorter one counts as a failed attempt.  A TLS handshake failure
+    (a refused client certificate included) ends it (:class:`SessionEnded`) while the address has
+    never welcomed the client; later it is logged as an error and retried."""
     delay = 0.05
     reached = time.monotonic()
     welcomed_once = False
@@ -658,7 +666,11 @@ async def _keep(
             break
         welcomed_once = welcomed_once or link.welcomed
         if link.welcomed:
-            delay = 0.05
+            # Only a session that lasted resets the back-off: a server that ends every session
+            # right after its welcome (broken, or hostile) is retried as one that never answers,
+            # not ~20 times a second for ever.
+            if link.steady(max(max_backoff, 1.0)):
+                delay = 0.05
             reached = time.monotonic()
         elif give_up_after is not None and time.monotonic() - reached >= give_up_after:
             log.warning(

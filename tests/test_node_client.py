@@ -216,3 +216,51 @@ def test_node_bot_plays_with_a_client_certificate_and_stops_without_one(
     finally:
         service.stop()
         client.close()
+
+
+def test_node_bot_backs_off_from_a_server_that_ends_each_session_after_its_welcome(node: str) -> None:
+    """A server that welcomes each session and ends it at once (broken, or hostile): the example
+    reconnects with a growing back-off, not every 100 ms for ever (a welcome reset the delay,
+    and every one of those sessions was welcomed)."""
+    import re
+    from concurrent import futures
+
+    import grpc
+    from cardarena.wire import codec
+
+    pb = codec.arena_pb2
+
+    class WelcomeThenEnd(codec.arena_pb2_grpc.ArenaServicer):  # type: ignore[misc]
+        def Play(self, request_iterator: object, context: object) -> object:
+            yield pb.ServerMessage(welcome=pb.Welcome(bot="node-x", session_id="s", instance="x"))
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    codec.arena_pb2_grpc.add_ArenaServicer_to_server(WelcomeThenEnd(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    env = {**os.environ, "CARDARENA_TOKEN": "t.s"}
+    proc = subprocess.Popen(
+        [node, "random_bot.js", f"127.0.0.1:{port}", "node-x"],
+        cwd=NODE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    waits: list[int] = []
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            found = re.search(r"reconnecting in (\d+) ms", line)
+            if found:
+                waits.append(int(found.group(1)))
+            if len(waits) >= 6:
+                break
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+        server.stop(None)
+    # 100 ms doubled per session that did not last: 100, 200, 400, 800, 1600, 3200.
+    assert waits == [100, 200, 400, 800, 1600, 3200], waits

@@ -140,6 +140,8 @@ function handle(stream, message) {
   }
 }
 
+const MAX_DELAY_MS = 5000; // the longest wait between reconnects
+
 // One address: a session, opened again with back-off whenever it ends. The home address is
 // kept for ever; an invited one is given up once unreachable for GIVE_UP_MS.
 function connect(address, isHome) {
@@ -155,8 +157,12 @@ function connect(address, isHome) {
     state.stream = stream;
     let over = false;
     let welcomedHere = false;
+    let welcomedAt = 0;
     const retry = (why) => {
       if (stopping) return;
+      // Only a session that lasted starts the back-off again: a server that ends every session
+      // right after its welcome is not reconnected to ten times a second.
+      if (welcomedAt && Date.now() - welcomedAt >= MAX_DELAY_MS) state.delay = 100;
       if (!isHome && Date.now() - state.lastWelcome > GIVE_UP_MS) {
         console.error(`${address}: ${why}; giving up on it`);
         sessions.delete(address);
@@ -165,7 +171,7 @@ function connect(address, isHome) {
       }
       console.error(`${address}: ${why}; reconnecting in ${state.delay} ms`);
       setTimeout(open, state.delay);
-      state.delay = Math.min(5000, state.delay * 2);
+      state.delay = Math.min(MAX_DELAY_MS, state.delay * 2);
     };
     const again = (why) => {
       if (over || stopping) return;
@@ -184,8 +190,8 @@ function connect(address, isHome) {
       if (message.kind === 'welcome') {
         state.welcomed = true;
         welcomedHere = true;
-        state.delay = 100;
-        state.lastWelcome = Date.now();
+        welcomedAt = Date.now();
+        state.lastWelcome = welcomedAt;
       }
       handle(stream, message);
     });

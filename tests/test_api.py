@@ -509,7 +509,9 @@ def test_a_replay_is_shown_once_its_tournament_has_ended(client: FlaskClient, re
     spec = ms.claim("test-instance", wait_s=0.5)
     assert spec is not None and ms.complete(spec.match_id, "test-instance", *play_spec(spec))
     assert client.get(f"/api/v1/matches/{spec.match_id}/replay").status_code == 409
+    assert ts.deal_set_of(t.id, spec.match_id) is not None  # the index it was withheld by
     assert ts.cancel(t.id)  # its other seating will never be played
+    assert ts.deal_set_of(t.id, spec.match_id) is None  # dropped with the tournament's end
     assert _json(client, f"/api/v1/matches/{spec.match_id}/replay")["seats"]
     redis.close()
 

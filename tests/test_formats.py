@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter, defaultdict
 
 import pytest
-from cardarena_tournament.formats import FormatError, schedule, seatings
+from cardarena_tournament.formats import FormatError, match_id_for, schedule, seatings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,7 +89,7 @@ def test_balanced_groups_spread_the_meetings_over_the_pairs(
     twice while any has not met (390 apart is the least 130 tables allow)."""
     bots = _bots(n)
     matches = schedule("t", bots, players, 1, seed="s")
-    tables = {m.match_id.rsplit(":", 2)[0]: m.seats for m in matches}
+    tables = {(m.round, m.table): m.seats for m in matches}
     meets = Counter(frozenset(p) for seats in tables.values() for p in itertools.combinations(seats, 2))
     assert max(meets.values()) <= most
     assert n * (n - 1) // 2 - len(meets) <= apart_at_most
@@ -101,8 +102,9 @@ def test_ids_are_deterministic_and_shaped() -> None:
     b = schedule("t9", _bots(4), 3, 2, seed="x")
     assert a == b
     assert len(a) == 4 * 6 * 2
-    assert all(m.match_id == f"t9:{m.round}:{m.table}:{m.seating}:{m.deal}" for m in a)
-    assert [m.match_id for m in a] != sorted(m.match_id for m in a)  # interleaved
+    assert all(m.match_id == match_id_for("t9", "x", m.round, m.table, m.seating, m.deal) for m in a)
+    coordinates = [(m.round, m.table, m.seating, m.deal) for m in a]
+    assert coordinates != sorted(coordinates)  # interleaved
 
 
 def test_seatings_rotations_for_four_or_more() -> None:
@@ -133,10 +135,11 @@ def test_bad_input(bots: list[str], players: int, deal_sets: int, message: str) 
 @pytest.mark.parametrize(
     ("bots", "players", "max_tables"), [(4, 2, 120), (5, 2, 120), (4, 3, 120), (5, 4, 120), (9, 4, 5), (3, 1, 120)]
 )
-def test_deal_set_ids_are_the_matches_of_each_deal_set(bots: int, players: int, max_tables: int) -> None:
-    """``deal_set_ids`` rebuilds, from a match id alone, every id of its deal set (the matches
-    playing the same cards): what the dashboard withholds replays by."""
-    from cardarena_tournament.formats import deal_set_ids
+def test_deal_set_members_are_the_matches_of_each_deal_set(bots: int, players: int, max_tables: int) -> None:
+    """``deal_set_members`` rebuilds, from a match's deal set and the tournament's seed, every
+    id of its deal set (the matches playing the same cards): what the dashboard withholds
+    replays by.  ``deal_set_ids`` does the same from a readable id of an earlier version."""
+    from cardarena_tournament.formats import deal_set_ids, deal_set_members
 
     entrants = [f"b{i}" for i in range(bots)]
     matches = schedule("tt", entrants, players, 2, seed="s", max_tables=max_tables)
@@ -144,8 +147,34 @@ def test_deal_set_ids_are_the_matches_of_each_deal_set(bots: int, players: int, 
     for m in matches:
         by_set.setdefault(m.deal_set, set()).add(m.match_id)
     for m in matches:
-        ids = deal_set_ids("tt", m.match_id, players, bots)
-        assert ids is not None and set(ids) == by_set[m.deal_set], m
+        ids = deal_set_members("tt", "s", m.deal_set, players, bots)
+        assert set(ids) == by_set[m.deal_set] and len(ids) == len(by_set[m.deal_set]), m
         assert len({x.seed for x in matches if x.match_id in ids}) == 1  # one deal
+        assert deal_set_ids("tt", m.match_id, players, bots) is None  # not a readable id
+        assert deal_set_members("tt", "other seed", m.deal_set, players, bots) != ids
+        # The readable id of an earlier version names its deal set by itself.
+        readable = f"tt:{m.round}:{m.table}:{m.seating}:{m.deal}"
+        old = deal_set_ids("tt", readable, players, bots)
+        assert old is not None and readable in old and len(old) == len(ids)
+    for bad in ("", "x", "0:0", "0:0:0:0", "0:01:0", "0:\u00b2:0"):
+        assert deal_set_members("tt", "s", bad, players, bots) == []
     for other in ("tt:0:0:0", "tt:0:0:0:0:0", "t:0:0:0:0", "tt:0:0:x:0", "tt:0:0:01:0", "tt:0:0:\u00b2:0", "match-1"):
         assert deal_set_ids("tt", other, players, bots) is None
+
+
+def test_match_ids_do_not_give_away_which_matches_replay_a_deal() -> None:
+    """A bot sees its match ids (and the public match lists): they are the tournament id and 16
+    hex digits, and nothing in them is shared by the seatings of a deal or follows the
+    schedule's coordinates; the same seed gives the same ids, another seed others."""
+    matches = schedule("tt", ["a", "b", "c", "d"], 2, 3, seed="secret")
+    ids = [m.match_id for m in matches]
+    assert all(re.fullmatch(r"tt:[0-9a-f]{16}", mid) for mid in ids), ids[:3]
+    assert len(set(ids)) == len(ids)
+    assert ids == [m.match_id for m in schedule("tt", ["a", "b", "c", "d"], 2, 3, seed="secret")]
+    assert not set(ids) & {m.match_id for m in schedule("tt", ["a", "b", "c", "d"], 2, 3, seed="other")}
+    by_set: dict[str, list[str]] = {}
+    for m in matches:
+        by_set.setdefault(m.deal_set, []).append(m.match_id[3:])
+    for pair in by_set.values():
+        a, b = pair
+        assert not a.startswith(b[:4]) and not a.endswith(b[-4:]), pair  # no shared readable part

@@ -8,7 +8,7 @@ from typing import Any
 
 from cardarena.engine import Game, games
 from cardarena.store.retention import pruned_note
-from cardarena_tournament.formats import deal_set_ids
+from cardarena_tournament.formats import deal_set_ids, deal_set_members
 from werkzeug.exceptions import BadRequest, Conflict, Gone, NotFound
 
 from .plot import Sampled, kept
@@ -73,9 +73,12 @@ def replay_withheld(sources: Sources, match_id: str, tournament_id: Any) -> str 
     t = store.get(str(tournament_id))
     if t is None or t.status in ENDED:
         return None
-    ids = deal_set_ids(t.id, match_id, t.players, len(t.entrants))
+    ids = deal_set_ids(t.id, match_id, t.players, len(t.entrants))  # readable ids (earlier versions)
     if ids is None:
-        return None
+        unit = store.deal_set_of(t.id, match_id)
+        if unit is None:
+            return None
+        ids = deal_set_members(t.id, t.seed, unit, t.players, len(t.entrants))
     waiting = sum(info.get("status") not in ("done", "withdrawn") for info in sources.matches.infos(ids))
     if not waiting:
         return None

@@ -1,8 +1,11 @@
 """Tournament formats: who plays whom, in which seat, on which deal, in what order.
 
 A pure module (no IO, no clock): :func:`schedule` turns entrants, a player count and a number
-of deal sets into a list of :class:`ScheduledMatch`, each with a deterministic id
-``tournament:round:table:seating:deal``.
+of deal sets into a list of :class:`ScheduledMatch`, each with a deterministic, opaque id
+``tournament:<16 hex digits>`` (:func:`match_id_for`): a hash of the tournament seed and the
+match's coordinates, so a bot that sees its match ids (and the public match lists) cannot tell
+which of them replay the same deal.  Ids ``tournament:round:table:seating:deal`` were used
+before; :func:`deal_set_ids` still reads them.
 
 * **Tables.** Two-player games: a round robin by the circle method (with a bye for an odd
   field).  ``k``-player games: every ``k``-subset of the entrants while that is affordable
@@ -45,7 +48,7 @@ class ScheduledMatch:
     """One match of a tournament's schedule."""
 
     match_id: str
-    """``tournament:round:table:seating:deal``."""
+    """``tournament:<16 hex digits>`` (:func:`match_id_for`): opaque without the seed."""
     round: int
     """Round number (circle-method round, subset number or group round)."""
     table: int
@@ -66,6 +69,32 @@ def derive_seed(*parts: object) -> int:
     """A 63-bit seed from a tournament seed and coordinates (stable across platforms)."""
     text = "/".join(str(p) for p in parts)
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def match_id_for(tournament_id: str, seed: int | str, round_: int, table: int, seating: int, deal: int) -> str:
+    """The id of the match at these coordinates: ``tournament:`` and 16 hex digits of a hash
+    of the seed and the coordinates.  Deterministic (a task that runs twice queues the same
+    ids), and without the tournament's secret seed nothing in it links the seatings of a deal:
+    the interleaved order is what hides a repeat, and a readable id would give it away."""
+    digest = hashlib.sha256(f"match-id/{seed}/{round_}/{table}/{seating}/{deal}".encode()).hexdigest()
+    return f"{tournament_id}:{digest[:16]}"
+
+
+def deal_set_members(tournament_id: str, seed: int | str, deal_set: str, players: int, entrants: int) -> list[str]:
+    """Every match id of the deal set ``deal_set`` (a :attr:`ScheduledMatch.deal_set`:
+    ``round:table:deal``, solitaires ``deal``) of a tournament with this seed, ``players``
+    seats per match and ``entrants`` bots; ``[]`` if ``deal_set`` is not of that form."""
+    parts = deal_set.split(":")
+    if not all(p.isascii() and p.isdigit() and str(int(p)) == p for p in parts):
+        return []
+    if players == 1 and len(parts) == 1:
+        (d,) = (int(p) for p in parts)
+        return [match_id_for(tournament_id, seed, 0, bot, 0, d) for bot in range(entrants)]
+    if players < 2 or len(parts) != 3:
+        return []
+    r, t, d = (int(p) for p in parts)
+    count = len(seatings([str(p) for p in range(players)]))
+    return [match_id_for(tournament_id, seed, r, t, s, d) for s in range(count)]
 
 
 def seatings(table: Sequence[str]) -> list[tuple[str, ...]]:
@@ -178,8 +207,9 @@ def check_field(entrants: Sequence[str], players: int) -> None:
 def deal_set_ids(tournament_id: str, match_id: str, players: int, entrants: int) -> list[str] | None:
     """Every match id of the deal set ``match_id`` belongs to (the same cards: every seating of
     its deal; solitaires: every bot's match on its deal), itself included, in a tournament of
-    ``players`` seats per match and ``entrants`` bots; ``None`` if ``match_id`` is not an id
-    :func:`schedule` makes for ``tournament_id``."""
+    ``players`` seats per match and ``entrants`` bots, for the readable ids
+    ``tournament:round:table:seating:deal`` of tournaments started by earlier versions;
+    ``None`` for any other id (today's opaque ids: :func:`deal_set_members`)."""
     prefix = f"{tournament_id}:"
     parts = match_id[len(prefix) :].split(":") if match_id.startswith(prefix) else []
     if len(parts) != 4 or not all(p.isascii() and p.isdigit() and str(int(p)) == p for p in parts):
@@ -218,7 +248,7 @@ def schedule(
                 units.append(
                     [
                         ScheduledMatch(
-                            match_id=f"{tournament_id}:{r}:{t}:{s}:{d}",
+                            match_id=match_id_for(tournament_id, seed, r, t, s, d),
                             round=r,
                             table=t,
                             seating=s,
@@ -230,6 +260,8 @@ def schedule(
                         for s, order in enumerate(orders)
                     ]
                 )
+    if len({m.match_id for unit in units for m in unit}) != sum(len(unit) for unit in units):
+        raise FormatError("two matches hashed to one id: choose another seed")  # 64 bits: never seen
     rng = random.Random(derive_seed(seed, tournament_id, "order"))
     ordered: list[ScheduledMatch] = []
     for p in range(len(units[0]) if units else 0):

@@ -3,7 +3,7 @@
 The contract between the tournament workers (producers) and service instances (consumers):
 
 1. A producer calls :meth:`MatchStore.enqueue` with a :class:`MatchSpec` whose ``match_id`` is
-   deterministic (``tournament:round:table:seating:deal``); enqueueing the same id twice is a
+   deterministic (a tournament's: ``tournament:<hash>``); enqueueing the same id twice is a
    no-op, so a task that runs twice queues nothing new.
 2. A service instance calls :meth:`MatchStore.claim`: it pops an id and takes a lease
    (``status`` ``queued`` → ``running``).  While it plays it calls :meth:`MatchStore.renew`.

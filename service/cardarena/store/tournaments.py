@@ -307,9 +307,22 @@ class TournamentStore:
             pipe.delete(sched)
             if matches:
                 pipe.rpush(sched, *[json.dumps(m, sort_keys=True) for m in matches])
+            units = {m["match_id"]: m["deal_set"] for m in matches if m.get("deal_set")}
+            if units:  # read while it runs (deal_set_of), dropped when it ends
+                pipe.hset(self._deal_sets(tid), mapping=units)
             pipe.hset(self._h(tid), "total_matches", len(matches))
             pipe.execute()
         return self._move(tid, "running", ("upcoming",), "started_at")
+
+    @staticmethod
+    def _deal_sets(tid: str) -> str:
+        return key("tournament", tid, "deal_sets")
+
+    def deal_set_of(self, tid: str, match_id: str) -> str | None:
+        """The deal set of a match of a running tournament (its schedule's ``deal_set``), or
+        ``None`` (unknown match, or the tournament has ended: the index is dropped then)."""
+        raw = self.r.hget(self._deal_sets(tid), match_id)
+        return None if raw is None else _s(raw)
 
     def cancel(self, tid: str) -> bool:
         """Cancel an upcoming or running tournament; ``False`` if it was neither.  Its matches
@@ -325,6 +338,7 @@ class TournamentStore:
         from .matches import MatchStore
 
         MatchStore(self.r).withdraw([m["match_id"] for m in self.schedule_of(tid)], "tournament cancelled")
+        self.r.delete(self._deal_sets(tid))
         return True
 
     def schedule_of(self, tid: str) -> builtins.list[dict[str, Any]]:
@@ -436,7 +450,7 @@ class TournamentStore:
         the tournament's points and nothing later."""
         t = self.get(tid)
         bots = list(t.entrants) if t is not None else []
-        return bool(
+        done = bool(
             self._finish(
                 keys=[
                     self._h(tid),
@@ -448,6 +462,9 @@ class TournamentStore:
                 args=[time.time(), tid, *bots],
             )
         )
+        if done:
+            self.r.delete(self._deal_sets(tid))
+        return done
 
     def save_standings(self, tid: str, snapshot: dict[str, Any]) -> None:
         """Store the latest standings snapshot."""

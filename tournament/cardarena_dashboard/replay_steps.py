@@ -320,7 +320,9 @@ class Walk:
         self._cursor: tuple[int, State] | None = None
         self._told: dict[str, list[Move | None]] = {}
         self._lock = threading.Lock()
-        self.size = footprint((replay, self.steps, self._changes))
+        sample = min(len(self.steps), 16)  # steps and changes are alike: estimated from a few
+        per_step = footprint((self.steps[:sample], self._changes[:sample])) / sample
+        self.size = footprint(replay) + int(per_step * len(self.steps))
         """Estimated bytes held: the replay and its steps (:func:`footprint`), the checkpoints
         (:func:`state_bytes`) and the moves told; the cursor (one more state) is not counted."""
 

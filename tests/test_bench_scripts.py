@@ -34,6 +34,15 @@ def test_dashboard_bench(tmp_path: Path) -> None:
     assert "p95" in text and "p50" in text
 
 
+def test_replay_bench(tmp_path: Path) -> None:
+    figures = json.loads(_run(tmp_path, "bench/replay_bench.py", "--deals", "1", "--json"))
+    steps = figures["steps"]
+    assert steps > 20
+    assert figures["uncached"]["transitions"] == steps * (steps + 1) // 2  # each step re-run from 0
+    assert figures["cached"]["transitions"] == steps  # each transition once
+    assert all(figures[k]["p50_ms"] > 0 for k in ("uncached", "cached"))
+
+
 def test_round_robin_bench(tmp_path: Path) -> None:
     figure = json.loads(_run(tmp_path, "bench/round_robin_16.py", "--per-kind", "1", "--json").splitlines()[-1])
     assert figure["bots"] == 2 and figure["matches"] == 2  # one pair, both seatings

@@ -867,12 +867,15 @@ def test_the_action_log_tells_a_seat_what_it_was_told_then(
 
 
 def test_the_replay_viewer_re_runs_the_replay_once_per_request(
-    client: FlaskClient, redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A step of the viewer and the move list each re-run the replay once (the viewer ran it
-    twice: once for the state at the step, once more for the action log), up to the step
-    shown; the page shows what the separate functions say of that step."""
+    """With the replay cache off, a step of the viewer and the move list each re-run the
+    replay once (the viewer ran it twice: once for the state at the step, once more for the
+    action log), up to the step shown; the page shows what the separate functions say of that
+    step.  (With the cache on: tests/test_replay_cache.py.)"""
     from cardarena_dashboard import replay_steps
+
+    client = create_app({"REDIS_URL": redis_url, "TESTING": True, "REPLAY_CACHE_MATCHES": 0}).test_client()
 
     mid, replay = store_game_match(redis_url, "glaves", 3, deals=2)
     steps = replay_steps.transitions(replay)

@@ -65,3 +65,18 @@ def test_reindex_indexes_every_match_again_and_exits(redis_url: str, key_prefix:
     assert store.listed(0, 100, game="glaves") == every
     specs = [store.spec(m) for m in every]
     assert store.listed(0, 100, bot="alpha") == [s.match_id for s in specs if s is not None and "alpha" in s.seats]
+
+
+def test_a_bad_replay_cache_setting_stops_the_start_in_one_line(redis_url: str, key_prefix: str) -> None:
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix, "CARDARENA_REPLAY_CACHE_MB": "64MB"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", "dashboard", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "cardarena: error: CARDARENA_REPLAY_CACHE_MB must be a whole number >= 0, not '64MB'"
+    )

@@ -10,6 +10,7 @@ from cardarena.store.connection import configured_url
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from .replay_cache import DEFAULT_MATCHES, DEFAULT_MB, MATCHES_ENV, MB_ENV, ReplayCache, setting
 from .sources import Sources
 
 CSP = (
@@ -28,6 +29,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     * ``ADMIN_TOKEN`` — the admin API's bearer token (env ``CARDARENA_ADMIN_TOKEN``); when
       unset the admin API answers 503 to everyone.
     * ``POLL_MS`` — how often standings pages poll for changes (default 2000).
+    * ``REPLAY_CACHE_MATCHES`` — replays the replay viewer keeps stepped through (env
+      ``CARDARENA_REPLAY_CACHE_MATCHES``, default 64; 0: none), ``REPLAY_CACHE_MB`` — their
+      estimated memory at most (env ``CARDARENA_REPLAY_CACHE_MB``, default 64): see
+      :mod:`replay_cache`.
     """
     app = Flask(__name__)
     app.config.from_mapping(
@@ -35,6 +40,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         ADMIN_TOKEN=os.environ.get("CARDARENA_ADMIN_TOKEN") or None,
         POLL_MS=2000,
         JSON_SORT_KEYS=False,
+        REPLAY_CACHE_MATCHES=setting(MATCHES_ENV, DEFAULT_MATCHES),
+        REPLAY_CACHE_MB=setting(MB_ENV, DEFAULT_MB),
     )
     if test_config:
         app.config.from_mapping(test_config)
@@ -42,6 +49,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if not url:
         raise RuntimeError("the dashboard needs REDIS_URL (or start it with `cardarena dashboard`)")
     app.extensions["cardarena_sources"] = found = Sources.from_url(str(url))
+    app.extensions["cardarena_replay_cache"] = ReplayCache.from_config(app.config)
     try:  # matches stored by an earlier version join the match indexes (once per Redis)
         indexed = found.index_matches()
         if indexed:

@@ -19,6 +19,14 @@ def _dashboard(args: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
     from .app import create_app
+    from .replay_cache import DEFAULT_MATCHES, DEFAULT_MB, MATCHES_ENV, MB_ENV, setting
+
+    try:  # a typo in a setting shows at the start, in one line
+        setting(MATCHES_ENV, DEFAULT_MATCHES)
+        setting(MB_ENV, DEFAULT_MB)
+    except ValueError as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
 
     def _stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

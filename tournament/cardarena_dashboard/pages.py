@@ -4,6 +4,7 @@ API reference."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,14 +19,8 @@ from .app import sources
 from .openapi import openapi_document
 from .paging import BadQuery, page_from, text_arg
 from .plot import Plot, layout
-from .replay_steps import (
-    Move,
-    ReplayError,
-    is_finished,
-    moves,
-    position,
-    viewer_seats,
-)
+from .replay_cache import ReplayCache
+from .replay_steps import Move, ReplayError, is_finished, viewer_seats
 from .sources import SCAN_LIMIT, MatchFilter, list_matches, match_summary
 
 bp = Blueprint("pages", __name__)
@@ -159,9 +154,21 @@ class _Shown:
     """A replay that may be shown, with the point of view asked for."""
 
     match: dict[str, Any]
-    replay: dict[str, Any]
+    replay: Mapping[str, Any]
     pov: str
     povs: list[str]
+
+
+def _version(match: Mapping[str, Any]) -> str:
+    """Which stored replay a match has (the replay cache's key, with its id): a replay is
+    written once, when the match finishes."""
+    return str(match["finished_at"])
+
+
+def replay_cache() -> ReplayCache:
+    """The running app's replay cache (:mod:`replay_cache`)."""
+    cache: ReplayCache = current_app.extensions["cardarena_replay_cache"]
+    return cache
 
 
 def _shown_replay(match_id: str, *, refuse: bool) -> _Shown | tuple[str, int]:
@@ -172,7 +179,11 @@ def _shown_replay(match_id: str, *, refuse: bool) -> _Shown | tuple[str, int]:
     row = match_summary(sources(), match_id)
     if row is None:
         abort(404, "unknown match")
-    replay = sources().matches.replay(match_id) if row["status"] == "done" else None
+    replay: Mapping[str, Any] | None = None
+    if row["status"] != "done" or row["replay_pruned"]:
+        replay_cache().drop(match_id)  # a pruned replay is never served from the cache
+    else:
+        replay = replay_cache().replay(match_id, _version(row)) or sources().matches.replay(match_id)
     finished = is_finished(row["status"], replay)
     if replay is None and (pruned := reads.replay_pruned(sources().matches.info(match_id))):
         return render_template("match_pending.html", match=row, pruned=pruned), 410 if refuse else 200
@@ -204,7 +215,7 @@ def match_page(match_id: str) -> str | tuple[str, int]:
     except ValueError:
         abort(400, "step must be an integer")
     try:
-        at = position(replay, index, pov)
+        at = replay_cache().position(match_id, _version(shown.match), replay, index, pov, log=LOG_LENGTH)
     except ReplayError as exc:
         return _unreadable(exc)
     now = at.situation
@@ -235,7 +246,7 @@ def match_moves(match_id: str) -> str | tuple[str, int]:
     if not isinstance(shown, _Shown):
         return shown
     try:
-        told = moves(shown.replay, shown.pov)
+        told = replay_cache().moves(match_id, _version(shown.match), shown.replay, shown.pov)
     except ReplayError as exc:
         return _unreadable(exc)
     by_deal: dict[int, list[Move]] = {}

@@ -15,11 +15,15 @@ Nothing here does IO.
 
 from __future__ import annotations
 
+import pickle
+import sys
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from types import FunctionType, ModuleType
 from typing import Any
 
-from cardarena.engine import CHANCE, FORMAT, GameError, State, get_game
+from cardarena.engine import CHANCE, FORMAT, Game, GameError, State, get_game
 
 OPEN = "all"
 """The point of view that shows every seat's private view (finished matches only)."""
@@ -72,34 +76,56 @@ def transitions(replay: Mapping[str, Any]) -> list[Step]:
     return out
 
 
-def _positions(replay: Mapping[str, Any], steps: list[Step] | None = None) -> Iterator[tuple[State, Step]]:
-    """Re-run a replay: each step with the state after it, in order (one state object, advanced
-    in place between yields: read it before asking for the next).  ``steps``: the replay's
-    :func:`transitions`, when the caller has them.  The one place that re-runs a replay."""
+Change = tuple[int, str] | Mapping[str, Any]
+"""What leads to a step: ``(seat, action)`` for an action, else the chance outcome applied."""
+
+
+def _changes(replay: Mapping[str, Any]) -> list[Change]:
+    """What leads to each step of a replay whose :func:`transitions` were read (so its deals
+    and entries have the right shapes): a deal's opening outcome, an inline chance outcome or
+    an action, in step order."""
+    out: list[Change] = []
+    for deal in replay["deals"]:
+        out.append({k: v for k, v in deal.items() if k not in ("actions", "scores")})
+        for entry in deal.get("actions") or []:
+            out.append(entry["chance"] if "chance" in entry else (int(entry["seat"]), str(entry["action"])))
+    return out
+
+
+def _start(replay: Mapping[str, Any]) -> State:
+    """The state before step 0 (nothing dealt yet)."""
     if replay.get("format") != FORMAT:
         raise ReplayError(f"not a {FORMAT} replay")
-    steps = transitions(replay) if steps is None else steps
     try:
         game = get_game(str(replay["game"]))
         players = int(replay.get("players") or len(replay["seats"]))
-        state = game.new_state(players, replay.get("options") or {})
+        return game.new_state(players, replay.get("options") or {})
     except (GameError, KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"cannot start the replay: {exc}") from exc
-    position = 0
+
+
+def _transition(state: State, change: Change, index: int) -> None:
+    """Apply the change that leads to step ``index``: the one place that advances a replay."""
     try:
-        for deal in replay["deals"]:
-            state.apply_chance({k: v for k, v in deal.items() if k not in ("actions", "scores")})
-            yield state, steps[position]
-            for entry in deal.get("actions") or []:
-                position += 1
-                if "chance" in entry:
-                    state.apply_chance(entry["chance"])
-                else:
-                    state.apply(int(entry["seat"]), str(entry["action"]))
-                yield state, steps[position]
-            position += 1
+        if isinstance(change, tuple):
+            state.apply(*change)
+        else:
+            state.apply_chance(change)
     except (GameError, KeyError, TypeError, ValueError) as exc:
-        raise ReplayError(f"the replay does not re-run at step {position}: {exc}") from exc
+        raise ReplayError(f"the replay does not re-run at step {index}: {exc}") from exc
+
+
+def _positions(replay: Mapping[str, Any], steps: list[Step] | None = None) -> Iterator[tuple[State, Step]]:
+    """Re-run a replay from its start: each step with the state after it, in order (one state
+    object, advanced in place between yields: read it before asking for the next).  ``steps``:
+    the replay's :func:`transitions`, when the caller has them."""
+    if replay.get("format") != FORMAT:
+        raise ReplayError(f"not a {FORMAT} replay")
+    steps = transitions(replay) if steps is None else steps
+    state = _start(replay)
+    for index, change in enumerate(_changes(replay)):
+        _transition(state, change, index)
+        yield state, steps[index]
 
 
 def state_at(replay: Mapping[str, Any], index: int) -> tuple[State, Step, int]:
@@ -262,3 +288,154 @@ def position(replay: Mapping[str, Any], index: int, pov: str, *, finished: bool 
                 log=log,
             )
     raise ReplayError(f"the replay ends before step {index}")  # transitions() counted every step
+
+
+CHECKPOINT_EVERY = 16
+"""A :class:`Walk` keeps a copy of the engine state every this many steps."""
+
+
+class Walk:
+    """One replay stepped through many times (the replay viewer's cache entry): the same
+    answers as :func:`position` and :func:`moves`, at a cost that does not grow with the step.
+
+    It keeps a copy of the engine state every ``every`` steps (checkpoints, made as runs pass
+    them), the state of the last step asked for (the cursor: the next step forward is one
+    transition) and, per point of view, what it was told of each step so far (:class:`Move`).
+    A step is reached from the cursor or the nearest checkpoint at or before it, so a request
+    costs at most ``every`` transitions plus the action log's steps that point of view was not
+    told yet; after the first run through, stepping forward costs one transition.
+
+    Hidden information: the states hold every card, but nothing is shown from them except what
+    :func:`views` and :func:`seen_action` give the point of view asked for, computed on each
+    call (views) or kept under that point of view (moves).  The caller checks the point of view
+    is allowed, as for :func:`position`.  Thread-safe: one lock per walk (requests for the
+    same replay take turns).  :attr:`size` estimates the bytes it holds (:func:`footprint`)."""
+
+    def __init__(self, replay: Mapping[str, Any], every: int = CHECKPOINT_EVERY) -> None:
+        self.replay = replay
+        self.steps = transitions(replay)
+        self._changes = _changes(replay)
+        self._every = max(1, every)
+        self._checkpoints: dict[int, State] = {}
+        self._cursor: tuple[int, State] | None = None
+        self._told: dict[str, list[Move | None]] = {}
+        self._lock = threading.Lock()
+        sample = min(len(self.steps), 16)  # steps and changes are alike: estimated from a few
+        per_step = footprint((self.steps[:sample], self._changes[:sample])) / sample
+        self.size = footprint(replay) + int(per_step * len(self.steps))
+        """Estimated bytes held: the replay and its steps (:func:`footprint`), the checkpoints
+        (:func:`state_bytes`) and the moves told; the cursor (one more state) is not counted."""
+
+    def position(self, index: int, pov: str, *, finished: bool = True, log: int | None = None) -> Position:
+        """:func:`position`, with only the last ``log`` entries of the action log (all: ``None``)."""
+        with self._lock:
+            last = len(self.steps) - 1
+            index = max(0, min(index, last))
+            told = self._told_to(pov)
+            low = 0 if log is None else max(0, index - log + 1)
+            start = next((i for i in range(low, index + 1) if told[i] is None), index)
+            state = self._reach(start, index, pov, told)
+            step = self.steps[index]
+            return Position(
+                step=step,
+                last=last,
+                deal_start=step.index == 0 or self.steps[step.index - 1].deal != step.deal,
+                views=detached(views(state, pov, finished)),
+                situation=situation(state),
+                log=[m for m in told[low : index + 1] if m is not None],
+            )
+
+    def moves(self, pov: str) -> list[Move]:
+        """:func:`moves` of the whole replay."""
+        with self._lock:
+            told = self._told_to(pov)
+            first = next((i for i, m in enumerate(told) if m is None), None)
+            if first is not None:
+                self._reach(first, len(self.steps) - 1, pov, told)
+            return [m for m in told if m is not None]
+
+    def _told_to(self, pov: str) -> list[Move | None]:
+        told = self._told.get(pov)
+        if told is None:
+            told = self._told[pov] = [None] * len(self.steps)
+            self.size += footprint(told)
+        return told
+
+    def _reach(self, start: int, index: int, pov: str, told: list[Move | None]) -> State:
+        """The state at step ``index`` (``start <= index``), reached from a position at or
+        before ``start``, telling ``pov`` each step from ``start`` on not told yet.  It becomes
+        the cursor: the caller reads it before the lock is released."""
+        near = start - start % self._every
+        while near >= 0 and near not in self._checkpoints:
+            near -= self._every
+        cursor, self._cursor = self._cursor, None  # none while it moves (a failed run leaves none)
+        if cursor is not None and near <= cursor[0] <= start:
+            at, state = cursor
+        elif near >= 0:
+            at, state = near, self._checkpoints[near].clone()
+        else:
+            at, state = -1, _start(self.replay)
+        while True:
+            if at >= start and told[at] is None:
+                told[at] = move = _told(state, self.steps, self.steps[at], pov)
+                self.size += footprint(move)
+            if at == index:
+                break
+            at += 1
+            _transition(state, self._changes[at], at)
+            if at % self._every == 0 and at not in self._checkpoints:
+                self._checkpoints[at] = kept = state.clone()
+                self.size += state_bytes(kept)
+        self._cursor = (index, state)
+        return state
+
+
+def detached(value: Any) -> Any:
+    """A copy of a JSON-like value (dicts, lists and tuples copied, all else shared): a view
+    read from a :class:`Walk`'s cursor must not change when the cursor moves on."""
+    if isinstance(value, dict):
+        return {k: detached(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [detached(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(detached(v) for v in value)
+    return value
+
+
+def state_bytes(state: State) -> int:
+    """Estimated bytes held by an engine state: twice its pickled length (measured with
+    ``tracemalloc`` over the registry's games: a clone holds 0.7 to 3.1 times its pickled
+    length, 1.3 times for Glaves; a few kB).  Cheaper than :func:`footprint`, which counts
+    the parts clones share (finished deals) in every clone."""
+    try:
+        return 2 * len(pickle.dumps(state))
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return footprint(state)
+
+
+def footprint(value: object) -> int:
+    """Estimated bytes held by ``value``: ``sys.getsizeof`` of it and of everything it refers
+    to (containers, attributes, slots; each object once), leaving out games, classes,
+    functions and modules (shared by every state)."""
+    seen: set[int] = set()
+    total = 0
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if id(item) in seen or isinstance(item, Game | type | ModuleType | FunctionType):
+            continue
+        seen.add(id(item))
+        total += sys.getsizeof(item)
+        if isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            todo.extend(item)
+        elif not isinstance(item, str | bytes | int | float | bool):
+            todo.extend(getattr(item, "__dict__", {}).values())
+            for cls in type(item).__mro__:
+                slots = getattr(cls, "__slots__", ())
+                for slot in (slots,) if isinstance(slots, str) else slots:
+                    if hasattr(item, slot):
+                        todo.append(getattr(item, slot))
+    return total

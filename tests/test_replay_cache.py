@@ -135,6 +135,9 @@ def test_a_seat_sees_no_secret_of_another_after_the_open_view_filled_the_cache(
             shown = [c for c in state.secrets(seat) if f'title="{c}"' in view or f">{c}<" in view]
             assert not shown, (step, seat, shown)
             told = replay_steps.moves(replay, str(seat), upto=step)[-12:]
+            current = page[page.index('id="current-action"') : page.index('id="to-act"')]
+            if told and told[-1].index == step and told[-1].seat is not None:  # the step's action, as told
+                assert f'title="{told[-1].text}"' in current, (step, seat, current)
             log = page[page.index('<section class="log">') :]
             assert all(f'<span title="{m.text}"' in log for m in told if m.seat is not None)
             checked += 1

@@ -20,7 +20,7 @@ from .openapi import openapi_document
 from .paging import BadQuery, page_from, text_arg
 from .plot import Plot, layout
 from .replay_cache import ReplayCache
-from .replay_steps import Move, ReplayError, is_finished, viewer_seats
+from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
 from .sources import SCAN_LIMIT, MatchFilter, list_matches, match_summary
 
 bp = Blueprint("pages", __name__)
@@ -219,11 +219,15 @@ def match_page(match_id: str) -> str | tuple[str, int]:
     except ReplayError as exc:
         return _unreadable(exc)
     now = at.situation
+    # The step's action as this point of view was told it (the log's last entry is this step):
+    # a seat's or the spectator's page must not show another seat's secret choice here either.
+    told = at.log[-1].text if pov != OPEN and at.log and at.log[-1].index == at.step.index else None
     return render_template(
         "replay.html",
         match=row,
         replay=replay,
         step=at.step,
+        action=at.step.action if told is None else told,
         last=at.last,
         pov=pov,
         povs=shown.povs,

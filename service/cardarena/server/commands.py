@@ -61,6 +61,9 @@ def _service(args: argparse.Namespace) -> int:
         tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
     except PemError as exc:
         _usage(str(exc))
+    problem = _port_problem(args)  # a busy port too (gRPC would say "Failed to bind", not which)
+    if problem:
+        _usage(problem)
     configure_logging()
     # The event loop is busy with gRPC while Redis calls run in worker threads: with the default
     # 5 ms switch interval every reply a worker waits for can wait that long for the GIL.
@@ -102,10 +105,19 @@ def _service(args: argparse.Namespace) -> int:
             return 2
         try:
             asyncio.run(main(url))
-        except (OSError, RuntimeError) as exc:  # a port in use (gRPC or metrics)
-            print(f"cardarena: error: cannot listen: {exc}", file=sys.stderr)
+        except (OSError, RuntimeError) as exc:  # a port taken since it was checked (gRPC or metrics)
+            print(f"cardarena: error: {_port_problem(args) or f'cannot listen: {exc}'}", file=sys.stderr)
             return 2
     return 0
+
+
+def _port_problem(args: argparse.Namespace) -> str | None:
+    """Why the service cannot listen on its ``--port`` or ``--metrics-port`` now, or ``None``."""
+    from ..ports import port_problem
+
+    if args.port and args.port == args.metrics_port:
+        return f"--port and --metrics-port are both {args.port}; they need different ports"
+    return port_problem(args.port, "--port", args.host) or port_problem(args.metrics_port, "--metrics-port", args.host)
 
 
 def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:

@@ -10,6 +10,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cardarena.store.connection import EmbeddedRedis
@@ -56,3 +57,27 @@ def key_prefix(monkeypatch: pytest.MonkeyPatch) -> str:
     prefix = f"test-{uuid.uuid4().hex[:10]}:"
     monkeypatch.setenv("CARDARENA_PREFIX", prefix)
     return prefix
+
+
+def plant_neighbours(client: Any, key_prefix: str) -> list[str]:
+    """Keys a local run (``match``, ``tournament run``) on this Redis must leave as they are:
+    one under the test's prefix, two under prefixes shaped like another run's, one outside
+    the prefix altogether.  Check them with :func:`only_neighbours_left`."""
+    names = [
+        f"{key_prefix}before",
+        f"{key_prefix}match-neighbour:kept",
+        f"{key_prefix}run-neighbour:kept",
+        f"{key_prefix.rstrip(':')}-outside:kept",
+    ]
+    for name in names:
+        client.set(name, "1")
+    return names
+
+
+def only_neighbours_left(client: Any, key_prefix: str, planted: list[str]) -> None:
+    """Under ``key_prefix`` there is nothing but the planted keys, and every planted key is there
+    (the one outside the prefix is removed afterwards: an external Redis is never flushed)."""
+    left = {k.decode() for k in client.scan_iter(match=f"{key_prefix}*", count=1000)}
+    assert left == {n for n in planted if n.startswith(key_prefix)}
+    assert client.exists(*planted) == len(planted)
+    client.delete(*planted)

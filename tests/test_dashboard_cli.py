@@ -2,43 +2,96 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 
 from .dashboard_data import seed
 
 
-def test_cli_serves_the_dashboard(redis_url: str, key_prefix: str) -> None:
-    seed(redis_url, finished=1)
-    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+@contextlib.contextmanager
+def _dashboard(env: dict[str, str], *extra: str) -> Iterator[tuple[str, list[str], subprocess.Popen[str]]]:
+    """``cardarena dashboard --port 0`` running: its base URL, the stderr lines before the URL
+    line, the process (stopped afterwards with SIGTERM: exit status 0)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cardarena.cli", "dashboard", "--port", "0"],
+        [sys.executable, "-m", "cardarena.cli", "dashboard", "--port", "0", *extra],
         env=env,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
         assert proc.stderr is not None
-        line = proc.stderr.readline()
-        assert "http://127.0.0.1:" in line, line
-        base = line.split()[-1].rstrip("/")
+        before: list[str] = []
+        while "http://127.0.0.1:" not in (line := proc.stderr.readline()):
+            assert line, before
+            before.append(line)
+        yield line.split()[-1].rstrip("/"), before, proc
+        proc.terminate()
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def test_cli_serves_the_dashboard(redis_url: str, key_prefix: str) -> None:
+    seed(redis_url, finished=1)
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    with _dashboard(env) as (base, _, _):
         with urllib.request.urlopen(f"{base}/api/v1/tournaments", timeout=10) as response:
             assert [t["id"] for t in json.load(response)["items"]] == ["cup"]
         with urllib.request.urlopen(f"{base}/tournaments/cup", timeout=10) as response:
             assert "Content-Security-Policy" in response.headers
-    finally:
-        proc.terminate()
-        try:
-            assert proc.wait(10) == 0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            if proc.stderr:
-                proc.stderr.close()
+
+
+def test_cli_logs_its_info_lines_as_json(redis_url: str, key_prefix: str) -> None:
+    """The start-up index line (matches stored before the match indexes: here every match, the
+    flag that they were indexed being gone) and each request, as the service logs: JSON lines."""
+    from cardarena.store.connection import client_for
+    from cardarena.store.matches import MatchStore
+
+    seed(redis_url, finished=1)
+    store = MatchStore(client_for(redis_url))
+    store.r.delete(store.INDEXED)
+    every = len(store.recent(0, 100))
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    with _dashboard(env) as (base, before, proc):
+        records = [json.loads(line) for line in before]
+        assert {"level": "info", "logger": "cardarena_dashboard.app"}.items() <= records[-1].items()
+        assert records[-1]["event"] == f"indexed {every} matches stored before the match indexes"
+        urllib.request.urlopen(f"{base}/api/v1/tournaments", timeout=10).close()
+        assert proc.stderr is not None
+        request = json.loads(proc.stderr.readline())
+        assert request["logger"] == "werkzeug" and '"GET /api/v1/tournaments HTTP/1.1" 200' in request["event"]
+    store.r.delete(store.INDEXED)
+    with _dashboard(env, "--loglevel", "warning") as (_, before, _):
+        assert before == []
+
+
+def test_a_busy_port_is_one_line_and_starts_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env |= {"HOME": str(home), "XDG_DATA_HOME": str(home / "share")}
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        argv = [sys.executable, "-m", "cardarena.cli", "dashboard", "--port", str(port)]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"cardarena: error: port {port} ({'--port'}) is already in use on 127.0.0.1; "
+        "stop what uses it or pick another port (0 picks a free one)"
+    ]
+    assert not home.exists()  # no embedded Redis was started
 
 
 def test_reindex_indexes_every_match_again_and_exits(redis_url: str, key_prefix: str) -> None:

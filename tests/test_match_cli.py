@@ -16,6 +16,8 @@ from cardarena.engine import rerun
 from cardarena.server.commands import spawn
 from cardarena.store.connection import client_for
 
+from .redis_server import only_neighbours_left, plant_neighbours
+
 
 def test_match_command_plays_over_grpc_and_writes_replays(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
     env = {**os.environ, "REDIS_URL": redis_url}
@@ -198,9 +200,13 @@ def test_options_a_game_refuses_only_when_it_builds_a_match_are_refused_first(tm
     assert not (tmp_path / "home").exists()  # nothing was started
 
 
-def test_an_interrupted_match_withdraws_its_unfinished_matches(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
+def _interrupted_match(
+    tmp_path: Path, redis_url: str, key_prefix: str, sig: signal.Signals, extra: list[str]
+) -> tuple[int, str, str]:
+    """A ``match`` on ``redis_url`` sent ``sig`` while a match is being played: its exit status,
+    its stderr and the run's key prefix."""
     bots = _bots(tmp_path / "bots")
-    argv = [sys.executable, "-m", "cardarena.server", "match", "glaves", "--players", "3"]
+    argv = [sys.executable, "-m", "cardarena.server", "match", "glaves", "--players", "3", *extra]
     argv += ["--bots", f"{bots['slow']},random,random", "--matches", "6", "--concurrency", "1"]
     proc = subprocess.Popen(
         argv, env={**os.environ, "REDIS_URL": redis_url}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -216,15 +222,27 @@ def test_an_interrupted_match_withdraws_its_unfinished_matches(tmp_path: Path, r
                 break
             assert time.monotonic() < deadline, "no match started"
             time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 130, err
-    assert err.startswith("cardarena: interrupted; ") and err.count("\n") == 1 and "withdrawn" in err, err
-    run_prefix = running[0].removesuffix("matches:running")
+        client.close()
+    return proc.returncode, err, running[0].removesuffix("matches:running")
+
+
+def test_an_interrupted_match_withdraws_its_unfinished_matches(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
+    """Ctrl-C with ``--keep-data``: the data stays (where is said), nothing of it left to claim."""
+    status, err, run_prefix = _interrupted_match(tmp_path, redis_url, key_prefix, signal.SIGINT, ["--keep-data"])
+    assert status == 130, err
+    kept, interrupted = err.splitlines()
+    assert kept == (
+        f"cardarena: the run's data stays in Redis under the key prefix {run_prefix} "
+        f"(CARDARENA_PREFIX={run_prefix} cardarena dashboard shows it)"
+    )
+    assert interrupted.startswith("cardarena: interrupted; ") and "withdrawn" in interrupted, err
+    client = client_for(redis_url)
     statuses = [
         client.hget(f"{run_prefix}match:{mid.decode()}", "status")
         for mid in client.zrange(f"{run_prefix}matches:all", 0, -1)
@@ -233,6 +251,30 @@ def test_an_interrupted_match_withdraws_its_unfinished_matches(tmp_path: Path, r
     assert set(statuses) <= {b"done", b"withdrawn"} and b"withdrawn" in statuses
     # nothing of the run is left to claim
     assert client.scard(f"{run_prefix}matches:queued") == 0 and client.scard(f"{run_prefix}matches:running") == 0
+    client.close()
+
+
+def test_a_match_run_on_an_external_redis_deletes_its_keys(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
+    """With REDIS_URL the run's keys (all under its own prefix) are gone when it ends, and
+    every other key is as it was."""
+    client = client_for(redis_url)
+    planted = plant_neighbours(client, key_prefix)
+    argv = ["glaves", "--players", "2", "--bots", "random,random", "--matches", "2"]
+    done = _match(argv, _private_env(tmp_path, REDIS_URL=redis_url))
+    assert done.returncode == 0, done.stderr
+    assert "wins" in done.stdout and done.stderr == ""
+    only_neighbours_left(client, key_prefix, planted)
+    client.close()
+
+
+def test_a_match_run_stopped_by_sigterm_deletes_its_keys(tmp_path: Path, redis_url: str, key_prefix: str) -> None:
+    client = client_for(redis_url)
+    planted = plant_neighbours(client, key_prefix)
+    status, err, run_prefix = _interrupted_match(tmp_path, redis_url, key_prefix, signal.SIGTERM, [])
+    assert status == 130 and err.startswith("cardarena: interrupted; ") and err.count("\n") == 1, err
+    assert run_prefix.startswith(f"{key_prefix}match-")
+    only_neighbours_left(client, key_prefix, planted)
+    client.close()
 
 
 def test_spawned_children_never_block_on_their_output(tmp_path: Path) -> None:

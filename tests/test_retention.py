@@ -527,3 +527,18 @@ def test_a_real_worker_and_beat_prune_on_their_own(
             p.wait(30)
     assert _replays(client, recent) == [True] * 6
     assert int(client.xlen(MatchStore(client).STREAM)) == 1  # every entry acknowledged but the last delivered
+
+
+def test_drop_namespace_deletes_only_the_keys_under_its_prefix(client: redis.Redis, key_prefix: str) -> None:
+    """Batched over more keys than one batch; a prefix with glob characters matches itself only."""
+    run = f"{key_prefix}run-[x]*?:"
+    mine = [f"{run}k{i}" for i in range(23)]
+    others = [f"{key_prefix}run-x-:k", f"{key_prefix}run-[x]*?", f"{key_prefix}run-[x]ab:k", f"{key_prefix}other"]
+    for name in mine + others:
+        client.set(name, "1")
+    assert retention.drop_namespace(client, run, batch=5) == len(mine)
+    assert client.exists(*mine) == 0 and client.exists(*others) == len(others)
+    assert retention.drop_namespace(client, run) == 0
+    with pytest.raises(ValueError, match="empty key prefix"):
+        retention.drop_namespace(client, "")
+    client.delete(*others)

@@ -22,7 +22,7 @@ from cardarena.store.matches import MatchStore
 from cardarena.store.tournaments import TournamentStore
 from cardarena_tournament.run import bot_names
 
-from .redis_server import port_for_restarts
+from .redis_server import only_neighbours_left, plant_neighbours, port_for_restarts
 from .tournament_fixtures import LocalMatchPlayer, WorkerProcess, tournament_report, wait_for
 
 
@@ -408,14 +408,14 @@ def _run_tournaments(client: Any, key_prefix: str) -> list[bytes]:
     return [k for k in keys if b":" not in k.rsplit(b"tournament:", 1)[1]]
 
 
-def test_ctrl_c_cancels_the_run_and_leaves_nothing_behind(redis_url: str, key_prefix: str) -> None:
-    """Ctrl-C mid-run: a one-line message and status 130, the tournament cancelled with none
-    of its matches left queued for another run's service and bots, every child stopped."""
+def _stopped_run(redis_url: str, key_prefix: str, sig: signal.Signals, extra: list[str]) -> tuple[int, str]:
+    """A ``tournament run`` on ``redis_url`` sent ``sig`` once a match was counted: its exit
+    status and stderr, after checking that every child it had has stopped."""
     import psutil
 
     env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
-    argv = [sys.executable, "-m", "cardarena.cli", "tournament", "run", "--game", "glaves", "--players", "2"]
-    argv += ["--bots", "random,random,heuristic", "--deal-sets", "40"]  # far more than play before the Ctrl-C
+    argv = [sys.executable, "-m", "cardarena.cli", "tournament", "run", "--game", "glaves", "--players", "2", *extra]
+    argv += ["--bots", "random,random,heuristic", "--deal-sets", "40"]  # far more than play before the signal
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     client = client_for(redis_url)
     try:
@@ -426,16 +426,29 @@ def test_ctrl_c_cancels_the_run_and_leaves_nothing_behind(redis_url: str, key_pr
         wait_for(one_counted, 120, "the first counted match")
         children = psutil.Process(proc.pid).children(recursive=True)
         assert len(children) >= 6  # service, three bots, worker, beat
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert proc.returncode == 130, err[-2000:]
+        client.close()
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert alive == []
+    return proc.returncode, err
+
+
+def test_ctrl_c_cancels_the_run_and_leaves_nothing_behind(redis_url: str, key_prefix: str) -> None:
+    """Ctrl-C mid-run (``--keep-data``): a one-line message and status 130, the tournament
+    cancelled with none of its matches left queued for another run's service and bots, every
+    child stopped."""
+    status, err = _stopped_run(redis_url, key_prefix, signal.SIGINT, ["--keep-data"])
+    assert status == 130, err[-2000:]
     assert "interrupted: tournament t" in err and "cancelled" in err and "Traceback" not in err
+    client = client_for(redis_url)
     (hkey,) = _run_tournaments(client, key_prefix)
     run_prefix = hkey.decode().rsplit("tournament:", 1)[0]
+    assert f"the run's data stays in Redis under the key prefix {run_prefix} " in err
     tid = hkey.decode().rsplit(":", 1)[1]
     assert client.hget(hkey, "status") == b"cancelled"
     statuses = Counter(
@@ -443,8 +456,28 @@ def test_ctrl_c_cancels_the_run_and_leaves_nothing_behind(redis_url: str, key_pr
         for m in client.lrange(f"{run_prefix}tournament:{tid}:schedule", 0, -1)
     )
     assert set(statuses) <= {b"done", b"withdrawn"} and statuses[b"withdrawn"] > 0, statuses
-    _, alive = psutil.wait_procs(children, timeout=10)
-    assert alive == []
+    client.close()
+
+
+def test_a_run_on_an_external_redis_deletes_its_keys(redis_url: str, key_prefix: str) -> None:
+    """With REDIS_URL the run's keys (all under its own prefix, Celery's too) are gone when it
+    ends, and every other key is as it was."""
+    client = client_for(redis_url)
+    planted = plant_neighbours(client, key_prefix)
+    args = ["--game", "glaves", "--players", "2", "--bots", "random,random", "--deal-sets", "1", "--json"]
+    done = _cli("tournament", "run", *args, env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(json.loads(done.stdout)["matches"]) == 2
+    only_neighbours_left(client, key_prefix, planted)
+    client.close()
+
+
+def test_a_run_stopped_by_sigterm_deletes_its_keys(redis_url: str, key_prefix: str) -> None:
+    client = client_for(redis_url)
+    planted = plant_neighbours(client, key_prefix)
+    status, err = _stopped_run(redis_url, key_prefix, signal.SIGTERM, [])
+    assert status == 130 and "interrupted: tournament t" in err and "Traceback" not in err, err[-2000:]
+    only_neighbours_left(client, key_prefix, planted)
     client.close()
 
 
@@ -491,7 +524,8 @@ def test_a_bot_that_dies_mid_run_is_named_with_the_end_of_its_log(
         "        print('crash bot: giving up', file=sys.stderr, flush=True)\n        os._exit(3)\n"
     )
     env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
-    done = _cli("tournament", "run", "--game", "glaves", "--players", "2", "--bots", f"random,{crash}", env=env)
+    args = ["--game", "glaves", "--players", "2", "--bots", f"random,{crash}", "--keep-data"]
+    done = _cli("tournament", "run", *args, env=env)
     assert done.returncode == 2, done.stderr[-2000:]
     assert "a child process exited with 3" in done.stderr and "crash-1" in done.stderr
     assert "crash bot: giving up" in done.stderr and "cancelled" in done.stderr

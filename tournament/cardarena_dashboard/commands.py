@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import signal
+import socket
 import sys
+from collections.abc import Iterator
 from typing import Any
+
+from cardarena.cliargs import port_number
+from cardarena.ports import bind_problem
 
 
 def _dashboard(args: argparse.Namespace) -> int:
-    from cardarena.store.connection import default_redis
+    from cardarena.server.observability import configure_logging
     from werkzeug.serving import make_server
 
     from .app import create_app
@@ -32,39 +38,83 @@ def _dashboard(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)
-    with contextlib.ExitStack() as stack:
-        url = args.redis_url or os.environ.get("REDIS_URL")
-        if not url:
-            url = stack.enter_context(default_redis())
-            print(f"cardarena dashboard: embedded Redis at {url}", file=sys.stderr)
-        if args.reindex:
-            from .sources import Sources
+    # JSON lines on stderr as the service logs them; Flask's app logger is
+    # cardarena_dashboard.app, werkzeug logs each request.
+    configure_logging(getattr(logging, args.loglevel), names=("cardarena", "cardarena_dashboard", "werkzeug"))
+    if args.reindex:
+        from .sources import Sources
 
+        with _redis(args) as url:
             done = Sources.from_url(url).matches.index_older(force=True)
-            print(f"cardarena dashboard: {done} matches indexed (by game, bot, and bot in game)")
-            return 0
-        app = create_app({"REDIS_URL": url})
-        server = make_server(args.host, args.port, app, threaded=True)
-        print(f"cardarena dashboard: http://{args.host}:{server.server_port}/", file=sys.stderr, flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
+        print(f"cardarena dashboard: {done} matches indexed (by game, bot, and bot in game)")
+        return 0
+    try:  # first: a busy port is one line before anything starts
+        listener = _listen(args.host, args.port)
+    except OSError as exc:
+        print(f"cardarena: error: {bind_problem(exc, args.port, '--port', args.host)}", file=sys.stderr)
+        return 2
+    try:  # Ctrl-C or SIGTERM, whenever it comes, stops it without a traceback
+        with listener, _redis(args) as url:
+            app = create_app({"REDIS_URL": url})
+            server = make_server(args.host, args.port, app, threaded=True, fd=listener.fileno())
+            try:
+                print(f"cardarena dashboard: http://{args.host}:{server.port}/", file=sys.stderr, flush=True)
+                server.serve_forever()
+            finally:
+                server.server_close()
+    except KeyboardInterrupt:
+        pass
     return 0
+
+
+@contextlib.contextmanager
+def _redis(args: argparse.Namespace) -> Iterator[str]:
+    """``--redis-url``, else ``REDIS_URL``, else the embedded default, held while the block runs."""
+    from cardarena.store.connection import default_redis
+
+    url = args.redis_url or os.environ.get("REDIS_URL")
+    if url:
+        yield str(url)
+        return
+    with default_redis() as url:
+        print(f"cardarena dashboard: embedded Redis at {url}", file=sys.stderr)
+        yield url
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The dashboard's listening socket on ``host:port``, bound as werkzeug binds it (which
+    then serves on it): ``OSError`` if it cannot be."""
+    from werkzeug.serving import get_sockaddr, select_address_family
+
+    family = select_address_family(host, port)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(get_sockaddr(host, port, family))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def register(sub: Any) -> None:
     """Add ``cardarena dashboard`` to the ``cardarena`` parser."""
     dash = sub.add_parser("dashboard", help="serve the web dashboard and REST API")
     dash.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
-    dash.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
+    dash.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0 picks a free one)")
     dash.add_argument("--redis-url", help="Redis to read (default: $REDIS_URL or the embedded default)")
     dash.add_argument(
         "--reindex",
         action="store_true",
         help="index every stored match by game and bot again (idempotent; done by itself once, "
         "at the first start after an upgrade), then exit",
+    )
+    dash.add_argument(
+        "--loglevel",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        default="INFO",
+        help="least level logged to stderr, as JSON lines (default %(default)s: with each request)",
     )
     dash.set_defaults(func=_dashboard)

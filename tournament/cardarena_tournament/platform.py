@@ -22,12 +22,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,7 +45,7 @@ KEEP_LOG_RUNS = 20
 LOG_TAIL_LINES = 12
 """How many last lines of a failed part's log an error shows."""
 
-_PORT_IN_USE = re.compile(r"address already in use|failed to bind to address|is in use by another program", re.I)
+_PORT_IN_USE = re.compile(r"already in use|failed to bind to address|is in use by another program", re.I)
 
 
 class PlatformError(Exception):
@@ -207,28 +205,12 @@ def failure(
     return PlatformError(said, detail=end, status=code)
 
 
-def port_problem(port: int, option: str) -> str | None:
-    """Why ``port`` cannot be listened on at 127.0.0.1, or ``None`` (0, or free right now)."""
-    if port == 0:
-        return None
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers do: TIME_WAIT is no conflict
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                return (
-                    f"port {port} ({option}) is already in use on 127.0.0.1; "
-                    "stop what uses it or pick another port (0 picks a free one)"
-                )
-            return f"cannot listen on 127.0.0.1:{port} ({option}): {exc.strerror or exc}"
-    return None
-
-
 def check_ports(grpc_port: int, http_port: int) -> None:
     """Raise :class:`PlatformError` unless both requested ports are free and distinct."""
     if grpc_port and grpc_port == http_port:
         raise PlatformError(f"--grpc-port and --http-port are both {grpc_port}; they need different ports")
+    from cardarena.ports import port_problem
+
     for port, option in ((grpc_port, "--grpc-port"), (http_port, "--http-port")):
         problem = port_problem(port, option)
         if problem:

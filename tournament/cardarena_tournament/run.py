@@ -2,10 +2,11 @@
 
 Everything is real: Redis (the user's shared embedded default unless ``REDIS_URL``, so
 ``cardarena dashboard`` shows the tournament afterwards; with an external Redis the run gets
-its own key prefix), the gRPC match service (``cardarena service``), each bot as its own
-process (``cardarena bot run KIND``), one Celery worker and beat.  The tournament is created
-and started through the worker exactly as ``tournament create`` does; this command only
-watches the counted matches (a progress bar on stderr) and prints the final standings.
+its own key prefix, whose keys are deleted when it ends unless ``--keep-data``), the gRPC
+match service (``cardarena service``), each bot as its own process (``cardarena bot run
+KIND``), one Celery worker and beat.  The tournament is created and started through the
+worker exactly as ``tournament create`` does; this command only watches the counted matches
+(a progress bar on stderr) and prints the final standings.
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ def register_run(tsub: Any) -> None:
     run.add_argument("--timeout", type=float, default=3600, help="give up after this many seconds")
     run.add_argument("--json", action="store_true", help="print standings and matches as JSON")
     run.add_argument("--verbose", action="store_true", help="child processes log to stderr")
+    from cardarena.server.commands import add_keep_data
+
+    add_keep_data(run)
     run.set_defaults(func=_run)
 
 
@@ -88,18 +92,24 @@ class Interrupted(Exception):
 
 
 def _run(args: argparse.Namespace) -> int:
+    from cardarena.processes import sigterm_as_keyboard_interrupt
+
     try:
-        return _run_checked(args)
+        with sigterm_as_keyboard_interrupt():  # SIGTERM cleans up as Ctrl-C does
+            return _run_checked(args)
     except (TournamentError, FormatError, GameError, BotError) as exc:
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
     except Interrupted as exc:
         print(f"cardarena: interrupted: {exc}", file=sys.stderr)
         return 130
+    except KeyboardInterrupt:  # before anything started
+        print("cardarena: interrupted", file=sys.stderr)
+        return 130
 
 
 def _run_checked(args: argparse.Namespace) -> int:
-    from cardarena.server.commands import issue_token, redis_for_run, spawn, start_service, stop_process
+    from cardarena.server.commands import issue_token, run_namespace, spawn, start_service, stop_process
     from cardarena.store.bots import BotStore
     from cardarena.store.connection import client_for
     from cardarena.store.tournaments import TournamentStore
@@ -129,11 +139,10 @@ def _run_checked(args: argparse.Namespace) -> int:
         files[part] = (logs / f"{part}.log").open("wb")
         return files[part]
 
-    with redis_for_run() as url, tempfile.TemporaryDirectory(prefix="cardarena-run-") as tmp:
-        prefix = os.environ.get("CARDARENA_PREFIX", "ca:")
-        if os.environ.get("REDIS_URL"):
-            prefix = f"{prefix}run-{run_id}:"
-        os.environ["CARDARENA_PREFIX"] = prefix
+    with (
+        run_namespace("run", run_id, keep=args.keep_data) as (url, prefix),
+        tempfile.TemporaryDirectory(prefix="cardarena-run-") as tmp,
+    ):
         env = {**os.environ, "REDIS_URL": url, "CARDARENA_PREFIX": prefix, "CARDARENA_TICK_S": "0.5"}
         client = client_for(url)
         ts = TournamentStore(client)

@@ -61,6 +61,9 @@ def _service(args: argparse.Namespace) -> int:
         tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
     except PemError as exc:
         _usage(str(exc))
+    problem = _port_problem(args)  # a busy port too (gRPC would say "Failed to bind", not which)
+    if problem:
+        _usage(problem)
     configure_logging()
     # The event loop is busy with gRPC while Redis calls run in worker threads: with the default
     # 5 ms switch interval every reply a worker waits for can wait that long for the GIL.
@@ -102,10 +105,19 @@ def _service(args: argparse.Namespace) -> int:
             return 2
         try:
             asyncio.run(main(url))
-        except (OSError, RuntimeError) as exc:  # a port in use (gRPC or metrics)
-            print(f"cardarena: error: cannot listen: {exc}", file=sys.stderr)
+        except (OSError, RuntimeError) as exc:  # a port taken since it was checked (gRPC or metrics)
+            print(f"cardarena: error: {_port_problem(args) or f'cannot listen: {exc}'}", file=sys.stderr)
             return 2
     return 0
+
+
+def _port_problem(args: argparse.Namespace) -> str | None:
+    """Why the service cannot listen on its ``--port`` or ``--metrics-port`` now, or ``None``."""
+    from ..ports import port_problem
+
+    if args.port and args.port == args.metrics_port:
+        return f"--port and --metrics-port are both {args.port}; they need different ports"
+    return port_problem(args.port, "--port", args.host) or port_problem(args.metrics_port, "--metrics-port", args.host)
 
 
 def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
@@ -302,12 +314,55 @@ def start_service(env: dict[str, str], *, extra: list[str] | None = None, log: A
 
 
 @contextlib.contextmanager
-def redis_for_run() -> Iterator[str]:
-    """``REDIS_URL`` if set, else the user's shared embedded default (see ``store.connection.default_redis``)."""
-    from ..store.connection import default_redis
+def run_namespace(kind: str, run_id: str, *, keep: bool) -> Iterator[tuple[str, str]]:
+    """The Redis URL and key prefix of a local run (``match``, ``tournament run``), held while
+    the block runs; ``CARDARENA_PREFIX`` in this process's environment is the prefix meanwhile.
 
+    Without ``REDIS_URL``: the user's shared embedded default (``store.connection.default_redis``)
+    and the usual prefix; the run's data stays there, as every local command's does (the
+    dashboard shows it).  With ``REDIS_URL``: a prefix of the run's own,
+    ``<CARDARENA_PREFIX><kind>-<run_id>:``, and when the block ends, however it ends, every key
+    under it is deleted (the block must have stopped whatever writes under it) unless ``keep``:
+    then a line on stderr says where the data is.  Nothing outside the prefix is touched.
+    """
+    from ..store.connection import configured_url, default_redis
+
+    base = os.environ.get("CARDARENA_PREFIX", "ca:")
+    private = configured_url() is not None
+    prefix = f"{base}{kind}-{run_id}:" if private else base
     with default_redis() as url:
-        yield url
+        os.environ["CARDARENA_PREFIX"] = prefix
+        try:
+            yield url, prefix
+        finally:
+            os.environ["CARDARENA_PREFIX"] = base
+            if private:
+                _leave_namespace(url, prefix, keep)
+
+
+def _leave_namespace(url: str, prefix: str, keep: bool) -> None:
+    """Delete a finished local run's keys (all under its own ``prefix``), or say where they are."""
+    import shlex
+
+    import redis
+
+    from ..store.connection import client_for
+    from ..store.retention import drop_namespace
+
+    if keep:
+        print(
+            f"cardarena: the run's data stays in Redis under the key prefix {prefix} "
+            f"(CARDARENA_PREFIX={shlex.quote(prefix)} cardarena dashboard shows it)",
+            file=sys.stderr,
+        )
+        return
+    client = client_for(url)
+    try:
+        drop_namespace(client, prefix)
+    except redis.RedisError as exc:
+        print(f"cardarena: warning: the run's keys under {prefix} were not deleted: {exc}", file=sys.stderr)
+    finally:
+        client.close()
 
 
 def issue_token(bots: BotStore, name: str, *, wait_s: float = 12.0) -> str:
@@ -481,11 +536,8 @@ class _MatchRun:
         procs: list[subprocess.Popen[bytes]] = []
         files: list[IO[bytes]] = []
         finished = False
-        with redis_for_run() as url:
-            env = {**os.environ, "REDIS_URL": url, "CARDARENA_PREFIX": os.environ.get("CARDARENA_PREFIX", "ca:")}
-            if os.environ.get("REDIS_URL"):
-                env["CARDARENA_PREFIX"] = f"{env['CARDARENA_PREFIX']}match-{self.run_id}:"
-            os.environ["CARDARENA_PREFIX"] = env["CARDARENA_PREFIX"]
+        with run_namespace("match", self.run_id, keep=args.keep_data) as (url, prefix):
+            env = {**os.environ, "REDIS_URL": url, "CARDARENA_PREFIX": prefix}
             client = client_for(url)
             store, bots = MatchStore(client), BotStore(client)
             try:
@@ -632,6 +684,17 @@ def _bench_service(args: argparse.Namespace) -> int:
     return int(bench.main(args))
 
 
+def add_keep_data(parser: argparse.ArgumentParser) -> None:
+    """``--keep-data`` of the local runs (``match``, ``tournament run``): see :func:`run_namespace`."""
+    parser.add_argument(
+        "--keep-data",
+        action="store_true",
+        help="with REDIS_URL: leave the run's keys (under a key prefix of its own, printed at the end) "
+        "in Redis, e.g. to look at them with the dashboard; default: deleted when the run ends, also "
+        "on Ctrl-C. Without REDIS_URL the run's data always stays in the embedded default",
+    )
+
+
 def register(sub: Any) -> None:
     """Add the service's subcommands to the ``cardarena`` parser."""
     from ..store.matches import MAX_MS
@@ -771,6 +834,7 @@ def register(sub: Any) -> None:
         "--concurrency", type=at_least(1), default=8, help="matches each bot plays at once (default %(default)s)"
     )
     match.add_argument("--verbose", action="store_true", help="show the service's log")
+    add_keep_data(match)
     match.set_defaults(func=_match)
 
     bench = sub.choices.get("bench")

@@ -29,14 +29,15 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(data, default=str)
 
 
-def configure_logging(level: int = logging.INFO) -> None:
-    """Send the ``cardarena`` loggers to stderr as JSON lines."""
+def configure_logging(level: int = logging.INFO, names: tuple[str, ...] = ("cardarena",)) -> None:
+    """Send the loggers ``names`` (and their children) to stderr as JSON lines from ``level`` on."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
-    root = logging.getLogger("cardarena")
-    root.handlers[:] = [handler]
-    root.setLevel(level)
-    root.propagate = False
+    for name in names:
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(level)
+        logger.propagate = False
 
 
 class Metrics:

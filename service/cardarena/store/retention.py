@@ -30,6 +30,10 @@ holds whatever period each run is given: a shorter one later reaches the newly d
 through the scan and the held lists, a longer one finds nothing due in them yet.  A run that
 stops midway resumes after its last recorded batch; dry runs read the same and record nothing.
 Deleting ``<prefix>prune:cursor`` makes the next run examine every match again (safe, slow).
+
+The one other deletion is :func:`drop_namespace`: a local run (``cardarena match``,
+``tournament run``) on an external Redis works under a key prefix of its own and drops every
+key under it when it ends.
 """
 
 from __future__ import annotations
@@ -64,6 +68,35 @@ redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[1], 'replay_pruned', ARGV[1] .. ' ' .. ARGV[2])
 return size
 """
+
+
+_GLOB_SPECIAL = frozenset("*?[]\\")
+
+
+def drop_namespace(client: redis.Redis, namespace: str, *, batch: int = BATCH) -> int:
+    """Delete every key that starts with ``namespace`` (SCAN with a MATCH on it, UNLINK in
+    batches of up to ``batch`` keys) and nothing else; returns how many were deleted.
+
+    For a local run's private prefix (``ca:match-<run>:``) once everything writing under it
+    has stopped.  An empty ``namespace`` (every key) is refused with ``ValueError``.
+    """
+    if not namespace:
+        raise ValueError("refusing to drop an empty key prefix (every key)")
+    pattern = "".join("\\" + c if c in _GLOB_SPECIAL else c for c in namespace) + "*"
+    raw = namespace.encode()
+    dropped = 0
+    found: list[bytes] = []
+    for name in client.scan_iter(match=pattern, count=batch):
+        if isinstance(name, str):
+            name = name.encode()
+        if name.startswith(raw):  # the MATCH already says so; a second look costs nothing
+            found.append(name)
+        if len(found) >= batch:
+            dropped += int(client.unlink(*found))
+            found.clear()
+    if found:
+        dropped += int(client.unlink(*found))
+    return dropped
 
 
 def retention_days(environ: dict[str, str] | None = None) -> float | None:

@@ -238,7 +238,6 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         deal_totals=[sum(col) for col in zip(*now.deal_scores, strict=True)],
         deal_start=at.deal_start,
         deals=len(replay.get("deals") or []),
-        seat_names=list(replay.get("seats") or []),
     )
 
 
@@ -264,7 +263,6 @@ def match_moves(match_id: str) -> str | tuple[str, int]:
         povs=shown.povs,
         deals=[(number, rows, sum(m.seat is not None for m in rows)) for number, rows in by_deal.items()],
         total=sum(m.seat is not None for m in told),
-        last=told[-1].index,
     )
 
 

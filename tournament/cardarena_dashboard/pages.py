@@ -185,7 +185,10 @@ def _shown_replay(match_id: str, *, refuse: bool) -> _Shown | tuple[str, int]:
     else:
         replay = replay_cache().replay(match_id, _version(row)) or sources().matches.replay(match_id)
     finished = is_finished(row["status"], replay)
-    if replay is None and (pruned := reads.replay_pruned(sources().matches.info(match_id))):
+    pruned = row["replay_pruned"]
+    if replay is None and pruned is None and row["status"] == "done":  # pruned since the row was read?
+        pruned = reads.replay_pruned(sources().matches.info(match_id))
+    if replay is None and pruned:
         return render_template("match_pending.html", match=row, pruned=pruned), 410 if refuse else 200
     if replay is None or not finished:
         return render_template("match_pending.html", match=row), 409 if refuse else 200

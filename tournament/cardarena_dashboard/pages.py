@@ -10,6 +10,7 @@ from typing import Any
 
 from cardarena.engine import games
 from cardarena.engine.cards import is_card_code, label
+from cardarena.store.retention import pruned_note
 from flask import Blueprint, Response, abort, current_app, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
 
@@ -187,7 +188,7 @@ def _shown_replay(match_id: str, *, refuse: bool) -> _Shown | tuple[str, int]:
     finished = is_finished(row["status"], replay)
     pruned = row["replay_pruned"]
     if replay is None and pruned is None and row["status"] == "done":  # pruned since the row was read?
-        pruned = reads.replay_pruned(sources().matches.info(match_id))
+        pruned = pruned_note(sources().matches.info(match_id))
     if replay is None and pruned:
         return render_template("match_pending.html", match=row, pruned=pruned), 410 if refuse else 200
     if replay is None or not finished:

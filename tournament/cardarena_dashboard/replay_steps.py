@@ -115,13 +115,10 @@ def _transition(state: State, change: Change, index: int) -> None:
         raise ReplayError(f"the replay does not re-run at step {index}: {exc}") from exc
 
 
-def _positions(replay: Mapping[str, Any], steps: list[Step] | None = None) -> Iterator[tuple[State, Step]]:
+def _positions(replay: Mapping[str, Any], steps: list[Step]) -> Iterator[tuple[State, Step]]:
     """Re-run a replay from its start: each step with the state after it, in order (one state
     object, advanced in place between yields: read it before asking for the next).  ``steps``:
-    the replay's :func:`transitions`, when the caller has them."""
-    if replay.get("format") != FORMAT:
-        raise ReplayError(f"not a {FORMAT} replay")
-    steps = transitions(replay) if steps is None else steps
+    the replay's :func:`transitions`."""
     state = _start(replay)
     for index, change in enumerate(_changes(replay)):
         _transition(state, change, index)

@@ -94,13 +94,14 @@ def test_a_finished_tournament_reads_the_rating_at_its_end_not_the_whole_history
     assert read < 80_000, f"the bot's rating plot read {read} bytes from Redis"
 
 
-def _later_tournaments(redis_url: str, matches: int) -> None:
-    """``matches`` matches of later tournaments are stored (queued) after the seeded one."""
+def _later_tournaments(redis_url: str, matches: int, game: str = "glaves") -> None:
+    """``matches`` matches of ``game`` between ``alpha`` and ``beta`` of later tournaments are
+    stored (queued) after the seeded one, through ``MatchStore.enqueue_many``."""
     from cardarena.store.matches import MatchSpec, MatchStore
 
     ms = MatchStore(client_for(redis_url))
     seats = ("alpha", "beta")
-    ms.enqueue_many([MatchSpec(f"later:{n}", "glaves", 2, seats, n, tournament="later") for n in range(matches)])
+    ms.enqueue_many([MatchSpec(f"later:{n}", game, 2, seats, n, tournament="later") for n in range(matches)])
 
 
 def test_an_old_tournament_lists_its_matches_whatever_was_stored_after_it(
@@ -167,16 +168,6 @@ def test_the_home_page_and_the_tournament_api_read_only_the_tournaments_they_sho
     assert len(_json_items(client, "/api/v1/tournaments?status=upcoming&limit=200")["items"]) == 100
 
 
-def _later_of_another_game(redis_url: str, matches: int) -> None:
-    """``matches`` Knaves matches of ``alpha`` and ``beta`` (later nights) stored after the
-    seeded Glaves tournament, through ``MatchStore.enqueue_many``."""
-    from cardarena.store.matches import MatchSpec, MatchStore
-
-    ms = MatchStore(client_for(redis_url))
-    seats = ("alpha", "beta")
-    ms.enqueue_many([MatchSpec(f"later:{n}", "knaves", 2, seats, n, tournament="later") for n in range(matches)])
-
-
 def test_a_bots_and_a_games_match_lists_reach_past_the_10000_most_recent(
     client: FlaskClient, seeded: Seeded, redis_url: str
 ) -> None:
@@ -186,7 +177,7 @@ def test_a_bots_and_a_games_match_lists_reach_past_the_10000_most_recent(
     through a bot's 10,500+ matches gives each exactly once.  A tournament the store does not
     know still scans (the newest 10,000) and says the list is truncated."""
     cup = [m["id"] for m in _json_items(client, "/api/v1/tournaments/cup/matches?limit=100")["items"]]
-    _later_of_another_game(redis_url, 10_500)
+    _later_tournaments(redis_url, 10_500, "knaves")
     xss = [m for m in cup if XSS in (_json_items(client, f"/api/v1/matches/{m}")["seats"])]
     assert xss
     read, api = _read_by(redis_url, client, f"/api/v1/matches?bot={XSS}&limit=100")

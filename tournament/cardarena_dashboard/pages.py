@@ -10,6 +10,7 @@ from typing import Any
 
 from cardarena.engine import games
 from cardarena.engine.cards import is_card_code, label
+from cardarena.store.retention import pruned_note
 from flask import Blueprint, Response, abort, current_app, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
 
@@ -185,7 +186,10 @@ def _shown_replay(match_id: str, *, refuse: bool) -> _Shown | tuple[str, int]:
     else:
         replay = replay_cache().replay(match_id, _version(row)) or sources().matches.replay(match_id)
     finished = is_finished(row["status"], replay)
-    if replay is None and (pruned := reads.replay_pruned(sources().matches.info(match_id))):
+    pruned = row["replay_pruned"]
+    if replay is None and pruned is None and row["status"] == "done":  # pruned since the row was read?
+        pruned = pruned_note(sources().matches.info(match_id))
+    if replay is None and pruned:
         return render_template("match_pending.html", match=row, pruned=pruned), 410 if refuse else 200
     if replay is None or not finished:
         return render_template("match_pending.html", match=row), 409 if refuse else 200
@@ -238,7 +242,6 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         deal_totals=[sum(col) for col in zip(*now.deal_scores, strict=True)],
         deal_start=at.deal_start,
         deals=len(replay.get("deals") or []),
-        seat_names=list(replay.get("seats") or []),
     )
 
 
@@ -264,7 +267,6 @@ def match_moves(match_id: str) -> str | tuple[str, int]:
         povs=shown.povs,
         deals=[(number, rows, sum(m.seat is not None for m in rows)) for number, rows in by_deal.items()],
         total=sum(m.seat is not None for m in told),
-        last=told[-1].index,
     )
 
 

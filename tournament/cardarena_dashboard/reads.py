@@ -35,13 +35,13 @@ def game_info(game: Game) -> dict[str, Any]:
 
 def finished_replay(sources: Sources, match_id: str) -> dict[str, Any]:
     """The stored replay of a finished match; 404 if unknown, 409 if not finished or withheld
-    (:func:`replay_withheld`), 410 if the retention policy dropped it (:func:`replay_pruned`)."""
+    (:func:`replay_withheld`), 410 if the retention policy dropped it (``pruned_note``)."""
     info = sources.matches.info(match_id)
     status = info.get("status")
     if status is None:
         raise NotFound("unknown match")
     replay = sources.matches.replay(match_id) if status == "done" else None
-    if replay is None and (pruned := replay_pruned(info)):
+    if replay is None and (pruned := pruned_note(info)):
         raise Gone(pruned)
     if not is_finished(status, replay) or replay is None:
         raise Conflict(f"match is {status}; its replay is shown once it is finished")
@@ -49,14 +49,6 @@ def finished_replay(sources: Sources, match_id: str) -> dict[str, Any]:
     if withheld:
         raise Conflict(withheld)
     return replay
-
-
-def replay_pruned(info: Mapping[str, str]) -> str | None:
-    """Why a finished match has no replay any more (``MatchStore.info`` fields), or ``None``:
-    the retention policy dropped it (``cardarena prune``, :mod:`cardarena.store.retention`)."""
-    if info.get("status") != "done":
-        return None
-    return pruned_note(dict(info))
 
 
 def replay_withheld(sources: Sources, match_id: str, tournament_id: Any) -> str | None:

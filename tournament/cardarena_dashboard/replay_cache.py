@@ -84,8 +84,7 @@ class ReplayCache:
         """:func:`replay_steps.position` with the last ``log`` entries of the action log."""
         walk = self._walk(match_id, version, replay)
         if walk is None:
-            at = position(replay, index, pov)
-            return Position(at.step, at.last, at.deal_start, at.views, at.situation, at.log[-log:] if log else [])
+            return position(replay, index, pov, log=log)
         try:
             return walk.position(index, pov, log=log)
         finally:

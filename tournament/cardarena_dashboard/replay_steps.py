@@ -115,13 +115,10 @@ def _transition(state: State, change: Change, index: int) -> None:
         raise ReplayError(f"the replay does not re-run at step {index}: {exc}") from exc
 
 
-def _positions(replay: Mapping[str, Any], steps: list[Step] | None = None) -> Iterator[tuple[State, Step]]:
+def _positions(replay: Mapping[str, Any], steps: list[Step]) -> Iterator[tuple[State, Step]]:
     """Re-run a replay from its start: each step with the state after it, in order (one state
     object, advanced in place between yields: read it before asking for the next).  ``steps``:
-    the replay's :func:`transitions`, when the caller has them."""
-    if replay.get("format") != FORMAT:
-        raise ReplayError(f"not a {FORMAT} replay")
-    steps = transitions(replay) if steps is None else steps
+    the replay's :func:`transitions`."""
     state = _start(replay)
     for index, change in enumerate(_changes(replay)):
         _transition(state, change, index)
@@ -172,10 +169,15 @@ def seen_action(state: State, pov: str, seat: int, action: str) -> str:
     return state.public_action(viewer, seat, action) or HIDDEN
 
 
+def _opens_deal(steps: list[Step], step: Step) -> bool:
+    """Whether ``step`` is a deal's first position (its opening chance outcome)."""
+    return step.index == 0 or steps[step.index - 1].deal != step.deal
+
+
 def _told(state: State, steps: list[Step], step: Step, pov: str) -> Move:
     """``step`` as ``pov`` is told it, on the state right after it."""
     if step.action is None or step.seat is None:
-        text = "chance" if step.index and steps[step.index - 1].deal == step.deal else "new deal"
+        text = "new deal" if _opens_deal(steps, step) else "chance"
     else:
         text = seen_action(state, pov, step.seat, step.action)
     return Move(step.index, step.deal, step.seat, text, step.annotations)
@@ -268,25 +270,33 @@ class Position:
     """Every step through this one, as the point of view was told it (:func:`moves`)."""
 
 
-def position(replay: Mapping[str, Any], index: int, pov: str, *, finished: bool = True) -> Position:
-    """Step ``index`` (clamped into range) of a replay from ``pov``: its views, whose turn it
-    is and the log up to it, from **one** re-run of the replay up to that step (the viewer
-    asked :func:`state_at` and :func:`moves` for them, which re-ran it twice)."""
+def _position(
+    steps: list[Step], step: Step, state: State, shown: list[tuple[str, dict[str, Any]]], log: list[Move]
+) -> Position:
+    """The :class:`Position` of ``step``, reached in ``state`` (``shown``: its views)."""
+    return Position(
+        step=step,
+        last=len(steps) - 1,
+        deal_start=_opens_deal(steps, step),
+        views=shown,
+        situation=situation(state),
+        log=log,
+    )
+
+
+def position(replay: Mapping[str, Any], index: int, pov: str, *, log: int | None = None) -> Position:
+    """Step ``index`` (clamped into range) of a finished match's replay from ``pov``: its
+    views, whose turn it is and the log up to it (its last ``log`` entries; all: ``None``),
+    from **one** re-run of the replay up to that step."""
     steps = transitions(replay)
-    last = len(steps) - 1
-    index = max(0, min(index, last))
-    log: list[Move] = []
+    index = max(0, min(index, len(steps) - 1))
+    low = 0 if log is None else index - log + 1
+    told: list[Move] = []
     for state, step in _positions(replay, steps):
-        log.append(_told(state, steps, step, pov))
+        if step.index >= low:
+            told.append(_told(state, steps, step, pov))
         if step.index == index:
-            return Position(
-                step=step,
-                last=last,
-                deal_start=step.index == 0 or steps[step.index - 1].deal != step.deal,
-                views=views(state, pov, finished),
-                situation=situation(state),
-                log=log,
-            )
+            return _position(steps, step, state, views(state, pov, True), told)
     raise ReplayError(f"the replay ends before step {index}")  # transitions() counted every step
 
 
@@ -326,24 +336,17 @@ class Walk:
         """Estimated bytes held: the replay and its steps (:func:`footprint`), the checkpoints
         (:func:`state_bytes`) and the moves told; the cursor (one more state) is not counted."""
 
-    def position(self, index: int, pov: str, *, finished: bool = True, log: int | None = None) -> Position:
-        """:func:`position`, with only the last ``log`` entries of the action log (all: ``None``)."""
+    def position(self, index: int, pov: str, *, log: int | None = None) -> Position:
+        """:func:`position`."""
         with self._lock:
-            last = len(self.steps) - 1
-            index = max(0, min(index, last))
+            index = max(0, min(index, len(self.steps) - 1))
             told = self._told_to(pov)
             low = 0 if log is None else max(0, index - log + 1)
             start = next((i for i in range(low, index + 1) if told[i] is None), index)
             state = self._reach(start, index, pov, told)
-            step = self.steps[index]
-            return Position(
-                step=step,
-                last=last,
-                deal_start=step.index == 0 or self.steps[step.index - 1].deal != step.deal,
-                views=detached(views(state, pov, finished)),
-                situation=situation(state),
-                log=[m for m in told[low : index + 1] if m is not None],
-            )
+            shown = detached(views(state, pov, True))
+            log_shown = [m for m in told[low : index + 1] if m is not None]
+            return _position(self.steps, self.steps[index], state, shown, log_shown)
 
     def moves(self, pov: str) -> list[Move]:
         """:func:`moves` of the whole replay."""

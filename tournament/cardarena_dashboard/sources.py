@@ -114,7 +114,7 @@ def summary_of(mid: str, info: dict[str, str]) -> dict[str, Any] | None:
         "finished_at": _num(info.get("finished_at")),
         "result": result,
         # The retention policy dropped its replay (the replay endpoint answers 410): why, else None.
-        "replay_pruned": pruned_note(info) if info.get("status") == "done" else None,
+        "replay_pruned": pruned_note(info),
     }
 
 

@@ -271,13 +271,13 @@ async def _session(
 
         def send(question: _Asked, action: object) -> None:
             request = question.request
-            hint = answer_hint(action, question.legal)
-            hint = f"; {hint}" if hint else ""
             question.loud = None
             if not isinstance(action, str) or not any(a.id == action for a in question.legal):
                 question.loud = illegal.note(request.match_id)
                 typed = isinstance(action, str)
-                if question.loud:
+                if question.loud:  # the hint is worked out for a logged illegal answer only
+                    hint = answer_hint(action, question.legal)
+                    hint = f"; {hint}" if hint else ""
                     log.error(
                         "%s returned %r%s in %s (seq %s)%s; legal ids: %s",
                         question.step,

@@ -57,21 +57,19 @@ class Outbox(asyncio.Queue[Any]):
         """Bytes queued now."""
         self.peak_messages = 0
         self.peak_bytes = 0
-        self._sizes: collections.deque[int] = collections.deque()
 
     def _put(self, item: Any) -> None:
         super()._put(item)
-        size = _size(item)
-        self._sizes.append(size)
-        self.bytes += size
+        self.bytes += _size(item)
         if self.bytes > self.peak_bytes:
             self.peak_bytes = self.bytes
-        if len(self._sizes) > self.peak_messages:
-            self.peak_messages = len(self._sizes)
+        if self.qsize() > self.peak_messages:
+            self.peak_messages = self.qsize()
 
     def _get(self) -> Any:
-        self.bytes -= self._sizes.popleft()
-        return super()._get()
+        item = super()._get()
+        self.bytes -= _size(item)
+        return item
 
     def drop(self) -> None:
         """Forget every queued item."""

@@ -41,7 +41,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -467,10 +467,12 @@ def _id(text: str) -> tuple[int, int]:
     return int(ms), int(seq or 0)
 
 
-def pruned_note(info: dict[str, str]) -> str | None:
+def pruned_note(info: Mapping[str, str]) -> str | None:
     """Why a finished match has no replay, from its stored fields (``MatchStore.info``):
     ``"replay pruned after 30 days (on 2026-03-01 UTC); the result is kept"``, or ``None`` if
-    its replay was not pruned."""
+    it is not finished (``done``) or its replay was not pruned."""
+    if info.get("status") != "done":
+        return None
     at_text, _, days_text = (info.get("replay_pruned") or "").partition(" ")
     at = _float(at_text)
     if at is None:

@@ -78,7 +78,9 @@ def register_run(tsub: Any) -> None:
 
     add_match_rules(run)
     run.add_argument("--seed", help="tournament seed (default: a random one; --json lists each match's seed)")
-    run.add_argument("--timeout", type=float, default=3600, help="give up after this many seconds")
+    run.add_argument(
+        "--timeout", type=float, default=3600, help="give up after this many seconds (default %(default)g)"
+    )
     run.add_argument("--json", action="store_true", help="print standings and matches as JSON")
     run.add_argument("--verbose", action="store_true", help="child processes log to stderr")
     from cardarena.server.commands import add_keep_data

@@ -3,6 +3,7 @@ with bots in their own processes, and every fault case with its documented outco
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -711,3 +712,35 @@ def test_service_configuration_errors_are_one_line(redis_url: str, key_prefix: s
     finally:
         holder.close()
         running.stop()
+
+
+def test_a_match_recorded_meanwhile_by_another_run_tells_its_bots_the_recorded_result(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """Redis out of reach for longer than a match's lease (a restart loading a large AOF): the
+    lease lapses, the reconciler requeues the match and another instance plays and records it
+    while this one still plays it.  This run's end writes nothing (the result is recorded once)
+    and its bots are told the recorded result, not the one this run's moves would have given."""
+    from cardarena.store.keys import key
+
+    from .tournament_fixtures import play_spec
+
+    matches, bots = stores
+    bot = ScriptedBot(service.address, bots.register("gina"), "gina")
+    bot.expect("welcome")
+    first = spec("twice", "glaves", ["gina", "gina"], time_control=CALM)
+    matches.enqueue(first)
+    bot.expect("action_request")  # live here; the bot waits
+    # What the other instance did: its claim found the lease gone, and it recorded its own play.
+    matches.r.delete(key("match", "twice", "lease"))
+    result, replay = play_spec(first)
+    recorded = {**result, "forfeited": [], "strikes": [0, 0], "scores": [s + 1000 for s in result["scores"]]}
+    assert matches.complete("twice", "inst-b", recorded, replay)
+    bot.autoplay()
+    end = bot.expect("match_end", timeout=60)
+    assert end.status == "completed" and list(end.scores) == recorded["scores"]
+    assert "recorded by another run" in end.reason
+    info = matches.info("twice")
+    assert info["finished_by"] == "inst-b" and json.loads(info["result"]) == recorded
+    assert bots.get("gina").stats["matches"] == 0  # type: ignore[union-attr]  # counted by the recording run
+    bot.close()

@@ -744,3 +744,40 @@ def test_a_match_recorded_meanwhile_by_another_run_tells_its_bots_the_recorded_r
     assert info["finished_by"] == "inst-b" and json.loads(info["result"]) == recorded
     assert bots.get("gina").stats["matches"] == 0  # type: ignore[union-attr]  # counted by the recording run
     bot.close()
+
+
+def test_a_bot_connecting_while_redis_is_away_is_told_unavailable_then_plays(tmp_path: Path, key_prefix: str) -> None:
+    """A stream opened while the service cannot reach Redis (its token and session lease live
+    there) ends ``UNAVAILABLE`` saying so, a status every client retries, not ``UNKNOWN`` with
+    the Redis client's exception; once Redis is back the bot connects and plays."""
+    from cardarena.store.connection import EmbeddedRedis
+
+    from .redis_server import port_for_restarts
+
+    port = port_for_restarts()
+    server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
+    service: ServiceProcess | None = None
+    bot: ScriptedBot | None = None
+    try:
+        client = client_for(server.url)
+        matches, bots = MatchStore(client), BotStore(client)
+        token = bots.register("lou")
+        service = ServiceProcess(server.url, "--grace", "0")
+        server.stop()
+        away = ScriptedBot(service.address, token, "lou")
+        assert away.status(timeout=60) == grpc.StatusCode.UNAVAILABLE
+        assert away.error is not None and "cannot reach its Redis" in (away.error.details() or "")
+        away.close()
+        server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
+        bot = ScriptedBot(service.address, token, "lou")
+        bot.expect("welcome", timeout=60)
+        bot.autoplay()
+        matches.enqueue(spec("back", "german_whist", ["lou", "lou"], time_control=CALM))
+        assert wait_done(matches, "back", timeout=60)["forfeited"] == []
+        client.close()
+    finally:
+        if bot is not None:
+            bot.close()
+        if service is not None:
+            service.stop()
+        server.stop()

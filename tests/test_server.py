@@ -7,6 +7,7 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -631,38 +632,58 @@ def test_a_match_whose_bots_all_stay_away_is_voided_then_played_when_they_come(
         bot.close()
 
 
-def test_the_service_claims_again_after_redis_restarts(tmp_path: Path, key_prefix: str) -> None:
+class RestartableRedis:
+    """A private Redis with its AOF in a test's directory, on a port it can come back on."""
+
+    def __init__(self, where: Path) -> None:
+        from .redis_server import port_for_restarts
+
+        self.where, self.port = where, port_for_restarts()
+        self.server = self._server().start()
+        self.url = self.server.url
+
+    def _server(self) -> Any:
+        from cardarena.store.connection import EmbeddedRedis
+
+        return EmbeddedRedis(self.where, port=self.port, persist=True)
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def start(self) -> None:
+        self.server = self._server().start()
+
+
+@pytest.fixture
+def restartable(tmp_path: Path, key_prefix: str) -> Iterator[RestartableRedis]:
+    redis_server = RestartableRedis(tmp_path / "redis")
+    yield redis_server
+    redis_server.stop()
+
+
+def test_the_service_claims_again_after_redis_restarts(restartable: RestartableRedis) -> None:
     """Found by an operator review: after a Redis restart every instance stayed up and healthy
     but never claimed again (its claim loop had died on the connection error)."""
-    from cardarena.store.connection import EmbeddedRedis
-
-    from .redis_server import port_for_restarts
-
-    port = port_for_restarts()
-    server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
-    service: ServiceProcess | None = None
+    client = client_for(restartable.url)
+    matches, bots = MatchStore(client), BotStore(client)
+    service = ServiceProcess(restartable.url, "--grace", "0")
     bot: ScriptedBot | None = None
     try:
-        client = client_for(server.url)
-        matches, bots = MatchStore(client), BotStore(client)
-        service = ServiceProcess(server.url, "--grace", "0")
         bot = ScriptedBot(service.address, bots.register("kim"), "kim")
         bot.expect("welcome")
         bot.autoplay()
         matches.enqueue(spec("before", "german_whist", ["kim", "kim"], time_control=CALM))
         assert wait_done(matches, "before")["forfeited"] == []
-        server.stop()  # Redis goes away (AOF on disk) and comes back on the same port
+        restartable.stop()  # Redis goes away (AOF on disk) and comes back on the same port
         time.sleep(1.5)
-        server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
+        restartable.start()
         matches.enqueue(spec("after", "german_whist", ["kim", "kim"], time_control=CALM))
         assert wait_done(matches, "after", timeout=60)["forfeited"] == []
         client.close()
     finally:
         if bot is not None:
             bot.close()
-        if service is not None:
-            service.stop()
-        server.stop()
+        service.stop()
 
 
 def test_service_configuration_errors_are_one_line(redis_url: str, key_prefix: str) -> None:
@@ -746,29 +767,22 @@ def test_a_match_recorded_meanwhile_by_another_run_tells_its_bots_the_recorded_r
     bot.close()
 
 
-def test_a_bot_connecting_while_redis_is_away_is_told_unavailable_then_plays(tmp_path: Path, key_prefix: str) -> None:
+def test_a_bot_connecting_while_redis_is_away_is_told_unavailable_then_plays(restartable: RestartableRedis) -> None:
     """A stream opened while the service cannot reach Redis (its token and session lease live
     there) ends ``UNAVAILABLE`` saying so, a status every client retries, not ``UNKNOWN`` with
     the Redis client's exception; once Redis is back the bot connects and plays."""
-    from cardarena.store.connection import EmbeddedRedis
-
-    from .redis_server import port_for_restarts
-
-    port = port_for_restarts()
-    server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
-    service: ServiceProcess | None = None
+    client = client_for(restartable.url)
+    matches, bots = MatchStore(client), BotStore(client)
+    token = bots.register("lou")
+    service = ServiceProcess(restartable.url, "--grace", "0")
     bot: ScriptedBot | None = None
     try:
-        client = client_for(server.url)
-        matches, bots = MatchStore(client), BotStore(client)
-        token = bots.register("lou")
-        service = ServiceProcess(server.url, "--grace", "0")
-        server.stop()
+        restartable.stop()
         away = ScriptedBot(service.address, token, "lou")
         assert away.status(timeout=60) == grpc.StatusCode.UNAVAILABLE
         assert away.error is not None and "cannot reach its Redis" in (away.error.details() or "")
         away.close()
-        server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
+        restartable.start()
         bot = ScriptedBot(service.address, token, "lou")
         bot.expect("welcome", timeout=60)
         bot.autoplay()
@@ -778,6 +792,4 @@ def test_a_bot_connecting_while_redis_is_away_is_told_unavailable_then_plays(tmp
     finally:
         if bot is not None:
             bot.close()
-        if service is not None:
-            service.stop()
-        server.stop()
+        service.stop()

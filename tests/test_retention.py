@@ -480,11 +480,13 @@ def test_prune_task_drops_replays_only_when_configured(
     monkeypatch.setattr(tasks, "_stores", {})
     monkeypatch.delenv(retention.RETENTION_ENV, raising=False)
     off = tasks.prune()
-    assert off["replays"] == 0 and off["stream_trimmed"] == 5  # 6 acknowledged: all but the last
+    assert off["replays"] == 0 and off["stream_trimmed"] == 5 and off["skipped"] == 0  # 6 acked: all but the last
     assert _replays(client, ids) == [True] * 6
     monkeypatch.setenv(retention.RETENTION_ENV, "30")
     client.set(key("prune", "turn"), "someone else")  # another prune is running: this one skips
-    assert tasks.prune()["replays"] == 0 and _replays(client, ids) == [True] * 6
+    skipped = tasks.prune()  # told apart from a run that found nothing to drop
+    assert skipped == {"replays": 0, "replay_bytes": 0, "stream_trimmed": 0, "skipped": 1}
+    assert _replays(client, ids) == [True] * 6
     client.delete(key("prune", "turn"))
     assert tasks.prune()["replays"] == 6 and _replays(client, ids) == [False] * 6
     assert not client.exists(key("prune", "turn"))

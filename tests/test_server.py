@@ -3,9 +3,11 @@ with bots in their own processes, and every fault case with its documented outco
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -630,38 +632,58 @@ def test_a_match_whose_bots_all_stay_away_is_voided_then_played_when_they_come(
         bot.close()
 
 
-def test_the_service_claims_again_after_redis_restarts(tmp_path: Path, key_prefix: str) -> None:
+class RestartableRedis:
+    """A private Redis with its AOF in a test's directory, on a port it can come back on."""
+
+    def __init__(self, where: Path) -> None:
+        from .redis_server import port_for_restarts
+
+        self.where, self.port = where, port_for_restarts()
+        self.server = self._server().start()
+        self.url = self.server.url
+
+    def _server(self) -> Any:
+        from cardarena.store.connection import EmbeddedRedis
+
+        return EmbeddedRedis(self.where, port=self.port, persist=True)
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def start(self) -> None:
+        self.server = self._server().start()
+
+
+@pytest.fixture
+def restartable(tmp_path: Path, key_prefix: str) -> Iterator[RestartableRedis]:
+    redis_server = RestartableRedis(tmp_path / "redis")
+    yield redis_server
+    redis_server.stop()
+
+
+def test_the_service_claims_again_after_redis_restarts(restartable: RestartableRedis) -> None:
     """Found by an operator review: after a Redis restart every instance stayed up and healthy
     but never claimed again (its claim loop had died on the connection error)."""
-    from cardarena.store.connection import EmbeddedRedis
-
-    from .redis_server import port_for_restarts
-
-    port = port_for_restarts()
-    server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
-    service: ServiceProcess | None = None
+    client = client_for(restartable.url)
+    matches, bots = MatchStore(client), BotStore(client)
+    service = ServiceProcess(restartable.url, "--grace", "0")
     bot: ScriptedBot | None = None
     try:
-        client = client_for(server.url)
-        matches, bots = MatchStore(client), BotStore(client)
-        service = ServiceProcess(server.url, "--grace", "0")
         bot = ScriptedBot(service.address, bots.register("kim"), "kim")
         bot.expect("welcome")
         bot.autoplay()
         matches.enqueue(spec("before", "german_whist", ["kim", "kim"], time_control=CALM))
         assert wait_done(matches, "before")["forfeited"] == []
-        server.stop()  # Redis goes away (AOF on disk) and comes back on the same port
+        restartable.stop()  # Redis goes away (AOF on disk) and comes back on the same port
         time.sleep(1.5)
-        server = EmbeddedRedis(tmp_path / "redis", port=port, persist=True).start()
+        restartable.start()
         matches.enqueue(spec("after", "german_whist", ["kim", "kim"], time_control=CALM))
         assert wait_done(matches, "after", timeout=60)["forfeited"] == []
         client.close()
     finally:
         if bot is not None:
             bot.close()
-        if service is not None:
-            service.stop()
-        server.stop()
+        service.stop()
 
 
 def test_service_configuration_errors_are_one_line(redis_url: str, key_prefix: str) -> None:
@@ -711,3 +733,63 @@ def test_service_configuration_errors_are_one_line(redis_url: str, key_prefix: s
     finally:
         holder.close()
         running.stop()
+
+
+def test_a_match_recorded_meanwhile_by_another_run_tells_its_bots_the_recorded_result(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """Redis out of reach for longer than a match's lease (a restart loading a large AOF): the
+    lease lapses, the reconciler requeues the match and another instance plays and records it
+    while this one still plays it.  This run's end writes nothing (the result is recorded once)
+    and its bots are told the recorded result, not the one this run's moves would have given."""
+    from cardarena.store.keys import key
+
+    from .tournament_fixtures import play_spec
+
+    matches, bots = stores
+    bot = ScriptedBot(service.address, bots.register("gina"), "gina")
+    bot.expect("welcome")
+    first = spec("twice", "glaves", ["gina", "gina"], time_control=CALM)
+    matches.enqueue(first)
+    bot.expect("action_request")  # live here; the bot waits
+    # What the other instance did: its claim found the lease gone, and it recorded its own play.
+    matches.r.delete(key("match", "twice", "lease"))
+    result, replay = play_spec(first)
+    recorded = {**result, "forfeited": [], "strikes": [0, 0], "scores": [s + 1000 for s in result["scores"]]}
+    assert matches.complete("twice", "inst-b", recorded, replay)
+    bot.autoplay()
+    end = bot.expect("match_end", timeout=60)
+    assert end.status == "completed" and list(end.scores) == recorded["scores"]
+    assert "recorded by another run" in end.reason
+    info = matches.info("twice")
+    assert info["finished_by"] == "inst-b" and json.loads(info["result"]) == recorded
+    assert bots.get("gina").stats["matches"] == 0  # type: ignore[union-attr]  # counted by the recording run
+    bot.close()
+
+
+def test_a_bot_connecting_while_redis_is_away_is_told_unavailable_then_plays(restartable: RestartableRedis) -> None:
+    """A stream opened while the service cannot reach Redis (its token and session lease live
+    there) ends ``UNAVAILABLE`` saying so, a status every client retries, not ``UNKNOWN`` with
+    the Redis client's exception; once Redis is back the bot connects and plays."""
+    client = client_for(restartable.url)
+    matches, bots = MatchStore(client), BotStore(client)
+    token = bots.register("lou")
+    service = ServiceProcess(restartable.url, "--grace", "0")
+    bot: ScriptedBot | None = None
+    try:
+        restartable.stop()
+        away = ScriptedBot(service.address, token, "lou")
+        assert away.status(timeout=60) == grpc.StatusCode.UNAVAILABLE
+        assert away.error is not None and "cannot reach its Redis" in (away.error.details() or "")
+        away.close()
+        restartable.start()
+        bot = ScriptedBot(service.address, token, "lou")
+        bot.expect("welcome", timeout=60)
+        bot.autoplay()
+        matches.enqueue(spec("back", "german_whist", ["lou", "lou"], time_control=CALM))
+        assert wait_done(matches, "back", timeout=60)["forfeited"] == []
+        client.close()
+    finally:
+        if bot is not None:
+            bot.close()
+        service.stop()

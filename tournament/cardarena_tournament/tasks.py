@@ -83,7 +83,9 @@ def start_due_schedules() -> list[str]:
 def prune() -> dict[str, int]:
     """Retention (:mod:`cardarena.store.retention`): trim the results stream's acknowledged
     entries and, when ``CARDARENA_REPLAY_RETENTION_DAYS`` is set, drop the replays of
-    tournaments that ended longer ago.  Skipped while another prune holds the turn."""
+    tournaments that ended longer ago.  Skipped while another prune holds the turn (also the
+    turn of one whose worker was killed, until it lapses: ``retention.TURN_S``): then
+    ``skipped`` is 1 and nothing was examined."""
     ts, _ = stores()
     try:
         days = retention.retention_days()
@@ -92,8 +94,14 @@ def prune() -> dict[str, int]:
         days = None
     report = retention.prune_in_turn(ts.r, older_than_days=days)
     if report is None:
-        return {"replays": 0, "replay_bytes": 0, "stream_trimmed": 0}
-    return {"replays": report.replays, "replay_bytes": report.replay_bytes, "stream_trimmed": report.stream.trimmed}
+        log.info("prune: skipped, another prune holds the turn")
+        return {"replays": 0, "replay_bytes": 0, "stream_trimmed": 0, "skipped": 1}
+    return {
+        "replays": report.replays,
+        "replay_bytes": report.replay_bytes,
+        "stream_trimmed": report.stream.trimmed,
+        "skipped": 0,
+    }
 
 
 @_task("heartbeat", bind=True)

@@ -49,6 +49,10 @@ YIELD_EVERY = 64
 pb = codec.arena_pb2
 
 
+SUPERSEDED = "recorded by another run of this match (this instance lost its lease); this run's moves were discarded"
+"""``MatchEnd.reason`` of a run whose match another run recorded first (it sends that result)."""
+
+
 class Voided(Exception):
     """The match cannot be played here (no-show of every bot); it goes back to the queue."""
 
@@ -368,17 +372,26 @@ class MatchRunner:
         replay = build_replay(state, seed=spec.seed, seats=spec.seats, annotations=self.annotations, extra=extra)
         return result, replay
 
-    def _record(self, result: dict[str, JSON], replay: dict[str, JSON]) -> None:
+    def _record(self, result: dict[str, JSON], replay: dict[str, JSON]) -> dict[str, Any] | None:
         """Write the result and the replay, then count a match for each bot that played (once
         per bot, however many seats it held); in a worker thread, one job for both.  The match
-        is recorded once the result is written: a failure to count is logged, never raised."""
+        is recorded once the result is written: a failure to count is logged, never raised.
+
+        ``None`` once this run's result is written.  If another run recorded the match first
+        (this instance lost its lease while Redis was out of reach, and the match was requeued
+        and played elsewhere), that run's result, which stays the only one: nothing of this run
+        is written or counted.  :class:`Voided` if the match is not stored at all any more."""
         spec = self.spec
         if not self.store.complete(spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""):
-            return
+            recorded = self.store.result(spec.match_id) if self.store.status(spec.match_id) == "done" else None
+            if recorded is None:
+                raise Voided("not recorded: the match is no longer stored")
+            return recorded
         try:
             self.bots.count_each(sorted({spec.seats[seat] for seat in self.live.present}), "matches")
         except Exception as exc:  # Redis went away just now: the statistic is lost, the match is not
             log.warning("stats_failed", extra={"fields": {"match_id": spec.match_id, "error": repr(exc)}})
+        return None
 
     def end_message(self, status: str, result: dict[str, Any] | None, reason: str = "") -> Any:
         """The ``MatchEnd`` message."""
@@ -386,7 +399,7 @@ class MatchRunner:
         if result:
             end.scores.extend(result["scores"])
             end.ranks.extend(result["ranks"])
-            end.forfeited.extend(result["forfeited"])
+            end.forfeited.extend(result.get("forfeited") or ())
         return pb.ServerMessage(match_end=end)
 
     async def _renew(self) -> None:
@@ -405,7 +418,8 @@ class MatchRunner:
         """
         spec = self.spec
         status, reason = "voided", ""
-        result: dict[str, JSON] | None = None
+        outcome = ""  # as counted and logged, when it is not the status: "superseded"
+        result: dict[str, Any] | None = None
         self.metrics.live_matches.inc()
         renew = asyncio.create_task(self._renew())
         try:
@@ -417,8 +431,11 @@ class MatchRunner:
             # its claim to Redis ahead of this match's replay write instead of queueing behind it.
             await asyncio.sleep(0)
             result, replay = self.outcome()
-            await asyncio.to_thread(self._record, result, replay)
+            recorded = await asyncio.to_thread(self._record, result, replay)
             status = "completed"
+            if recorded is not None:  # another run's result is the match's: the bots are told it
+                result, outcome = recorded, "superseded"
+                reason = SUPERSEDED
         except Voided as exc:
             reason = str(exc)
         except asyncio.CancelledError:
@@ -444,9 +461,9 @@ class MatchRunner:
                 self.live.send(seat, end)
             self.hub.finish(spec.match_id)
             self.metrics.live_matches.dec()
-            self.metrics.matches.labels(status=status).inc()
-            log.info(
-                "match_" + status,
+            self.metrics.matches.labels(status=outcome or status).inc()
+            (log.warning if outcome else log.info)(
+                "match_" + (outcome or status),
                 extra={"fields": {"match_id": spec.match_id, "reason": reason, "result": result}},
             )
             if on_done:

@@ -25,9 +25,10 @@ import socket
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
+import redis
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -85,6 +86,10 @@ def bearer(context: Any) -> str | None:
     return None
 
 
+STORE_AWAY = "the service cannot reach its Redis just now (bots and session leases live there); retry shortly"
+"""Why a stream opened while Redis is out of reach ends ``UNAVAILABLE`` (a status clients retry)."""
+
+
 def too_many_sessions(limit: int) -> str:
     """Why a bot's new stream is refused (``RESOURCE_EXHAUSTED``): the limit counts the bot's
     sessions on every instance sharing the Redis, and a bot process holds one to each instance
@@ -110,7 +115,10 @@ class ArenaServicer:
         # faster when a move sends two messages (Event, then the next ActionRequest).
         inst = self.instance
         token = bearer(context)
-        bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
+        try:
+            bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
+        except redis.RedisError as exc:
+            await self._store_away(context, exc)
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         assert bot is not None and token is not None
@@ -123,8 +131,10 @@ class ArenaServicer:
         lease = uuid.uuid4().hex
         try:
             leased = await inst.take_lease(bot, lease)
-        except BaseException:
+        except BaseException as exc:
             inst.hub.unadmit(bot)
+            if isinstance(exc, redis.RedisError):
+                await self._store_away(context, exc)
             raise
         if not leased:
             inst.hub.unadmit(bot)
@@ -187,6 +197,13 @@ class ArenaServicer:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, session.unread)
         if session.abort:
             await context.abort(*session.abort)
+
+    @staticmethod
+    async def _store_away(context: Any, exc: Exception) -> NoReturn:
+        """End a stream that could not be set up because Redis is out of reach."""
+        log.warning("session_refused", extra={"fields": {"where": "redis", "error": repr(exc)}})
+        await context.abort(grpc.StatusCode.UNAVAILABLE, STORE_AWAY)
+        raise AssertionError("context.abort returned")
 
     async def _release(self, session: Session, helpers: tuple[asyncio.Task[None], ...]) -> None:
         """Forget a session that ended (once, however many ways it ends): its seats are

@@ -122,7 +122,7 @@ def _port_problem(args: argparse.Namespace) -> str | None:
 
 def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
     """Register ``args.name`` (or replace its token) and print the token once."""
-    from ..store.bots import BotError, BotStore
+    from ..store.bots import BotError, BotExists, BotStore
     from ..store.connection import client_for
 
     try:
@@ -130,7 +130,9 @@ def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
             store = BotStore(client_for(url))
             token = store.rotate(args.name) if rotate else store.register(args.name)
     except BotError as exc:
-        print(f"cardarena: error: {exc}", file=sys.stderr)
+        # A second `register` is most often a lost token: say how to get a new one.
+        hint = f" (lost its token? `cardarena bot token {args.name}` issues a new one)" if isinstance(exc, BotExists) else ""
+        print(f"cardarena: error: {exc}{hint}", file=sys.stderr)
         return 2
     print(token)
     print(f"(the token is shown once; keep it{note})", file=sys.stderr)

@@ -194,7 +194,10 @@ def test_a_raising_choose_in_a_worker_thread_is_logged_with_its_traceback(
     _, replay = _play(service, stores, Raises(), "sdk-raises", clock=clock)
     assert [f["fault"] for f in replay["faults"]] == ["timeout"]
     # what happens next is said, and the traceback starts in the bot's own code
-    said = r"choose raised RuntimeError in sdk-raises \(seq \d+\): no answer sent; the server plays a default action .*"
+    said = (
+        r"choose raised RuntimeError in sdk-raises \(seq \d+\): no answer sent; the server plays a default action "
+        r"when the move clock and then the time bank run out, in (0\.\d|1\.0) s \(a timeout fault; .*\)"
+    )
     failed = [r for r in caplog.records if re.fullmatch(said, r.getMessage())]
     assert len(failed) == 1 and failed[0].exc_info is not None
     frames = traceback.extract_tb(failed[0].exc_info[2])

@@ -453,13 +453,17 @@ def _raised(question: _Asked, exc: Exception) -> None:
     """Log a ``choose``/``on_rejected`` that raised: what happens now, and the traceback from
     the bot's own code (the SDK's and asyncio's frames above it left out)."""
     request = question.request
+    # The server waits for the move clock and then the whole time bank: say how long that is
+    # (a match that stalls for 30 s after a traceback looks hung otherwise).
+    left = max(0.0, question.deadline - time.monotonic())
     log.error(
         "%s raised %s in %s (seq %s): no answer sent; the server plays a default action when the "
-        "move's clock runs out (a timeout fault; enough faults forfeit the seat)",
+        "move clock and then the time bank run out, in %.1f s (a timeout fault; enough faults forfeit the seat)",
         question.step,
         type(exc).__name__,
         request.match_id,
         request.seq,
+        left,
         exc_info=(type(exc), exc, _bot_traceback(exc.__traceback__)),
     )
 

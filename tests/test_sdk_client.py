@@ -22,7 +22,7 @@ from cardarena.store.bots import BotStore
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena_sdk import Bot, LegalAction
 from cardarena_sdk.bot import LOGGED_ILLEGAL
-from cardarena_sdk.client import SessionEnded, check_address, run_async
+from cardarena_sdk.client import SessionEnded, _match_end_line, check_address, run_async
 
 from .server_harness import ScriptedBot, ServiceProcess
 
@@ -467,3 +467,24 @@ def test_a_server_that_ends_each_session_right_after_its_welcome_gets_a_growing_
     assert len(waits) >= 6, caplog.text[-2000:]
     # 0.05 s doubled per session (jitter 0.5x-1.5x), up to max_backoff: the sixth wait is 0.4-1.2 s.
     assert waits[5] >= 0.4, waits
+
+
+def test_each_match_end_is_logged_with_the_bots_place(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    """`cardarena bot run` shows how each match went (before, its log had the connect line only)."""
+    caplog.set_level(logging.INFO)
+    result, _ = _play(service, stores, First(), "sdk-ended")
+    scores = ", ".join(f"{x:g}" for x in result["scores"])
+    line = f"match sdk-ended completed: seat 0, place {result['ranks'][0]} of 2 (scores {scores})"
+    assert [r.getMessage() for r in caplog.records if "sdk-ended completed" in r.getMessage()] == [line]
+
+
+def test_a_voided_or_forfeited_match_end_says_so() -> None:
+    from cardarena.wire import codec
+
+    pb = codec.arena_pb2
+    voided = pb.MatchEnd(match_id="m1", status="voided", reason="service shut down")
+    assert _match_end_line(voided, [1]) == "match m1 voided (service shut down): it does not count and is played again"
+    lost = pb.MatchEnd(match_id="m2", status="completed", scores=[9, -1.5, 3], ranks=[1, 3, 2], forfeited=[1])
+    assert _match_end_line(lost, [1]) == "match m2 completed: seat 1, place 3 of 3 (forfeited) (scores 9, -1.5, 3)"

@@ -268,6 +268,7 @@ async def _session(
         # answer is met by asking the bot again (Bot.on_rejected) while the clock runs.
         asked: dict[str, dict[int, _Asked]] = {}
         illegal = IllegalAnswers(log)  # the first few of each match in full, then a summary
+        seated: dict[str, list[int]] = {}  # this session's seats of each live match (for its end line)
 
         def send(question: _Asked, action: object) -> None:
             request = question.request
@@ -410,10 +411,16 @@ async def _session(
             elif kind == "event":
                 e = message.event
                 hook("on_event", e.match_id, lambda: bot.on_event(e.match_id, e.seat, e.action))
+            elif kind == "match_start":
+                start = message.match_start
+                seats = seated.setdefault(start.match_id, [])
+                if start.seat not in seats:
+                    seats.append(start.seat)
             elif kind == "match_end":
                 e = message.match_end
                 asked.pop(e.match_id, None)
                 illegal.end(e.match_id)
+                log.info("%s", _match_end_line(e, seated.pop(e.match_id, [])))
                 hook(
                     "on_match_end",
                     e.match_id,
@@ -502,6 +509,21 @@ class _Asked:
         """The clock as given with a request (or a rejection): the next answer is due by then."""
         self.budget_s = max(0, move_ms_left + bank_ms_left) / 1000
         self.deadline = time.monotonic() + self.budget_s
+
+
+def _match_end_line(end: Any, seats: list[int]) -> str:
+    """How a match ended for this bot, for the log: ``match M completed: seat 1, place 2 of 3
+    (scores 20, 11, 4)``, or that it was voided."""
+    if end.status != "completed":
+        reason = f" ({end.reason})" if end.reason else ""
+        return f"match {end.match_id} {end.status}{reason}: it does not count and is played again"
+    places = []
+    for seat in seats:
+        if 0 <= seat < len(end.ranks):
+            forfeited = " (forfeited)" if seat in end.forfeited else ""
+            places.append(f"seat {seat}, place {end.ranks[seat]} of {len(end.ranks)}{forfeited}")
+    scores = ", ".join(f"{x:g}" for x in end.scores)
+    return f"match {end.match_id} {end.status}: {'; '.join(places) or 'no seat of this session'} (scores {scores})"
 
 
 def _clock(request: Any) -> str:

@@ -44,7 +44,7 @@ import grpc
 from cardarena.pem import Pathish, read_ca_certificates, read_key_pair
 from cardarena.wire import codec
 
-from .bot import Bot, IllegalAnswers, LegalAction, answer_hint, check_bot
+from .bot import Bot, IllegalAnswers, LegalAction, check_bot, not_an_id
 
 log = logging.getLogger("cardarena_sdk")
 pb = codec.arena_pb2
@@ -275,20 +275,9 @@ async def _session(
             question.loud = None
             if not isinstance(action, str) or not any(a.id == action for a in question.legal):
                 question.loud = illegal.note(request.match_id)
-                typed = isinstance(action, str)
                 if question.loud:  # the hint is worked out for a logged illegal answer only
-                    hint = answer_hint(action, question.legal)
-                    hint = f"; {hint}" if hint else ""
-                    log.error(
-                        "%s returned %r%s in %s (seq %s)%s; legal ids: %s",
-                        question.step,
-                        action,
-                        "" if typed else f" (a {type(action).__name__}, not an action id{hint})",
-                        request.match_id,
-                        request.seq,
-                        f", not a legal id{hint}" if typed else "",
-                        _ids(question.legal),
-                    )
+                    where = f"{request.match_id} (seq {request.seq})"
+                    log.error("%s", not_an_id(question.step, action, question.legal, where))
                 action = str(action)
             question.answer = action
             late = time.monotonic() - question.deadline
@@ -529,12 +518,6 @@ def _match_end_line(end: Any, seats: list[int]) -> str:
 def _clock(request: Any) -> str:
     """A request's clock in words."""
     return f"{request.move_ms_left / 1000:g} s for this move, {request.bank_ms_left / 1000:g} s of bank left"
-
-
-def _ids(legal: list[LegalAction], limit: int = 20) -> str:
-    """The legal ids for a log line (the first ``limit`` of them)."""
-    ids = ", ".join(repr(a.id) for a in legal[:limit])
-    return ids if len(legal) <= limit else f"{ids} ... ({len(legal)} in all)"
 
 
 class _Chooser:

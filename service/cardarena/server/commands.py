@@ -131,7 +131,8 @@ def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
             token = store.rotate(args.name) if rotate else store.register(args.name)
     except BotError as exc:
         # A second `register` is most often a lost token: say how to get a new one.
-        hint = f" (lost its token? `cardarena bot token {args.name}` issues a new one)" if isinstance(exc, BotExists) else ""
+        lost = f" (lost its token? `cardarena bot token {args.name}` issues a new one)"
+        hint = lost if isinstance(exc, BotExists) else ""
         print(f"cardarena: error: {exc}{hint}", file=sys.stderr)
         return 2
     print(token)

@@ -4,7 +4,8 @@
 // It loads proto/cardarena/v1/arena.proto (the same files the server is generated from).
 //
 // What every bot has to do, in any language (docs/protocol.md):
-// - send Hello first, then answer each ActionRequest with an Action carrying its match_id and seq;
+// - send Hello first, then answer each ActionRequest with an Action carrying its match_id and seq
+//   (again after an ActionRejected REJECT_ILLEGAL_ACTION with time left);
 // - answer Ping with Pong;
 // - reconnect with back-off whenever the stream ends, cleanly or not (a server shutting down ends
 //   it with status OK; the live matches are resumed, or replayed elsewhere), except on a status
@@ -14,7 +15,7 @@
 'use strict';
 
 // The bot itself: return the id of one of `legal` for the seat whose `view` is given. Adapting
-// this example into your own bot means changing this function (and the client name in Hello).
+// this example into your own bot means changing this function.
 // - view: the game's view_json keys (docs/games/<game>.md), e.g. Glaves' `hand`, `trick`, `seat`;
 // - legal: the legal actions, each {id, kind, label, cards, amount, target, choice}; answer with
 //   an `id` (`play:QH`), not the card (`QH`);

@@ -22,6 +22,10 @@ started with ``--tls-client-ca``.  Such a service refuses a client without a cer
 one its CA did not sign, by closing the connection right after the handshake, which gRPC reports
 as "Socket closed" only; the client then asks the server once more with a bare TLS connection to
 tell that refusal from a server going away, and treats it as a failed handshake (above).
+
+A plaintext client of a port that serves TLS sees the same "Socket closed": before the address
+has ever welcomed it, the client opens one bare TLS connection there, and a completed handshake
+ends the run (:class:`SessionEnded`: connect with ``--tls``) instead of retrying for ever.
 """
 
 from __future__ import annotations
@@ -106,6 +110,20 @@ def _dropped_after_handshake(server: str, client_pair: tuple[str, str] | None) -
     certificate starts HTTP/2 at once; one that is going away refuses the connection or fails
     the handshake.  The server's own certificate is not checked here: only its verdict matters.
     """
+    return _tls_probe(server, client_pair) == b""
+
+
+def _serves_tls(server: str) -> bool:
+    """Whether the server at ``server`` completes a TLS handshake: a port that closes plaintext
+    connections with "Socket closed" serves TLS, not a server going away (see
+    :func:`_tls_probe`)."""
+    return _tls_probe(server, None) is not None
+
+
+def _tls_probe(server: str, client_pair: tuple[str, str] | None) -> bytes | None:
+    """A bare TLS connection to ``server`` (ALPN ``h2``, presenting ``client_pair`` if given,
+    the server's certificate not checked): the first byte the server sends after the handshake
+    (``b""``: it closed the connection first), or ``None`` when no handshake completed."""
     host, _, port = server.rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -119,9 +137,12 @@ def _dropped_after_handshake(server: str, client_pair: tuple[str, str] | None) -
             socket.create_connection((host, int(port)), timeout=5) as raw,
             context.wrap_socket(raw, server_hostname=host) as conn,
         ):
-            return conn.recv(1) == b""
+            try:
+                return conn.recv(1)
+            except OSError:  # reset, or silent for 5 s, after a completed handshake
+                return b"?"
     except (OSError, ValueError):  # not answered, not TLS, or files changed: no verdict
-        return False
+        return None
 
 
 async def _certificate_problem(server: str, credentials: _Credentials) -> str | None:
@@ -637,8 +658,9 @@ async def _keep(
     ``None``: never given up.  The back-off (from 0.05 s, doubled per attempt up to
     ``max_backoff``) starts again after a session that lasted ``max_backoff`` seconds (at least
     one) after its welcome; a shorter one counts as a failed attempt.  A TLS handshake failure
-    (a refused client certificate included) ends it (:class:`SessionEnded`) while the address has
-    never welcomed the client; later it is logged as an error and retried."""
+    (a refused client certificate included), or a plaintext client at a port that serves TLS,
+    ends it (:class:`SessionEnded`) while the address has never welcomed the client; later it
+    is logged as an error and retried."""
     delay = 0.05
     reached = time.monotonic()
     welcomed_once = False
@@ -659,6 +681,12 @@ async def _keep(
             problem = _tls_problem(details, tls) if not link.welcomed else None
             if problem is None and tls and not link.welcomed and "Socket closed" in details:
                 problem = await _certificate_problem(server, credentials)
+            plain_at_tls = not tls and not welcomed_once and "Socket closed" in details
+            if plain_at_tls and await asyncio.to_thread(_serves_tls, server):
+                raise SessionEnded(
+                    f"{server}: the service serves TLS on this port: connect with --tls (add --ca-cert FILE for a "
+                    f"private CA or a self-signed certificate; tls=True, ca_cert=...) ({why})"
+                ) from None
             if problem is not None:
                 if not welcomed_once:
                     raise SessionEnded(f"{server}: {problem} ({why})") from None

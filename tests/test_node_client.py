@@ -188,7 +188,8 @@ def test_node_bot_plays_over_tls_and_stops_on_an_untrusted_certificate(
     node: str, redis_url: str, key_prefix: str, tmp_path: Path
 ) -> None:
     """``--ca-cert FILE``: TLS trusting that CA (a throwaway one from trustme); a CA that did not
-    sign the service's certificate is a clear error and exit status 1, not endless retries."""
+    sign the service's certificate, or no ``--tls`` at all, is a clear error and exit status 1,
+    not endless retries."""
     import grpc
     import trustme
 
@@ -207,6 +208,8 @@ def test_node_bot_plays_over_tls_and_stops_on_an_untrusted_certificate(
     assert f"{service.address}: TLS handshake failed: " in _node_refused(
         node, service, env, "--ca-cert", str(untrusted)
     )
+    plain = _node_refused(node, service, env)
+    assert f"{service.address}: the service serves TLS on this port: connect with --tls" in plain
     try:
         credentials = grpc.ssl_channel_credentials(trusted.read_bytes())
         _node_plays_one_match(node, service, env, ["--ca-cert", str(trusted)], "node-tls", credentials)

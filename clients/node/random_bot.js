@@ -243,6 +243,21 @@ function connect(address, isHome) {
         handshakeFailed(err.details);
         return;
       }
+      if (!useTls && !state.welcomed && err.code === grpc.status.UNAVAILABLE) {
+        over = true; // decided once a bare TLS handshake there has been tried
+        servesTls(address).then((tlsPort) => {
+          if (!tlsPort) {
+            retry(`stream error ${err.code} ${err.details}`);
+            return;
+          }
+          console.error(`${address}: the service serves TLS on this port: connect with --tls (add --ca-cert FILE `
+            + 'for a private CA or a self-signed certificate): not retrying');
+          if (isHome) stop(1);
+          sessions.delete(address);
+          client.close();
+        });
+        return;
+      }
       if (useTls && !welcomedHere && err.code === grpc.status.UNAVAILABLE) {
         over = true; // decided once the server has been asked about the client certificate
         certificateRefused(address).then((refused) => {
@@ -264,6 +279,18 @@ function connect(address, isHome) {
 // only says it could not connect. Ask once more with a bare TLS connection: a server that accepts
 // the certificate starts HTTP/2 at once; one that refuses it closes before its first byte.
 function certificateRefused(address) {
+  return tlsProbe(address).then((p) => p.handshaken && !p.answered && !p.timedOut);
+}
+
+// A plaintext client of a port that serves TLS also only hears that it could not connect, as
+// from a server going away: a port that completes a bare TLS handshake serves TLS.
+function servesTls(address) {
+  return tlsProbe(address).then((p) => p.handshaken);
+}
+
+// One bare TLS connection to `address` (the server's certificate not checked, this client's
+// presented): whether the handshake completed, and whether the server then sent a byte.
+function tlsProbe(address) {
   const at = address.lastIndexOf(':');
   const host = address.slice(0, at).replace(/^\[(.*)\]$/, '$1');
   return new Promise((resolve) => {
@@ -289,7 +316,7 @@ function certificateRefused(address) {
       socket.destroy();
     });
     socket.on('error', () => {});
-    socket.on('close', () => resolve(handshaken && !answered && !timedOut));
+    socket.on('close', () => resolve({ handshaken, answered, timedOut }));
   });
 }
 

@@ -442,7 +442,7 @@ def _match_checked(args: argparse.Namespace) -> int:
 
     from ..engine import get_game
     from ..store.bots import BotError, check_name
-    from ..store.connection import DEFAULT_DATA_DIR
+    from ..store.connection import DEFAULT_DATA_DIR, configured_url
 
     # Everything is checked before a single process starts.
     game = get_game(args.game)
@@ -490,6 +490,8 @@ def _match_checked(args: argparse.Namespace) -> int:
     print(f"bot logs in {logs}/")
     if out:
         print(f"replays written to {out}/")
+    if configured_url() is None:  # the embedded default keeps the run's matches: the dashboard has them
+        print("step through each match (every move, each seat's view, the faults): cardarena dashboard, page Matches")
     return 0
 
 

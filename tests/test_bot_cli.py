@@ -233,3 +233,16 @@ def test_a_retired_bot_leaves_the_all_runs_of_a_schedule_and_keeps_its_history(r
     assert bots.entrants() == ["ann", "bob", "cyd"]
     nobody = subprocess.run([*CLI, "bot", "retire", "nobody"], env=env, capture_output=True, text=True, timeout=60)
     assert nobody.returncode == 2 and "nobody" in nobody.stderr
+
+
+def test_registering_a_taken_name_says_how_to_get_a_new_token(redis_url: str, key_prefix: str) -> None:
+    """A second `bot register NAME` is most often a lost token: the error points to `bot token`."""
+    env = {**os.environ, "REDIS_URL": redis_url}
+    first = subprocess.run([*CLI, "bot", "register", "alice"], env=env, capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0, first.stderr
+    again = subprocess.run([*CLI, "bot", "register", "alice"], env=env, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and not again.stdout
+    assert again.stderr.strip() == (
+        "cardarena: error: a bot named 'alice' is already registered "
+        "(lost its token? `cardarena bot token alice` issues a new one)"
+    )

@@ -170,3 +170,19 @@ def test_the_image_install_carries_the_dashboard_templates(tmp_path: Path) -> No
         timeout=120,
     )
     assert page.stdout.split() == ["200", "True"], page.stderr[-2000:]
+
+
+def test_the_cardarena_commands_of_the_deploy_doc_parse() -> None:
+    """Every `cardarena ...` line of docs/deploy.md's shell blocks (the by-hand TLS layout
+    included) is a command and flags the real CLI accepts."""
+    import shlex
+
+    from cardarena.cli import build_parser
+
+    text = (ROOT / "docs" / "deploy.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", text, re.S)
+    lines = [line.split(" #")[0] for block in blocks for line in block.replace("\\\n", " ").splitlines()]
+    commands = [shlex.split(line)[1:] for line in lines if line.startswith("cardarena ")]
+    assert any(c[:1] == ["service"] and "--tls-cert" in c for c in commands)
+    for argv in commands:
+        build_parser().parse_args(argv)

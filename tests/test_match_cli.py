@@ -88,7 +88,8 @@ def test_match_reports_each_seats_faults_and_logs_its_output(tmp_path: Path, red
     assert sorted({(f["seat"], f["fault"]) for f in replay["faults"]}) == [(0, "timeout"), (1, "illegal")]
     raised = (logs / "raises-1.log").read_text()
     assert "choose raised RuntimeError in match-" in raised and "RuntimeError: boom" in raised
-    assert "no answer sent; the server plays a default action when the move's clock runs out" in raised
+    said = "no answer sent; the server plays a default action when the move clock and then the time bank run out, in"
+    assert said in raised
     assert "cardarena_sdk/client.py" not in raised  # the traceback is the bot's own code
     assert "choose returned 'no-such-action'" in (logs / "illegal-2.log").read_text()
     assert (logs / "printer-3.log").stat().st_size > 100_000
@@ -103,6 +104,16 @@ def test_without_replays_the_logs_go_under_the_data_directory(tmp_path: Path, re
     assert logs.parent == tmp_path / "home" / ".local" / "share" / "cardarena" / "logs"
     assert sorted(p.name for p in logs.iterdir()) == ["heuristic-3.log", "random-1.log", "random-2.log"]
     assert "connected to 127.0.0.1:" in (logs / "random-1.log").read_text()
+    assert "cardarena dashboard" not in done.stdout  # with REDIS_URL the run's data is deleted
+
+
+def test_on_the_embedded_default_the_summary_points_to_the_dashboards_replays(tmp_path: Path) -> None:
+    """The replay files are raw JSON; the dashboard (same embedded Redis) steps through each
+    match: the summary says so when the run's data stays there, not with REDIS_URL."""
+    done = _match(["glaves", "--players", "2", "--bots", "random,random"], _private_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    said = "step through each match (every move, each seat's view, the faults): cardarena dashboard, page Matches"
+    assert done.stdout.splitlines()[-1] == said
 
 
 def test_a_solitaire_reports_the_engines_won(tmp_path: Path, redis_url: str, key_prefix: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -52,14 +53,20 @@ def _node_refused(node: str, service: ServiceProcess, env: dict[str, str], *flag
 
 
 def _node_plays_one_match(
-    node: str, service: ServiceProcess, env: dict[str, str], flags: list[str], name: str, credentials: object = None
+    node: str,
+    service: ServiceProcess,
+    env: dict[str, str],
+    flags: list[str],
+    name: str,
+    credentials: object = None,
+    script: str = "random_bot.js",
 ) -> None:
-    """The example, started with ``flags`` as ``name`` (``env`` makes it exit after one match),
-    plays a whole match against a scripted bot that connects with ``credentials``; the replay
-    reproduces it."""
+    """The example (or ``script`` beside it), started with ``flags`` as ``name`` (``env`` makes
+    it exit after one match), plays a whole match against a scripted bot that connects with
+    ``credentials``, with no strike; the replay reproduces it."""
     client = client_for(service.env["REDIS_URL"])
     matches, bots = MatchStore(client), BotStore(client)
-    proc = subprocess.Popen([node, "random_bot.js", *flags, service.address, name], cwd=NODE_DIR, env=env)
+    proc = subprocess.Popen([node, script, *flags, service.address, name], cwd=NODE_DIR, env=env)
     other = ScriptedBot(service.address, bots.register(f"python-{name}"), f"python-{name}", credentials=credentials)
     other.autoplay()
     try:
@@ -86,6 +93,34 @@ def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str
     try:
         _node_plays_one_match(node, service, env, [], "node-1")
     finally:
+        service.stop()
+        client.close()
+
+
+def test_a_bot_adapted_from_the_node_example_is_asked_again_after_an_illegal_answer(
+    node: str, redis_url: str, key_prefix: str
+) -> None:
+    """A first bot made from the example by changing its `choose`: it answers the card instead
+    of the action id; the rejection asks it again with the reason (before, the example only
+    printed the rejection and the move timed out, a strike), and the view it gets is the game's."""
+    source = (NODE_DIR / "random_bot.js").read_text()
+    student = """function choose(view, legal, rejected) {
+  if (!Array.isArray(view.hand) || view.hand.length === 0) throw new Error(`not a Glaves view: ${view}`);
+  if (!rejected) return legal[0].cards[0];
+  if (!rejected.reason.includes(rejected.answer)) throw new Error(`no reason: ${rejected.reason}`);
+  return legal[0].id;
+}"""
+    mine = re.sub(r"function choose\(view, legal, rejected\) \{\n.*?\n\}", lambda _: student, source, flags=re.S)
+    assert mine != source
+    script = NODE_DIR / f"adapted-{os.getpid()}.js"  # beside the example: its packages and proto/
+    script.write_text(mine)
+    client = client_for(redis_url)
+    service = ServiceProcess(redis_url)
+    env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register("node-2"), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    try:
+        _node_plays_one_match(node, service, env, [], "node-2", script=script.name)
+    finally:
+        script.unlink()
         service.stop()
         client.close()
 
@@ -153,7 +188,8 @@ def test_node_bot_plays_over_tls_and_stops_on_an_untrusted_certificate(
     node: str, redis_url: str, key_prefix: str, tmp_path: Path
 ) -> None:
     """``--ca-cert FILE``: TLS trusting that CA (a throwaway one from trustme); a CA that did not
-    sign the service's certificate is a clear error and exit status 1, not endless retries."""
+    sign the service's certificate, or no ``--tls`` at all, is a clear error and exit status 1,
+    not endless retries."""
     import grpc
     import trustme
 
@@ -172,6 +208,8 @@ def test_node_bot_plays_over_tls_and_stops_on_an_untrusted_certificate(
     assert f"{service.address}: TLS handshake failed: " in _node_refused(
         node, service, env, "--ca-cert", str(untrusted)
     )
+    plain = _node_refused(node, service, env)
+    assert f"{service.address}: the service serves TLS on this port: connect with --tls" in plain
     try:
         credentials = grpc.ssl_channel_credentials(trusted.read_bytes())
         _node_plays_one_match(node, service, env, ["--ca-cert", str(trusted)], "node-tls", credentials)

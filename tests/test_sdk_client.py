@@ -22,7 +22,7 @@ from cardarena.store.bots import BotStore
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena_sdk import Bot, LegalAction
 from cardarena_sdk.bot import LOGGED_ILLEGAL
-from cardarena_sdk.client import SessionEnded, check_address, run_async
+from cardarena_sdk.client import SessionEnded, _match_end_line, check_address, run_async
 
 from .server_harness import ScriptedBot, ServiceProcess
 
@@ -149,7 +149,7 @@ def test_a_bot_that_keeps_answering_illegally_logs_a_bounded_number_of_lines(
     _, replay = _play(service, stores, Broken(), "sdk-flood", policy=policy)
     requests = sum(1 for f in replay["faults"] if f["seat"] == 0 and f["fault"] == "illegal")
     assert requests == 26  # German Whist: 26 tricks, seat 0 plays in each; every play a default
-    said = [r.getMessage() for r in caplog.records if "sdk-flood" in r.getMessage()]
+    said = [r.getMessage() for r in caplog.records if "sdk-flood" in r.getMessage() and r.levelno >= logging.WARNING]
     checked = [m for m in said if m.startswith("choose returned 'play:ZZ' in sdk-flood")]
     rejected = [m for m in said if m.startswith("action 'play:ZZ' rejected in sdk-flood")]
     assert len(checked) == len(rejected) == LOGGED_ILLEGAL and len(said) == 2 * LOGGED_ILLEGAL + 1
@@ -194,7 +194,10 @@ def test_a_raising_choose_in_a_worker_thread_is_logged_with_its_traceback(
     _, replay = _play(service, stores, Raises(), "sdk-raises", clock=clock)
     assert [f["fault"] for f in replay["faults"]] == ["timeout"]
     # what happens next is said, and the traceback starts in the bot's own code
-    said = r"choose raised RuntimeError in sdk-raises \(seq \d+\): no answer sent; the server plays a default action .*"
+    said = (
+        r"choose raised RuntimeError in sdk-raises \(seq \d+\): no answer sent; the server plays a default action "
+        r"when the move clock and then the time bank run out, in (0\.\d|1\.0) s \(a timeout fault; .*\)"
+    )
     failed = [r for r in caplog.records if re.fullmatch(said, r.getMessage())]
     assert len(failed) == 1 and failed[0].exc_info is not None
     frames = traceback.extract_tb(failed[0].exc_info[2])
@@ -464,3 +467,24 @@ def test_a_server_that_ends_each_session_right_after_its_welcome_gets_a_growing_
     assert len(waits) >= 6, caplog.text[-2000:]
     # 0.05 s doubled per session (jitter 0.5x-1.5x), up to max_backoff: the sixth wait is 0.4-1.2 s.
     assert waits[5] >= 0.4, waits
+
+
+def test_each_match_end_is_logged_with_the_bots_place(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    """`cardarena bot run` shows how each match went (before, its log had the connect line only)."""
+    caplog.set_level(logging.INFO)
+    result, _ = _play(service, stores, First(), "sdk-ended")
+    scores = ", ".join(f"{x:g}" for x in result["scores"])
+    line = f"match sdk-ended completed: seat 0, place {result['ranks'][0]} of 2 (scores {scores})"
+    assert [r.getMessage() for r in caplog.records if "sdk-ended completed" in r.getMessage()] == [line]
+
+
+def test_a_voided_or_forfeited_match_end_says_so() -> None:
+    from cardarena.wire import codec
+
+    pb = codec.arena_pb2
+    voided = pb.MatchEnd(match_id="m1", status="voided", reason="service shut down")
+    assert _match_end_line(voided, [1]) == "match m1 voided (service shut down): it does not count and is played again"
+    lost = pb.MatchEnd(match_id="m2", status="completed", scores=[9, -1.5, 3], ranks=[1, 3, 2], forfeited=[1])
+    assert _match_end_line(lost, [1]) == "match m2 completed: seat 1, place 3 of 3 (forfeited) (scores 9, -1.5, 3)"

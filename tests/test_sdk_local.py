@@ -66,6 +66,9 @@ def test_an_always_illegal_bot_gets_the_default_action_and_a_fault_at_the_reject
     assert [(f.player, f.fault, f.forfeit) for f in result.faults] == [(0, "illegal", False)] * requests
     # The first illegal answers are logged in full, the rest in one line at the match's end.
     said = [r.getMessage() for r in caplog.records]
+    checked = [m for m in said if m.split(" ", 1)[1].startswith(f"returned 'nonsense' in {result.match_id} (seat 0), ")]
+    said = [m for m in said if m not in checked]  # the SDK's own check of the answer, as over the wire
+    assert len(checked) == LOGGED_ILLEGAL
     assert len(said) == LOGGED_ILLEGAL + 1 and all("rejected: unknown action 'nonsense'" in m for m in said[-1:])
     assert all("'nonsense' rejected in" in m and "unknown action 'nonsense'" in m for m in said[:-1])
     total = MAX_REJECTIONS * requests
@@ -74,6 +77,22 @@ def test_an_always_illegal_bot_gets_the_default_action_and_a_fault_at_the_reject
     # the default action is the first legal one: the match is the one First plays in that seat
     mirror = play(First(), "german_whist", 2, seed=1, seat=0)[0]
     assert result.seed == mirror.seed and result.scores == mirror.scores
+
+
+def test_a_card_code_for_an_answer_gets_the_action_id_to_use(caplog: pytest.LogCaptureFixture) -> None:
+    """The commonest first mistake, answering the card (`QH`) instead of the action id
+    (`play:QH`): locally, as over the wire, the log names the id to answer with."""
+
+    class CardCode(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            return legal[0].cards[0]
+
+    caplog.set_level(logging.WARNING, logger="cardarena_sdk")
+    [result] = play(CardCode(), "glaves", 3, seed=1, seat=0)
+    first = next(r.getMessage() for r in caplog.records if r.levelno == logging.ERROR)
+    card = first.split("'")[1]
+    assert first.startswith(f"choose returned '{card}' in {result.match_id} (seat 0), not a legal id; ")
+    assert f"answer with an action id, e.g. 'play:{card}'; legal ids: 'play:{card}'" in first
 
 
 def test_strikes_forfeit_the_seat_as_on_the_service() -> None:

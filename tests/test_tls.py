@@ -163,8 +163,9 @@ def test_a_plaintext_client_cannot_use_the_tls_port(
     tls_service: ServiceProcess, pki: Pki, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
 ) -> None:
     """The port serves TLS only: a plaintext connection is closed before HTTP/2 starts
-    (``UNAVAILABLE``, "Socket closed"); the SDK keeps retrying and says TLS may be why; the port
-    goes on serving TLS clients."""
+    (``UNAVAILABLE``, "Socket closed"); the SDK finds that the port completes a TLS handshake
+    and stops, saying to connect with --tls (before, it retried for ever with a warning); the
+    port goes on serving TLS clients."""
     _, bots = stores
     token = bots.register("plain")
     raw = ScriptedBot(tls_service.address, token, "plain")
@@ -176,21 +177,14 @@ def test_a_plaintext_client_cannot_use_the_tls_port(
     assert _health(tls_service.address, None) == grpc.StatusCode.UNAVAILABLE
 
     caplog.set_level(logging.INFO, logger="cardarena_sdk")
-
-    async def retries() -> None:
-        stop = asyncio.Event()
-        run = asyncio.create_task(run_async(RandomBot(), tls_service.address, token, stop=stop))
-        deadline = time.monotonic() + 30
-        while sum("retrying in" in r.getMessage() for r in caplog.records) < 2:
-            assert not run.done(), run  # not given up: it may be a server restarting
-            assert time.monotonic() < deadline, caplog.text
-            await asyncio.sleep(0.05)
-        stop.set()
-        await run
-
-    asyncio.run(retries())
-    assert "a service that serves TLS closes plaintext connections like this: connect with --tls" in caplog.text
-    assert "connected to" not in caplog.text
+    with pytest.raises(SessionEnded) as info:
+        _run_sdk(tls_service.address, token)
+    assert str(info.value).startswith(
+        f"{tls_service.address}: the service serves TLS on this port: connect with --tls (add --ca-cert FILE"
+    )
+    assert "connected to" not in caplog.text and "retrying in" not in caplog.text
+    last = _bot_run_ends(tls_service, token)  # the same, through the CLI: one line
+    assert last.startswith(f"cardarena: error: {tls_service.address}: the service serves TLS on this port")
 
     assert _health(tls_service.address, pki.trusted()) == grpc.StatusCode.OK
     served = ScriptedBot(tls_service.address, token, "plain", credentials=pki.trusted())

@@ -4,7 +4,8 @@
 // It loads proto/cardarena/v1/arena.proto (the same files the server is generated from).
 //
 // What every bot has to do, in any language (docs/protocol.md):
-// - send Hello first, then answer each ActionRequest with an Action carrying its match_id and seq;
+// - send Hello first, then answer each ActionRequest with an Action carrying its match_id and seq
+//   (again after an ActionRejected REJECT_ILLEGAL_ACTION with time left);
 // - answer Ping with Pong;
 // - reconnect with back-off whenever the stream ends, cleanly or not (a server shutting down ends
 //   it with status OK; the live matches are resumed, or replayed elsewhere), except on a status
@@ -12,6 +13,19 @@
 // - follow MatchInvite: open a session to the address given (the same token), because the match
 //   is hosted by another service instance.
 'use strict';
+
+// The bot itself: return the id of one of `legal` for the seat whose `view` is given. Adapting
+// this example into your own bot means changing this function.
+// - view: the game's view_json keys (docs/games/<game>.md), e.g. Glaves' `hand`, `trick`, `seat`;
+// - legal: the legal actions, each {id, kind, label, cards, amount, target, choice}; answer with
+//   an `id` (`play:QH`), not the card (`QH`);
+// - rejected: null, or {answer, reason} when the server refused this request's previous answer
+//   as illegal (the bot is asked again while its clock runs).
+// An exception here is printed with its stack; no answer is sent, so the move times out.
+function choose(view, legal, rejected) {
+  return legal[Math.floor(Math.random() * legal.length)].id;
+}
+
 const fs = require('fs');
 const net = require('net');
 const path = require('path');
@@ -110,20 +124,40 @@ function stop(code) {
   process.exit(code);
 }
 
+// The open requests (`match_id/seq` -> {request, answer}), to ask the bot again after a rejection.
+const asked = new Map();
+
+// Answer `request` with choose() (`rejected`: why its previous answer was refused, or null).
+function answer(stream, request, rejected) {
+  const key = `${request.match_id}/${request.seq}`;
+  let id;
+  try {
+    // The View oneof's set member is named by `view.view` (the game id), its keys are view_json's.
+    id = choose(request.view[request.view.view], request.legal, rejected);
+  } catch (err) {
+    console.error(`choose threw in ${key}: no answer sent; the move times out\n${err.stack}`);
+    return;
+  }
+  asked.set(key, { request, answer: id });
+  stream.write({ action: { match_id: request.match_id, seq: request.seq, action_id: String(id) } });
+}
+
 function handle(stream, message) {
   switch (message.kind) {
     case 'welcome':
       console.log(JSON.stringify({ connected: message.welcome.instance, resumed: message.welcome.resumed }));
       break;
-    case 'action_request': {
-      const request = message.action_request;
-      const pick = request.legal[Math.floor(Math.random() * request.legal.length)];
-      stream.write({ action: { match_id: request.match_id, seq: request.seq, action_id: pick.id } });
+    case 'action_request':
+      answer(stream, message.action_request, null);
+      break;
+    case 'action_rejected': {
+      const r = message.action_rejected;
+      const open = asked.get(`${r.match_id}/${r.seq}`);
+      const again = r.code === 'REJECT_ILLEGAL_ACTION' && open && (r.move_ms_left > 0 || r.bank_ms_left > 0);
+      console.error(`rejected in ${r.match_id}/${r.seq}: ${r.reason}${again ? '; asking choose again' : ''}`);
+      if (again) answer(stream, open.request, { answer: open.answer, reason: r.reason });
       break;
     }
-    case 'action_rejected':
-      console.error(`rejected: ${message.action_rejected.reason}`);
-      break;
     case 'ping':
       stream.write({ pong: { nonce: message.ping.nonce } });
       break;
@@ -131,6 +165,9 @@ function handle(stream, message) {
       if (message.match_invite.address) connect(message.match_invite.address, false);
       break;
     case 'match_end':
+      for (const key of asked.keys()) {
+        if (key.startsWith(`${message.match_end.match_id}/`)) asked.delete(key);
+      }
       ended += 1;
       console.log(JSON.stringify({ match_end: message.match_end.match_id, status: message.match_end.status }));
       if (exitAfter && ended >= exitAfter) stop(0);
@@ -206,6 +243,21 @@ function connect(address, isHome) {
         handshakeFailed(err.details);
         return;
       }
+      if (!useTls && !state.welcomed && err.code === grpc.status.UNAVAILABLE) {
+        over = true; // decided once a bare TLS handshake there has been tried
+        servesTls(address).then((tlsPort) => {
+          if (!tlsPort) {
+            retry(`stream error ${err.code} ${err.details}`);
+            return;
+          }
+          console.error(`${address}: the service serves TLS on this port: connect with --tls (add --ca-cert FILE `
+            + 'for a private CA or a self-signed certificate): not retrying');
+          if (isHome) stop(1);
+          sessions.delete(address);
+          client.close();
+        });
+        return;
+      }
       if (useTls && !welcomedHere && err.code === grpc.status.UNAVAILABLE) {
         over = true; // decided once the server has been asked about the client certificate
         certificateRefused(address).then((refused) => {
@@ -227,6 +279,18 @@ function connect(address, isHome) {
 // only says it could not connect. Ask once more with a bare TLS connection: a server that accepts
 // the certificate starts HTTP/2 at once; one that refuses it closes before its first byte.
 function certificateRefused(address) {
+  return tlsProbe(address).then((p) => p.handshaken && !p.answered && !p.timedOut);
+}
+
+// A plaintext client of a port that serves TLS also only hears that it could not connect, as
+// from a server going away: a port that completes a bare TLS handshake serves TLS.
+function servesTls(address) {
+  return tlsProbe(address).then((p) => p.handshaken);
+}
+
+// One bare TLS connection to `address` (the server's certificate not checked, this client's
+// presented): whether the handshake completed, and whether the server then sent a byte.
+function tlsProbe(address) {
   const at = address.lastIndexOf(':');
   const host = address.slice(0, at).replace(/^\[(.*)\]$/, '$1');
   return new Promise((resolve) => {
@@ -252,7 +316,7 @@ function certificateRefused(address) {
       socket.destroy();
     });
     socket.on('error', () => {});
-    socket.on('close', () => resolve(handshaken && !answered && !timedOut));
+    socket.on('close', () => resolve({ handshaken, answered, timedOut }));
   });
 }
 

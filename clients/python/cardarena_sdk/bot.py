@@ -212,6 +212,23 @@ def answer_hint(answer: object, legal: list[LegalAction]) -> str:
     return ""
 
 
+def not_an_id(step: str, answer: object, legal: list[LegalAction], where: str) -> str:
+    """The log line for an answer of ``step`` (``choose``, ``on_rejected``) in ``where`` that is
+    not one of ``legal``'s ids: what it was, a hint (:func:`answer_hint`) and the legal ids."""
+    hint = answer_hint(answer, legal)
+    hint = f"; {hint}" if hint else ""
+    if isinstance(answer, str):
+        return f"{step} returned {answer!r} in {where}, not a legal id{hint}; legal ids: {legal_ids(legal)}"
+    what = f"a {type(answer).__name__}, not an action id{hint}"
+    return f"{step} returned {answer!r} ({what}) in {where}; legal ids: {legal_ids(legal)}"
+
+
+def legal_ids(legal: list[LegalAction], limit: int = 20) -> str:
+    """The legal ids for a log line (the first ``limit`` of them)."""
+    ids = ", ".join(repr(a.id) for a in legal[:limit])
+    return ids if len(legal) <= limit else f"{ids} ... ({len(legal)} in all)"
+
+
 LOGGED_ILLEGAL = 3
 """Illegal answers per match whose lines are logged in full (the answer, the legal ids, the
 server's reason); a bot that keeps answering illegally gets one summary line per match after

@@ -22,6 +22,10 @@ started with ``--tls-client-ca``.  Such a service refuses a client without a cer
 one its CA did not sign, by closing the connection right after the handshake, which gRPC reports
 as "Socket closed" only; the client then asks the server once more with a bare TLS connection to
 tell that refusal from a server going away, and treats it as a failed handshake (above).
+
+A plaintext client of a port that serves TLS sees the same "Socket closed": before the address
+has ever welcomed it, the client opens one bare TLS connection there, and a completed handshake
+ends the run (:class:`SessionEnded`: connect with ``--tls``) instead of retrying for ever.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ import grpc
 from cardarena.pem import Pathish, read_ca_certificates, read_key_pair
 from cardarena.wire import codec
 
-from .bot import Bot, IllegalAnswers, LegalAction, answer_hint, check_bot
+from .bot import Bot, IllegalAnswers, LegalAction, check_bot, not_an_id
 
 log = logging.getLogger("cardarena_sdk")
 pb = codec.arena_pb2
@@ -106,6 +110,20 @@ def _dropped_after_handshake(server: str, client_pair: tuple[str, str] | None) -
     certificate starts HTTP/2 at once; one that is going away refuses the connection or fails
     the handshake.  The server's own certificate is not checked here: only its verdict matters.
     """
+    return _tls_probe(server, client_pair) == b""
+
+
+def _serves_tls(server: str) -> bool:
+    """Whether the server at ``server`` completes a TLS handshake: a port that closes plaintext
+    connections with "Socket closed" serves TLS, not a server going away (see
+    :func:`_tls_probe`)."""
+    return _tls_probe(server, None) is not None
+
+
+def _tls_probe(server: str, client_pair: tuple[str, str] | None) -> bytes | None:
+    """A bare TLS connection to ``server`` (ALPN ``h2``, presenting ``client_pair`` if given,
+    the server's certificate not checked): the first byte the server sends after the handshake
+    (``b""``: it closed the connection first), or ``None`` when no handshake completed."""
     host, _, port = server.rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -119,9 +137,12 @@ def _dropped_after_handshake(server: str, client_pair: tuple[str, str] | None) -
             socket.create_connection((host, int(port)), timeout=5) as raw,
             context.wrap_socket(raw, server_hostname=host) as conn,
         ):
-            return conn.recv(1) == b""
+            try:
+                return conn.recv(1)
+            except OSError:  # reset, or silent for 5 s, after a completed handshake
+                return b"?"
     except (OSError, ValueError):  # not answered, not TLS, or files changed: no verdict
-        return False
+        return None
 
 
 async def _certificate_problem(server: str, credentials: _Credentials) -> str | None:
@@ -268,26 +289,16 @@ async def _session(
         # answer is met by asking the bot again (Bot.on_rejected) while the clock runs.
         asked: dict[str, dict[int, _Asked]] = {}
         illegal = IllegalAnswers(log)  # the first few of each match in full, then a summary
+        seated: dict[str, list[int]] = {}  # this session's seats of each live match (for its end line)
 
         def send(question: _Asked, action: object) -> None:
             request = question.request
             question.loud = None
             if not isinstance(action, str) or not any(a.id == action for a in question.legal):
                 question.loud = illegal.note(request.match_id)
-                typed = isinstance(action, str)
                 if question.loud:  # the hint is worked out for a logged illegal answer only
-                    hint = answer_hint(action, question.legal)
-                    hint = f"; {hint}" if hint else ""
-                    log.error(
-                        "%s returned %r%s in %s (seq %s)%s; legal ids: %s",
-                        question.step,
-                        action,
-                        "" if typed else f" (a {type(action).__name__}, not an action id{hint})",
-                        request.match_id,
-                        request.seq,
-                        f", not a legal id{hint}" if typed else "",
-                        _ids(question.legal),
-                    )
+                    where = f"{request.match_id} (seq {request.seq})"
+                    log.error("%s", not_an_id(question.step, action, question.legal, where))
                 action = str(action)
             question.answer = action
             late = time.monotonic() - question.deadline
@@ -410,10 +421,16 @@ async def _session(
             elif kind == "event":
                 e = message.event
                 hook("on_event", e.match_id, lambda: bot.on_event(e.match_id, e.seat, e.action))
+            elif kind == "match_start":
+                start = message.match_start
+                seats = seated.setdefault(start.match_id, [])
+                if start.seat not in seats:
+                    seats.append(start.seat)
             elif kind == "match_end":
                 e = message.match_end
                 asked.pop(e.match_id, None)
                 illegal.end(e.match_id)
+                log.info("%s", _match_end_line(e, seated.pop(e.match_id, [])))
                 hook(
                     "on_match_end",
                     e.match_id,
@@ -453,13 +470,17 @@ def _raised(question: _Asked, exc: Exception) -> None:
     """Log a ``choose``/``on_rejected`` that raised: what happens now, and the traceback from
     the bot's own code (the SDK's and asyncio's frames above it left out)."""
     request = question.request
+    # The server waits for the move clock and then the whole time bank: say how long that is
+    # (a match that stalls for 30 s after a traceback looks hung otherwise).
+    left = max(0.0, question.deadline - time.monotonic())
     log.error(
         "%s raised %s in %s (seq %s): no answer sent; the server plays a default action when the "
-        "move's clock runs out (a timeout fault; enough faults forfeit the seat)",
+        "move clock and then the time bank run out, in %.1f s (a timeout fault; enough faults forfeit the seat)",
         question.step,
         type(exc).__name__,
         request.match_id,
         request.seq,
+        left,
         exc_info=(type(exc), exc, _bot_traceback(exc.__traceback__)),
     )
 
@@ -500,15 +521,24 @@ class _Asked:
         self.deadline = time.monotonic() + self.budget_s
 
 
+def _match_end_line(end: Any, seats: list[int]) -> str:
+    """How a match ended for this bot, for the log: ``match M completed: seat 1, place 2 of 3
+    (scores 20, 11, 4)``, or that it was voided."""
+    if end.status != "completed":
+        reason = f" ({end.reason})" if end.reason else ""
+        return f"match {end.match_id} {end.status}{reason}: it does not count and is played again"
+    places = []
+    for seat in seats:
+        if 0 <= seat < len(end.ranks):
+            forfeited = " (forfeited)" if seat in end.forfeited else ""
+            places.append(f"seat {seat}, place {end.ranks[seat]} of {len(end.ranks)}{forfeited}")
+    scores = ", ".join(f"{x:g}" for x in end.scores)
+    return f"match {end.match_id} {end.status}: {'; '.join(places) or 'no seat of this session'} (scores {scores})"
+
+
 def _clock(request: Any) -> str:
     """A request's clock in words."""
     return f"{request.move_ms_left / 1000:g} s for this move, {request.bank_ms_left / 1000:g} s of bank left"
-
-
-def _ids(legal: list[LegalAction], limit: int = 20) -> str:
-    """The legal ids for a log line (the first ``limit`` of them)."""
-    ids = ", ".join(repr(a.id) for a in legal[:limit])
-    return ids if len(legal) <= limit else f"{ids} ... ({len(legal)} in all)"
 
 
 class _Chooser:
@@ -628,8 +658,9 @@ async def _keep(
     ``None``: never given up.  The back-off (from 0.05 s, doubled per attempt up to
     ``max_backoff``) starts again after a session that lasted ``max_backoff`` seconds (at least
     one) after its welcome; a shorter one counts as a failed attempt.  A TLS handshake failure
-    (a refused client certificate included) ends it (:class:`SessionEnded`) while the address has
-    never welcomed the client; later it is logged as an error and retried."""
+    (a refused client certificate included), or a plaintext client at a port that serves TLS,
+    ends it (:class:`SessionEnded`) while the address has never welcomed the client; later it
+    is logged as an error and retried."""
     delay = 0.05
     reached = time.monotonic()
     welcomed_once = False
@@ -650,6 +681,12 @@ async def _keep(
             problem = _tls_problem(details, tls) if not link.welcomed else None
             if problem is None and tls and not link.welcomed and "Socket closed" in details:
                 problem = await _certificate_problem(server, credentials)
+            plain_at_tls = not tls and not welcomed_once and "Socket closed" in details
+            if plain_at_tls and await asyncio.to_thread(_serves_tls, server):
+                raise SessionEnded(
+                    f"{server}: the service serves TLS on this port: connect with --tls (add --ca-cert FILE for a "
+                    f"private CA or a self-signed certificate; tls=True, ca_cert=...) ({why})"
+                ) from None
             if problem is not None:
                 if not welcomed_once:
                     raise SessionEnded(f"{server}: {problem} ({why})") from None

@@ -31,7 +31,7 @@ from typing import Any
 from cardarena.engine import Game, MatchRng, State, forfeit_ranks, get_game, public_forms
 from cardarena.wire import codec
 
-from .bot import Bot, IllegalAnswers, LegalAction, answer_hint, builtin_bot, check_bot
+from .bot import Bot, IllegalAnswers, LegalAction, builtin_bot, check_bot, not_an_id
 
 log = logging.getLogger("cardarena_sdk")
 
@@ -199,7 +199,8 @@ class _Match:
         view = codec.decode_view(codec.encode_view(game.id, state.view_json(seat)))
         legal: list[LegalAction] = codec.decode_legal(codec.encode_legal(game, legal_ids))
         offered = frozenset(legal_ids)
-        answer = _as_id("choose", bot.choose(view, legal), legal, self.illegal.quiet(self.match_id))
+        where = f"{self.match_id} (seat {seat})"
+        answer = _as_id("choose", bot.choose(view, legal), legal, where, self.illegal.quiet(self.match_id))
         rejections = 0
         while answer not in offered:
             rejections += 1
@@ -226,7 +227,7 @@ class _Match:
             if final:
                 return legal_ids[0], "illegal"
             given = bot.on_rejected(view, legal, answer, reason)
-            answer = _as_id("on_rejected", given, legal, self.illegal.quiet(self.match_id))
+            answer = _as_id("on_rejected", given, legal, where, self.illegal.quiet(self.match_id))
         return answer, ""
 
     def _announce(self, seat: int, action: str) -> None:
@@ -237,15 +238,12 @@ class _Match:
                 _hook("on_event", b.on_event, self.match_id, seat, seen)
 
 
-def _as_id(step: str, answer: object, legal: list[LegalAction], quiet: bool = False) -> str:
-    """The answer as sent over the wire (the network client sends ``str()`` of a non-string);
-    ``quiet``: the match's illegal answers are no longer logged one by one."""
-    if isinstance(answer, str) or quiet:
-        return str(answer)
-    hint = answer_hint(answer, legal)
-    log.error(
-        "%s returned %r (a %s, not an action id%s)", step, answer, type(answer).__name__, f"; {hint}" if hint else ""
-    )
+def _as_id(step: str, answer: object, legal: list[LegalAction], where: str, quiet: bool = False) -> str:
+    """The answer as sent over the wire (the network client sends ``str()`` of a non-string),
+    logged as the network client logs an answer that is not a legal id (``where``: the match
+    and seat); ``quiet``: the match's illegal answers are no longer logged one by one."""
+    if not quiet and not (isinstance(answer, str) and any(a.id == answer for a in legal)):
+        log.error("%s", not_an_id(step, answer, legal, where))
     return str(answer)
 
 

@@ -122,7 +122,7 @@ def _port_problem(args: argparse.Namespace) -> str | None:
 
 def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
     """Register ``args.name`` (or replace its token) and print the token once."""
-    from ..store.bots import BotError, BotStore
+    from ..store.bots import BotError, BotExists, BotStore
     from ..store.connection import client_for
 
     try:
@@ -130,7 +130,10 @@ def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
             store = BotStore(client_for(url))
             token = store.rotate(args.name) if rotate else store.register(args.name)
     except BotError as exc:
-        print(f"cardarena: error: {exc}", file=sys.stderr)
+        # A second `register` is most often a lost token: say how to get a new one.
+        lost = f" (lost its token? `cardarena bot token {args.name}` issues a new one)"
+        hint = lost if isinstance(exc, BotExists) else ""
+        print(f"cardarena: error: {exc}{hint}", file=sys.stderr)
         return 2
     print(token)
     print(f"(the token is shown once; keep it{note})", file=sys.stderr)
@@ -439,7 +442,7 @@ def _match_checked(args: argparse.Namespace) -> int:
 
     from ..engine import get_game
     from ..store.bots import BotError, check_name
-    from ..store.connection import DEFAULT_DATA_DIR
+    from ..store.connection import DEFAULT_DATA_DIR, configured_url
 
     # Everything is checked before a single process starts.
     game = get_game(args.game)
@@ -487,6 +490,8 @@ def _match_checked(args: argparse.Namespace) -> int:
     print(f"bot logs in {logs}/")
     if out:
         print(f"replays written to {out}/")
+    if configured_url() is None:  # the embedded default keeps the run's matches: the dashboard has them
+        print("step through each match (every move, each seat's view, the faults): cardarena dashboard, page Matches")
     return 0
 
 

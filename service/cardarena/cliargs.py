@@ -45,3 +45,21 @@ def json_object(text: str | None, flag: str) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         raise ValueError(f"{flag} must be a JSON object, got {type(data).__name__}")
     return data
+
+
+def host_and_port(text: str) -> tuple[str, int | None]:
+    """An argparse ``type``: ``HOST`` or ``HOST:PORT`` (an IPv6 address in brackets:
+    ``[::1]:50051``), as ``(host, port or None)``; the port is 1 to 65535."""
+    if not text or any(c in text for c in "/@ "):
+        raise argparse.ArgumentTypeError(f"not HOST[:PORT] (e.g. arena.example.org:50051, no scheme): {text!r}")
+    bracketed = text.startswith("[")
+    host, sep, port = text.rpartition(":") if (text.count(":") == 1 or "]:" in text) else (text, "", "")
+    if bracketed and not (host.endswith("]") and len(host) > 2):
+        raise argparse.ArgumentTypeError(f"not HOST[:PORT] (an IPv6 address in brackets): {text!r}")
+    if not host or (":" in host and not bracketed):
+        raise argparse.ArgumentTypeError(f"not HOST[:PORT] (e.g. arena.example.org:50051): {text!r}")
+    if not sep:
+        return host, None
+    if not (port.isdigit() and 1 <= int(port) <= 65535):
+        raise argparse.ArgumentTypeError(f"not HOST[:PORT]: the port is 1 to 65535, not {port!r}")
+    return host, int(port)

@@ -2,9 +2,13 @@
 
 ``up`` starts (or joins) the user's embedded default Redis (its data under the user's data
 directory, shared with the other commands running at the same time; ``REDIS_URL`` switches to
-an external one), the gRPC service, one Celery worker, beat and the dashboard, all on
-loopback, prints the addresses and runs until Ctrl-C or SIGTERM, when it stops every part
-(children also die with it if it is killed).
+an external one), the gRPC service, one Celery worker, beat and the dashboard, prints the
+addresses (and how to register and connect a bot) and runs until Ctrl-C or SIGTERM, when it
+stops every part (children also die with it if it is killed).  The service and the dashboard
+listen on loopback unless ``--host`` says otherwise; ``--tls-cert``/``--tls-key`` (and
+``--tls-client-ca``) make the service serve TLS only, as ``cardarena service`` does, and
+``--advertise`` names the address bots are given (:class:`Serving`).  A non-loopback
+``--host`` without TLS is served with a warning: bot tokens then travel in clear.
 
 ``demo`` is ``up`` plus example bots registered and connected and a 3-player Glaves round
 robin with duplicate deals, with a progress bar and the dashboard URL; ``demo --once`` runs
@@ -22,10 +26,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -34,7 +40,10 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cardarena.server.tls import ServerTls
 
 DEMO_BOTS = "heuristic,heuristic,random,random"
 """The demo's entrants (named heuristic-1, heuristic-2, random-1, random-2)."""
@@ -46,6 +55,70 @@ LOG_TAIL_LINES = 12
 """How many last lines of a failed part's log an error shows."""
 
 _PORT_IN_USE = re.compile(r"already in use|failed to bind to address|is in use by another program", re.I)
+
+
+LOOPBACK = "127.0.0.1"
+_WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is this machine's
+    loopback only: ``localhost``, ``127.x.y.z``, ``::1``."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def join_host_port(host: str, port: int) -> str:
+    """``host:port``, an IPv6 address in brackets (``[::1]:50051``)."""
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
+@dataclass(frozen=True)
+class Serving:
+    """Where and how ``up`` serves bots and browsers."""
+
+    host: str = LOOPBACK
+    """The interface the service's gRPC port and the dashboard listen on (``--host``)."""
+    advertise: tuple[str, int | None] | None = None
+    """``--advertise HOST[:PORT]``: the address bots are given (the printed ``bot run`` line,
+    and the service's invitations); no port: the gRPC port.  ``None``: the host (this machine's
+    name for a wildcard ``--host``), as ``cardarena service`` advertises by default."""
+    tls: ServerTls | None = None
+    """The service's ``--tls-cert``/``--tls-key``/``--tls-client-ca``, already checked."""
+
+    @property
+    def public_host(self) -> str:
+        """The host name printed for bots and browsers."""
+        if self.advertise is not None:
+            return self.advertise[0]
+        return socket.gethostname() if self.host in _WILDCARDS else self.host
+
+    @property
+    def local_host(self) -> str:
+        """A host this machine reaches the dashboard at (loopback for a wildcard ``--host``)."""
+        if self.host in _WILDCARDS:
+            return "::1" if ":" in self.host else LOOPBACK
+        return self.host
+
+    def in_clear(self) -> bool:
+        """Whether bots' tokens could leave this machine unencrypted (no TLS, not loopback)."""
+        return self.tls is None and not is_loopback(self.host)
+
+    def service_args(self, grpc_port: int) -> list[str]:
+        """The service's options for these settings, listening on ``grpc_port``."""
+        argv = ["--port", str(grpc_port), "--host", self.host]
+        if self.advertise is not None:
+            host, port = self.advertise
+            argv += ["--advertise", join_host_port(host, port or grpc_port)]
+        if self.tls is not None:
+            argv += ["--tls-cert", self.tls.cert, "--tls-key", self.tls.key]
+            if self.tls.client_ca is not None:
+                argv += ["--tls-client-ca", self.tls.client_ca]
+        return argv
 
 
 class PlatformError(Exception):
@@ -84,6 +157,7 @@ class Platform:
     """Where the children's logs go (``None`` with ``--verbose``)."""
     embedded: bool = True
     """Whether Redis is the user's embedded default (``REDIS_URL`` was unset)."""
+    serving: Serving = field(default_factory=Serving)
     parts: list[Part] = field(default_factory=list)
 
     @property
@@ -93,8 +167,23 @@ class Platform:
 
     @property
     def dashboard_url(self) -> str:
-        """Where the dashboard listens."""
-        return f"http://127.0.0.1:{self.http_port}/"
+        """Where browsers reach the dashboard."""
+        return f"http://{join_host_port(self.serving.public_host, self.http_port)}/"
+
+    @property
+    def local_dashboard_url(self) -> str:
+        """Where this machine reaches the dashboard."""
+        return f"http://{join_host_port(self.serving.local_host, self.http_port)}/"
+
+    @property
+    def service_address(self) -> str:
+        """The gRPC address bots connect to (``--advertise``, else ``CARDARENA_SERVICE_ADDR``,
+        else the host and port)."""
+        given = self.serving.advertise
+        if given is None and self.env.get("CARDARENA_SERVICE_ADDR"):
+            return self.env["CARDARENA_SERVICE_ADDR"]
+        port = given[1] if given is not None and given[1] else self.grpc_port
+        return join_host_port(self.serving.public_host, port)
 
     def log_file(self, name: str) -> Path | None:
         """The log file for a part called ``name`` (``None`` with ``--verbose``)."""
@@ -124,7 +213,9 @@ class Platform:
         """Raise :class:`PlatformError` (with its log's tail) if any part has exited."""
         for part in self.parts:
             if part.proc.poll() is not None:
-                raise failure(part.name, part.proc.returncode, part.log, part.port, starting=starting)
+                raise failure(
+                    part.name, part.proc.returncode, part.log, part.port, starting=starting, host=self.serving.host
+                )
 
 
 @contextlib.contextmanager
@@ -183,15 +274,22 @@ def ended(status: int | None, *, starting: bool = False) -> str:
 
 
 def failure(
-    name: str, status: int | None, log: Path | None, port: tuple[int, str] | None, *, starting: bool
+    name: str,
+    status: int | None,
+    log: Path | None,
+    port: tuple[int, str] | None,
+    *,
+    starting: bool,
+    host: str = LOOPBACK,
 ) -> PlatformError:
-    """The error for part ``name`` that exited with ``status``: a busy port by number, else its log's tail."""
+    """The error for part ``name`` that exited with ``status``: a busy port (on ``host``) by
+    number, else its log's tail."""
     end = tail(log)
     code = 2 if starting else 1
     if port is not None and _PORT_IN_USE.search(end):
         number, option = port
         return PlatformError(
-            f"the {name} cannot listen on 127.0.0.1:{number} ({option}): the port is already in use"
+            f"the {name} cannot listen on {join_host_port(host, number)} ({option}): the port is already in use"
             + (f" (log: {log})" if log else ""),
             status=code,
         )
@@ -205,14 +303,14 @@ def failure(
     return PlatformError(said, detail=end, status=code)
 
 
-def check_ports(grpc_port: int, http_port: int) -> None:
-    """Raise :class:`PlatformError` unless both requested ports are free and distinct."""
+def check_ports(grpc_port: int, http_port: int, host: str = LOOPBACK) -> None:
+    """Raise :class:`PlatformError` unless both requested ports are free on ``host`` and distinct."""
     if grpc_port and grpc_port == http_port:
         raise PlatformError(f"--grpc-port and --http-port are both {grpc_port}; they need different ports")
     from cardarena.ports import port_problem
 
     for port, option in ((grpc_port, "--grpc-port"), (http_port, "--http-port")):
-        problem = port_problem(port, option)
+        problem = port_problem(port, option, host)
         if problem:
             raise PlatformError(problem)
 
@@ -246,8 +344,10 @@ def running_platform(
     data_dir: Path | None = None,
     verbose: bool = False,
     command: str = "up",
+    serving: Serving | None = None,
 ) -> Iterator[Platform]:
-    """Start Redis, service, worker, beat and dashboard; stop them all on exit.
+    """Start Redis, service, worker, beat and dashboard (the service and the dashboard as
+    ``serving`` says, default: loopback, plaintext); stop them all on exit.
 
     Raises :class:`PlatformError` (nothing left running) if a port is taken or a part exits
     during start-up.
@@ -255,7 +355,10 @@ def running_platform(
     from cardarena.server.commands import start_service, stop_process
     from cardarena.store.connection import configured_url, free_port
 
-    check_ports(grpc_port, http_port)
+    serving = serving or Serving()
+    check_ports(grpc_port, http_port, serving.host)
+    if serving.advertise is not None and serving.advertise[1] is None and not grpc_port:
+        grpc_port = free_port()  # the advertised address needs the port before the service starts
     embedded = configured_url() is None
     log_dir = None if verbose else new_log_dir(data_dir, command)
     with _redis(data_dir) as url, tempfile.TemporaryDirectory(prefix="cardarena-up-") as tmp:
@@ -268,17 +371,18 @@ def running_platform(
             env=env,
             log_dir=log_dir,
             embedded=embedded,
+            serving=serving,
         )
         try:
             service_log = platform.log_file("service")
             grpc = (grpc_port, "--grpc-port") if grpc_port else None
             with _output(service_log) as out:
                 try:
-                    service, platform.grpc_port = start_service(env, extra=["--port", str(grpc_port)], log=out)
+                    service, platform.grpc_port = start_service(env, extra=serving.service_args(grpc_port), log=out)
                 except RuntimeError as exc:
                     status = re.search(r"exit status (-?\d+)", str(exc))
                     code = int(status.group(1)) if status else None
-                    raise failure("service", code, service_log, grpc, starting=True) from None
+                    raise failure("service", code, service_log, grpc, starting=True, host=serving.host) from None
             platform.parts.append(Part("service", service, service_log, grpc))
             cli = [sys.executable, "-m", "cardarena.cli"]
             level = "INFO" if verbose else "WARNING"
@@ -288,7 +392,7 @@ def running_platform(
             platform.start("beat", [*cli, "beat", "--state", str(Path(tmp) / "beat"), "--loglevel", level], env)
             platform.start(
                 "dashboard",
-                [*cli, "dashboard", "--host", "127.0.0.1", "--port", str(platform.http_port)],
+                [*cli, "dashboard", "--host", serving.host, "--port", str(platform.http_port)],
                 env,
                 port=(platform.http_port, "--http-port"),
             )
@@ -306,7 +410,7 @@ def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
     while True:
         platform.check_alive(starting=True)
         try:
-            with urllib.request.urlopen(platform.dashboard_url + "api/v1/games", timeout=2) as reply:
+            with urllib.request.urlopen(platform.local_dashboard_url + "api/v1/games", timeout=2) as reply:
                 if reply.status == 200:
                     return
         except OSError:
@@ -320,12 +424,34 @@ def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
         time.sleep(0.2)
 
 
-def _print_addresses(platform: Platform) -> None:
+def connect_command(platform: Platform) -> list[str]:
+    """How a bot connects: the ``bot run`` line and, with TLS, what its placeholder files are."""
+    tls = platform.serving.tls
+    line = f"cardarena bot run my_bot.py --server {platform.service_address} --token TOKEN"
+    if tls is None:
+        return [line]
+    line += " --tls --ca-cert ca.pem"
+    note = "ca.pem: the certificate of the CA that signed --tls-cert; a public CA's: --tls alone"
+    if tls.mutual:
+        line += " --client-cert bot.crt --client-key bot.key"
+        note += "; bot.crt/bot.key: a client certificate the --tls-client-ca CA signed"
+    return [line, f"({note})"]
+
+
+def _print_addresses(platform: Platform, *, bots: bool = False) -> None:
+    tls = platform.serving.tls
+    kind = "gRPC" if tls is None else "gRPC over mutual TLS" if tls.mutual else "gRPC over TLS"
     print(f"redis      {platform.redis_url}")
-    print(f"service    127.0.0.1:{platform.grpc_port}  (gRPC; bots connect here)")
+    print(f"service    {platform.service_address}  ({kind}; bots connect here)")
     print(f"dashboard  {platform.dashboard_url}")
     if platform.log_dir is not None:
         print(f"logs       {platform.log_dir}")
+    if bots:
+        print("register   cardarena bot register NAME   (in another shell; prints the bot's token once)")
+        first, *more = connect_command(platform)
+        print(f"connect    {first}")
+        for line in more:
+            print(f"           {line}")
     if platform.embedded:
         print("other cardarena commands (another shell) use this Redis while REDIS_URL is unset; anything else:")
         print(f"  export REDIS_URL={platform.redis_url}   # e.g. a worker elsewhere, redis-cli")
@@ -341,13 +467,38 @@ def _report(exc: PlatformError) -> int:
     return exc.status
 
 
+def serving_options(args: argparse.Namespace) -> Serving:
+    """``up``'s ``--host``, ``--advertise`` and TLS files, checked (the files read):
+    :class:`~cardarena.pem.PemError` (one line, as ``cardarena service`` says it) if they cannot
+    be served."""
+    from cardarena.server.tls import load_server_tls
+
+    tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)  # the service runs in our cwd
+    return Serving(host=args.host, advertise=args.advertise, tls=tls)
+
+
 def _up(args: argparse.Namespace) -> int:
+    from cardarena.pem import PemError
     from cardarena.processes import sigterm_as_keyboard_interrupt
 
+    try:
+        serving = serving_options(args)
+    except PemError as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
+    if serving.in_clear():
+        print(
+            f"cardarena: warning: --host {args.host} is reachable from other machines and there is no TLS "
+            "(--tls-cert/--tls-key): bot tokens travel in clear",
+            file=sys.stderr,
+            flush=True,
+        )
     with sigterm_as_keyboard_interrupt():
         try:
-            with running_platform(grpc_port=args.grpc_port, http_port=args.http_port, verbose=args.verbose) as p:
-                _print_addresses(p)
+            with running_platform(
+                grpc_port=args.grpc_port, http_port=args.http_port, verbose=args.verbose, serving=serving
+            ) as p:
+                _print_addresses(p, bots=True)
                 while True:
                     p.check_alive()
                     time.sleep(0.5)
@@ -497,7 +648,9 @@ def _port(text: str) -> int:
 
 def register(sub: Any) -> None:
     """Add ``up`` and ``demo``."""
-    up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard on loopback")
+    from cardarena.cliargs import host_and_port
+
+    up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard (on loopback unless --host)")
     up.add_argument(
         "--grpc-port",
         type=_port,
@@ -506,6 +659,31 @@ def register(sub: Any) -> None:
     )
     up.add_argument(
         "--http-port", type=_port, default=8080, help="dashboard port (default %(default)s; 0 picks a free one)"
+    )
+    up.add_argument(
+        "--host",
+        default=LOOPBACK,
+        help="interface the gRPC port and the dashboard listen on (default %(default)s; 0.0.0.0: every "
+        "interface, for bots on other machines: serve TLS then)",
+    )
+    up.add_argument(
+        "--advertise",
+        type=host_and_port,
+        metavar="HOST[:PORT]",
+        help="the address bots are told to connect to (the printed `bot run` line, invitations from other "
+        "service instances); the certificate must name HOST (default: --host, this machine's name for "
+        "0.0.0.0; PORT: the gRPC port)",
+    )
+    up.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        help="the service serves TLS only, with this PEM certificate (chain); needs --tls-key (default: plaintext)",
+    )
+    up.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")
+    up.add_argument(
+        "--tls-client-ca",
+        metavar="FILE",
+        help="mutual TLS: bots must also present a client certificate this PEM CA signed (needs --tls-cert)",
     )
     up.add_argument("--verbose", action="store_true", help="every process logs to stderr (not to log files)")
     up.set_defaults(func=_up)

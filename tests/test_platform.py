@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -310,3 +311,242 @@ def test_up_and_demo_help_show_defaults_and_explain_every_option() -> None:
     ):
         assert shown in demo_help, shown
     assert "random, heuristic" in demo_help
+
+
+def _start_up(home: Path, *extra: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """``cardarena up`` on free ports with ``extra``; its printout up to "Ctrl-C" as
+    ``{first word: the rest}`` (the indented lines together under ``""``)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardarena.cli", "up", "--grpc-port", "0", "--http-port", "0", *extra],
+        env=_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    lines: dict[str, str] = {}
+    deadline = time.monotonic() + 120
+    while "Ctrl-C" not in lines:
+        line = proc.stdout.readline()
+        if not line:
+            proc.wait(30)
+            pytest.fail(f"up exited: {proc.stderr.read() if proc.stderr else ''}")
+        if line.startswith(" "):
+            lines[""] = f"{lines.get('', '')}{line.strip()}\n"
+        else:
+            name, _, rest = line.partition(" ")
+            lines[name] = rest.strip()
+        assert time.monotonic() < deadline
+    return proc, lines
+
+
+def _stop_up(proc: subprocess.Popen[str], home: Path) -> str:
+    """SIGTERM; ``up`` must exit 0 and leave nothing running; returns its stderr."""
+    try:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+        assert proc.stderr is not None
+        return proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        time.sleep(0.5)
+        assert _descendants_and_strays(home) == []
+
+
+def _cli(line: str, **fill: str) -> list[str]:
+    """A printed ``cardarena ...`` command line as argv, its placeholders filled in."""
+    words = [fill.get(w, w) for w in shlex.split(line)]
+    assert words[0] == "cardarena"
+    return [sys.executable, "-m", "cardarena.cli", *words[1:]]
+
+
+@pytest.fixture
+def pki(tmp_path: Path) -> dict[str, Path]:
+    """A throwaway CA (``trustme``) and a certificate it signed for localhost/127.0.0.1."""
+    import trustme
+
+    ca = trustme.CA()
+    issued = ca.issue_cert("localhost", "127.0.0.1")
+    files = {name: tmp_path / f"{name}.pem" for name in ("cert", "key", "ca")}
+    issued.cert_chain_pems[0].write_to_path(str(files["cert"]))
+    issued.private_key_pem.write_to_path(str(files["key"]))
+    ca.cert_pem.write_to_path(str(files["ca"]))
+    return files
+
+
+def test_up_with_tls_on_every_interface_serves_tls_bots_and_refuses_plaintext(
+    tmp_path: Path, pki: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``up --host 0.0.0.0 --advertise 127.0.0.1 --tls-cert --tls-key``: no warning; the printed
+    ``bot run`` line (``--tls --ca-cert``) connects bots that play a match; the same line
+    without TLS is refused with one line."""
+    from cardarena.store.bots import BotStore
+    from cardarena.store.connection import client_for
+    from cardarena.store.matches import MatchSpec, MatchStore, TimeControl
+
+    home = tmp_path / "home"
+    home.mkdir()
+    tls = ["--tls-cert", str(pki["cert"]), "--tls-key", str(pki["key"])]
+    proc, lines = _start_up(home, "--host", "0.0.0.0", "--advertise", "127.0.0.1", *tls)
+    bots: list[subprocess.Popen[bytes]] = []
+    try:
+        address = lines["service"].split()[0]
+        assert address.startswith("127.0.0.1:") and "(gRPC over TLS; bots connect here)" in lines["service"]
+        port = address.rsplit(":", 1)[1]
+        assert lines["dashboard"].startswith("http://127.0.0.1:")
+        connect = lines["connect"]
+        assert connect.endswith(f"--server {address} --token TOKEN --tls --ca-cert ca.pem"), connect
+        assert "the CA that signed --tls-cert" in lines[""]
+
+        tokens = {}
+        for name in ("north", "south"):  # as printed: `cardarena bot register NAME`, in another shell
+            argv = _cli(lines["register"].split("   ")[0], NAME=name)
+            done = subprocess.run(argv, env=_env(home), capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0, done.stderr
+            tokens[name] = done.stdout.strip()
+        for token in tokens.values():
+            argv = _cli(connect, **{"my_bot.py": "random", "TOKEN": token, "ca.pem": str(pki["ca"])})
+            bots.append(subprocess.Popen(argv, env=_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+        monkeypatch.setenv("CARDARENA_PREFIX", "ca:")  # up's children use the default prefix
+        client = client_for(lines["redis"])
+        try:
+            assert set(BotStore(client).names()) >= {"north", "south"}
+            matches = MatchStore(client)
+            spec = MatchSpec("up-tls", "glaves", 2, ("north", "south"), seed=3, time_control=TimeControl(5000, 0))
+            matches.enqueue(spec)
+            deadline = time.monotonic() + 120
+            while matches.status("up-tls") != "done":
+                assert time.monotonic() < deadline, matches.info("up-tls")
+                assert all(b.poll() is None for b in bots)
+                time.sleep(0.1)
+            result = matches.result("up-tls")
+            assert result is not None and result["strikes"] == [0, 0]
+        finally:
+            client.close()
+
+        # a plaintext client of the TLS port: one line saying so, exit status 1
+        plain = _cli(connect.replace(" --tls --ca-cert ca.pem", ""), **{"my_bot.py": "random", "TOKEN": "x"})
+        done = subprocess.run(plain, env=_env(home), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1, done.stderr
+        assert (
+            done.stderr.strip()
+            .splitlines()[-1]
+            .startswith(f"cardarena: error: 127.0.0.1:{port}: the service serves TLS on this port")
+        ), done.stderr
+        assert "Traceback" not in done.stderr
+    finally:
+        for bot in bots:
+            bot.terminate()
+            bot.wait(30)
+        stderr = _stop_up(proc, home)
+    assert "warning" not in stderr
+
+
+def test_up_on_every_interface_without_tls_warns_that_tokens_travel_in_clear(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    proc, lines = _start_up(home, "--host", "0.0.0.0")
+    try:
+        host = socket.gethostname()  # what the service advertises for a wildcard host
+        address = lines["service"].split()[0]
+        assert address.startswith(f"{host}:") and "(gRPC; bots connect here)" in lines["service"]
+        assert lines["connect"] == f"cardarena bot run my_bot.py --server {address} --token TOKEN"
+        port = lines["dashboard"].rstrip("/").rsplit(":", 1)[1]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/games", timeout=10) as reply:
+            assert reply.status == 200  # every interface: loopback too
+    finally:
+        stderr = _stop_up(proc, home)
+    warnings = [line for line in stderr.splitlines() if "warning" in line]
+    assert warnings == [
+        "cardarena: warning: --host 0.0.0.0 is reachable from other machines and there is no TLS "
+        "(--tls-cert/--tls-key): bot tokens travel in clear"
+    ]
+
+
+BAD_TLS = [
+    (["--tls-cert", "{cert}"], "--tls-cert needs --tls-key as well (both or neither)"),
+    (["--tls-cert", "{missing}", "--tls-key", "{key}"], "--tls-cert {missing}: No such file or directory"),
+    (
+        ["--tls-cert", "{ca}", "--tls-key", "{key}"],
+        "--tls-cert {ca} / --tls-key {key}: the key does not match the certificate",
+    ),
+    (
+        ["--tls-client-ca", "{ca}"],
+        "--tls-client-ca needs --tls-cert and --tls-key (client certificates are asked for over TLS)",
+    ),
+    (
+        ["--tls-cert", "{cert}", "--tls-key", "{key}", "--tls-client-ca", "{key}"],
+        "--tls-client-ca {key}: no PEM certificate in it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("given", "message"), BAD_TLS, ids=[" ".join(g) for g, _ in BAD_TLS])
+def test_up_refuses_unusable_tls_options_with_one_line_before_starting_anything(
+    tmp_path: Path, pki: dict[str, Path], given: list[str], message: str
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    names = {**{k: str(v) for k, v in pki.items()}, "missing": str(tmp_path / "nope.pem")}
+    argv = [sys.executable, "-m", "cardarena.cli", "up", "--host", "0.0.0.0", *[a.format(**names) for a in given]]
+    proc = subprocess.run(argv, env=_env(home), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == [f"cardarena: error: {message.format(**names)}"]  # no warning either
+    assert proc.stdout == ""
+    assert not (home / ".local" / "share" / "cardarena").exists()  # no Redis, no logs
+    assert _descendants_and_strays(home) == []
+
+
+def test_the_connect_line_asks_for_what_the_port_serves(pki: dict[str, Path]) -> None:
+    from cardarena.server.tls import load_server_tls
+    from cardarena_tournament.platform import Platform, Serving, connect_command
+
+    def printed(serving: Serving, env: dict[str, str] | None = None) -> list[str]:
+        platform = Platform(redis_url="redis://unused", grpc_port=50051, http_port=8080, env=env or {})
+        platform.serving = serving
+        return connect_command(platform)
+
+    base = "cardarena bot run my_bot.py --server"
+    assert printed(Serving()) == [f"{base} 127.0.0.1:50051 --token TOKEN"]
+    assert printed(Serving(), {"CARDARENA_SERVICE_ADDR": "arena:443"}) == [f"{base} arena:443 --token TOKEN"]
+    tls = load_server_tls(str(pki["cert"]), str(pki["key"]))
+    [line, note] = printed(Serving(host="0.0.0.0", advertise=("arena.example.org", None), tls=tls))
+    assert line == f"{base} arena.example.org:50051 --token TOKEN --tls --ca-cert ca.pem"
+    assert note.startswith("(ca.pem: the certificate of the CA that signed --tls-cert")
+    mutual = load_server_tls(str(pki["cert"]), str(pki["key"]), str(pki["ca"]))
+    [line, note] = printed(Serving(host="::", advertise=("[2001:db8::1]", 443), tls=mutual))
+    assert (
+        line
+        == f"{base} [2001:db8::1]:443 --token TOKEN --tls --ca-cert ca.pem --client-cert bot.crt --client-key bot.key"
+    )
+    assert "bot.crt/bot.key: a client certificate the --tls-client-ca CA signed" in note
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("arena.example.org", ("arena.example.org", None)),
+        ("arena.example.org:50051", ("arena.example.org", 50051)),
+        ("10.0.0.5:443", ("10.0.0.5", 443)),
+        ("[::1]", ("[::1]", None)),
+        ("[2001:db8::1]:50051", ("[2001:db8::1]", 50051)),
+    ],
+)
+def test_advertise_takes_host_and_an_optional_port(text: str, parsed: tuple[str, int | None]) -> None:
+    from cardarena.cliargs import host_and_port
+
+    assert host_and_port(text) == parsed
+
+
+@pytest.mark.parametrize("text", ["", "http://arena:50051", "arena:", "arena:0", "arena:70000", "arena:x", "::1", "[]"])
+def test_advertise_refuses_what_is_not_host_and_port(text: str) -> None:
+    from cardarena.cliargs import host_and_port
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        host_and_port(text)

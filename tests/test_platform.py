@@ -343,17 +343,16 @@ def _start_up(home: Path, *extra: str) -> tuple[subprocess.Popen[str], dict[str,
 def _stop_up(proc: subprocess.Popen[str], home: Path) -> str:
     """SIGTERM; ``up`` must exit 0 and leave nothing running; returns its stderr."""
     try:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 0
-        assert proc.stderr is not None
-        return proc.stderr.read()
+        with proc:  # closes its pipes and waits
+            try:
+                proc.send_signal(signal.SIGTERM)
+                assert proc.wait(60) == 0
+                assert proc.stderr is not None
+                return proc.stderr.read()
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
         time.sleep(0.5)
         assert _descendants_and_strays(home) == []
 

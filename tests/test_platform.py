@@ -62,6 +62,44 @@ def test_demo_once_prints_standings_and_leaves_nothing(tmp_path: Path) -> None:
     assert (home / ".local" / "share" / "cardarena" / "redis").is_dir()
 
 
+def test_demo_on_an_external_redis_works_under_its_own_prefix_and_deletes_it(
+    tmp_path: Path, redis_url: str, key_prefix: str
+) -> None:
+    """With ``REDIS_URL`` the demo writes under ``<prefix>demo-<id>:`` only, and deletes it when
+    it ends, as ``match`` and ``tournament run`` do; ``--keep-data`` leaves it and says where."""
+    from cardarena.store.connection import client_for
+
+    from .redis_server import only_neighbours_left, plant_neighbours
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**_env(home), "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    argv = [sys.executable, "-m", "cardarena.cli", "demo", "--once", "--http-port", "0"]
+    argv += ["--players", "2", "--bots", "random,random", "--deal-sets", "1"]
+    client = client_for(redis_url)
+    try:
+        planted = plant_neighbours(client, key_prefix)
+        kept = subprocess.run([*argv, "--keep-data"], env=env, capture_output=True, text=True, timeout=600)
+        assert kept.returncode == 0, kept.stderr[-3000:]
+        [line] = [x for x in kept.stdout.splitlines() if x.startswith("keys ")]
+        prefix = line.split("under the key prefix ", 1)[1].split(",", 1)[0]
+        assert prefix.startswith(f"{key_prefix}demo-") and prefix.endswith(":") and "kept (--keep-data)" in line
+        assert f"the run's data stays in Redis under the key prefix {prefix}" in kept.stderr
+        [tournament] = [k for k in client.scan_iter(match=f"{prefix}tournament:*") if k.count(b":") == 3]
+        assert client.hget(tournament, "status") == b"finished"
+        client.set(f"{key_prefix}before-demo", "1")  # its data is not the plain prefix's
+        planted += [f"{key_prefix}before-demo", *[k.decode() for k in client.scan_iter(match=f"{prefix}*")]]
+
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "standings" in done.stdout and "deleted when the demo ends" in done.stdout
+        only_neighbours_left(client, key_prefix, planted)  # the second demo's keys are gone
+    finally:
+        client.close()
+    time.sleep(0.5)
+    assert _descendants_and_strays(home) == []
+
+
 def test_up_serves_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()

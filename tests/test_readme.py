@@ -9,6 +9,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from cardarena.engine import rerun
 
@@ -105,6 +106,19 @@ def test_readme_local_mode_snippet_runs_below_the_example(capsys: object) -> Non
     assert re.fullmatch(r"\d+ first places in 20 matches\n", printed)
     exec(code, {"__name__": "cardarena_user_bot"})  # imported (cardarena match, bot run): nothing runs
     assert capsys.readouterr().out == ""  # type: ignore[attr-defined]
+
+
+def test_readme_on_result_snippet_counts_the_bots_first_places() -> None:
+    snippet = re.search(r"```python\n(from cardarena_sdk import MatchResult\n.*?)```", README, re.S)
+    assert snippet
+    example = (ROOT / "clients/python/examples/low_card.py").read_text()
+    scope: dict[str, object] = {"__name__": "cardarena_user_bot"}
+    exec(compile(example + "\n\n" + snippet.group(1), "low_card.py", "exec"), scope)
+    from cardarena_sdk.local import play
+
+    bot: Any = scope["CountingLowCard"]()
+    results = play(bot, "glaves", 3, matches=6, seed=1)
+    assert bot.firsts == sum(r.ranks[0] == 1 for r in results) > 0
 
 
 def test_readme_match_command_runs(tmp_path: Path) -> None:

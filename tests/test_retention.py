@@ -448,6 +448,64 @@ def test_prune_command(client: redis.Redis, redis_url: str, key_prefix: str) -> 
     assert failed.returncode == 2 and retention.RETENTION_ENV in failed.stderr
 
 
+def test_a_killed_pruners_turn_lapses_soon_and_the_next_prune_runs(client: redis.Redis, redis_url: str) -> None:
+    """A pruner killed mid-run (``kill -9``: its ``finally`` never runs) leaves its turn; the
+    turn lapses within its short TTL (not a quarter of an hour) and the next prune (e.g. the
+    redelivered task) runs, resuming after the killed run's last batch."""
+    import os
+    import signal
+
+    assert retention.TURN_S <= 60  # the default: a killed worker's turn blocks the next prune a minute at most
+    ids = _play(client, "old")
+    _age(client, "old", 40)
+    turn = key("prune", "turn")
+    code = (
+        "import time\n"
+        "from cardarena.store import retention\n"
+        "from cardarena.store.connection import client_for\n"
+        "def stall(report):\n"
+        "    print('batch', flush=True)\n"
+        "    time.sleep(600)\n"
+        f"retention.prune_in_turn(client_for({redis_url!r}), older_than_days=30, turn_s=3.0, batch=1, progress=stall)\n"
+    )
+    with subprocess.Popen([sys.executable, "-c", code], env=os.environ, stdout=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline() == "batch\n"  # one batch done, then stuck
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+    assert 0 < int(client.pttl(turn)) <= 3000  # held by the dead pruner, for its short TTL only
+    assert retention.prune_in_turn(client, older_than_days=30) is None  # meanwhile another one skips
+    deadline = time.monotonic() + 30
+    while client.exists(turn):
+        assert time.monotonic() < deadline, "the dead pruner's turn never lapsed"
+        time.sleep(0.1)
+    report = retention.prune_in_turn(client, older_than_days=30)
+    assert report is not None and report.replays == 5  # the killed run dropped and recorded the first
+    assert _replays(client, ids) == [False] * 6 and not client.exists(turn)
+
+
+def test_a_live_prune_keeps_its_turn_across_batches_longer_than_the_turn(client: redis.Redis) -> None:
+    """The running prune renews its turn after every batch: batches taking longer in all than
+    the turn's TTL keep it, and a prune started meanwhile skips throughout."""
+    ids = _play(client, "old")
+    _age(client, "old", 40)
+    turn = key("prune", "turn")
+    seen: list[tuple[bytes | None, bool]] = []
+
+    def slow(report: retention.PruneReport) -> None:
+        time.sleep(0.5)  # six batches: 3 s in all, longer than the 2 s turn
+        other = retention.prune_in_turn(client, older_than_days=30, turn_s=2.0)
+        seen.append((client.get(turn), other is None))
+
+    report = retention.prune_in_turn(client, older_than_days=30, turn_s=2.0, batch=1, progress=slow)
+    assert report is not None and report.replays == 6 and len(seen) == 6
+    holders = {holder for holder, _ in seen}
+    assert len(holders) == 1 and None not in holders  # the same holder throughout
+    assert all(skipped for _, skipped in seen)
+    assert _replays(client, ids) == [False] * 6 and not client.exists(turn)  # released at the end
+
+
 def test_beat_schedules_prune() -> None:
     """Beat sends ``prune`` every ``CARDARENA_PRUNE_S`` (read when the app is configured, as
     beat does, so in a fresh process)."""

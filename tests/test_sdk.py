@@ -117,6 +117,11 @@ def test_load_bot_refuses_unrelated_subclasses(tmp_path: Path) -> None:
             r"B\.on_event\(self, seat, action\) must take \(self, match_id, seat, action\)$",
         ),
         (
+            "class B(Bot):\n    def choose(self, view, legal):\n        return legal[0].id\n"
+            "    def on_result(self, match_id, result):\n        pass\n",
+            r"B\.on_result\(self, match_id, result\) must take \(self, result\)$",
+        ),
+        (
             "class B(Bot):\n    games = ('glaves')\n    def choose(self, view, legal):\n        return legal[0].id\n",
             r"B\.games is the string 'glaves', not a tuple of game ids: write \('glaves',\) .*comma",
         ),

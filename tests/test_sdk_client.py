@@ -20,9 +20,9 @@ import grpc
 import pytest
 from cardarena.store.bots import BotStore
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
-from cardarena_sdk import Bot, LegalAction
+from cardarena_sdk import Bot, LegalAction, MatchResult
 from cardarena_sdk.bot import LOGGED_ILLEGAL
-from cardarena_sdk.client import SessionEnded, _match_end_line, check_address, run_async
+from cardarena_sdk.client import SessionEnded, _duration, _match_end_line, check_address, run_async
 
 from .server_harness import ScriptedBot, ServiceProcess
 
@@ -75,8 +75,9 @@ def _play(
     timeout: float = 60.0,
     game: str = "german_whist",
     seed: int = 3,
+    seat: int = 0,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Play ``game`` (two players) with ``bot`` (in process) in seat 0 against a scripted bot
+    """Play ``game`` (two players) with ``bot`` (in process) in ``seat`` against a scripted bot
     answering its first legal action; the recorded result and replay."""
     matches, bots = stores
     mine = InProcess(bot, service.address, bots.register("sdk-bot"))
@@ -88,7 +89,7 @@ def _play(
                 match_id=mid,
                 game=game,
                 players=2,
-                seats=("sdk-bot", "other"),
+                seats=("sdk-bot", "other") if seat == 0 else ("other", "sdk-bot"),
                 seed=seed,
                 time_control=clock,
                 fault_policy=policy or FaultPolicy(max_strikes=1, max_rejections=3),
@@ -234,6 +235,12 @@ def test_an_answer_after_the_clock_ran_out_is_said_to_be_late(
     )
 
 
+def test_a_late_answer_is_said_in_ms_below_a_second() -> None:
+    # "0.0 s late" was what an answer 12 ms late was said to be
+    assert [_duration(s) for s in (0.0001, 0.012, 0.3456, 0.9994)] == ["1 ms", "12 ms", "346 ms", "999 ms"]
+    assert [_duration(s) for s in (0.9996, 1.34, 12.0)] == ["1.0 s", "1.3 s", "12.0 s"]
+
+
 @pytest.mark.parametrize(
     ("bot_name", "token", "said"),
     [
@@ -278,6 +285,7 @@ class Recorder(First):
     def __init__(self) -> None:
         self.events: list[tuple[str, int, str]] = []
         self.ends: list[tuple[str, str, list[float], list[int]]] = []
+        self.results: list[MatchResult] = []
         self.views: list[dict[str, Any]] = []
 
     def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
@@ -289,6 +297,20 @@ class Recorder(First):
 
     def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
         self.ends.append((match_id, status, scores, ranks))
+
+    def on_result(self, result: MatchResult) -> None:
+        self.results.append(result)
+
+
+def test_on_result_says_which_seat_was_the_bots_and_its_place(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    bot = Recorder()
+    result, _ = _play(service, stores, bot, "sdk-result", seat=1)
+    assert bot.ends == [("sdk-result", "completed", result["scores"], result["ranks"])]  # the old hook too
+    [mine] = bot.results
+    assert mine == MatchResult("sdk-result", "completed", (1,), tuple(result["scores"]), tuple(result["ranks"]), (), "")
+    assert mine.place == result["ranks"][1]
 
 
 def test_raising_hooks_are_logged_and_the_bot_plays_the_match_to_the_end(
@@ -339,6 +361,9 @@ def test_a_local_match_calls_the_bot_as_the_same_match_over_the_wire(
     assert "open" in [a for _, s, a in wire.events if s == 1]
     assert wire.views == local.views
     assert [e[1:] for e in wire.ends] == [e[1:] for e in local.ends]
+    assert [(r.seats, r.scores, r.ranks, r.place) for r in wire.results] == [
+        (r.seats, r.scores, r.ranks, r.place) for r in local.results
+    ]
     assert list(played.scores) == result["scores"] and list(played.ranks) == result["ranks"]
     assert "; playing: every game" in caplog.text
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from cardarena.engine import play_match
 from cardarena.store.matches import FaultPolicy
-from cardarena_sdk import Bot, LegalAction
+from cardarena_sdk import Bot, LegalAction, MatchResult
 from cardarena_sdk.bot import LOGGED_ILLEGAL
 from cardarena_sdk.local import MAX_REJECTIONS, MAX_STRIKES, LocalFault, play
 
@@ -148,6 +148,35 @@ def test_hooks_are_called_with_the_public_form_of_each_action_and_the_end() -> N
     assert all(isinstance(x, float) for x in ends[0][2])
 
 
+def test_on_result_names_the_bots_seats_and_place_and_old_style_bots_still_play() -> None:
+    class Knows(First):
+        def __init__(self) -> None:
+            self.results: list[MatchResult] = []
+            self.ends: list[tuple[str, str, list[float], list[int]]] = []
+
+        def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
+            self.ends.append((match_id, status, scores, ranks))  # the old hook: still called first
+
+        def on_result(self, result: MatchResult) -> None:
+            assert self.ends, "on_match_end comes first"
+            self.results.append(result)
+
+    bot = Knows()
+    played = play(bot, "glaves", 3, matches=3, seed=2)  # the bot's seat rotates: 0, 1, 2
+    assert [r.seats for r in bot.results] == [(0,), (1,), (2,)]
+    for local, result, (mid, status, scores, ranks) in zip(played, bot.results, bot.ends, strict=True):
+        assert (result.match_id, result.status, list(result.scores), list(result.ranks)) == (mid, status, scores, ranks)
+        assert result.place == local.ranks[0] and result.scores[local.seat] == local.scores[0]
+        assert result.reason == "" and result.forfeited == ()
+    # a bot holding two seats (it is its own opponent) gets one result: both seats, its best place
+    twice = Knows()
+    [local] = play(twice, "glaves", 3, opponents=[twice, First()], seat=0, seed=3)
+    [result] = twice.results
+    assert result.seats == (0, 1) and result.place == min(result.ranks[0], result.ranks[1])
+    # a voided match has no place
+    assert MatchResult("m", "voided", (0,), reason="service restarted").place is None
+
+
 def test_a_raising_hook_is_logged_and_play_goes_on(caplog: pytest.LogCaptureFixture) -> None:
     class Raises(First):
         def on_event(self, match_id: str, seat: int, action: str) -> None:
@@ -156,11 +185,16 @@ def test_a_raising_hook_is_logged_and_play_goes_on(caplog: pytest.LogCaptureFixt
         def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
             raise RuntimeError("end boom")
 
+        def on_result(self, result: MatchResult) -> None:
+            raise RuntimeError("result boom")
+
     [result] = play(Raises(), "german_whist", 2, seed=1)
     failed = [r for r in caplog.records if r.getMessage() == f"on_event failed in {result.match_id}"]
     assert failed and all(r.exc_info is not None for r in failed)
     end = [r for r in caplog.records if r.getMessage() == f"on_match_end failed in {result.match_id}"]
     assert len(end) == 1 and "RuntimeError: end boom" in caplog.text
+    said = [r for r in caplog.records if r.getMessage() == f"on_result failed in {result.match_id}"]
+    assert len(said) == 1 and "RuntimeError: result boom" in caplog.text
 
 
 @pytest.mark.parametrize("game_id", ["emissary", "gridcannon", "loot_the_loop"])

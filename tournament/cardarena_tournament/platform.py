@@ -12,7 +12,9 @@ listen on loopback unless ``--host`` says otherwise; ``--tls-cert``/``--tls-key`
 
 ``demo`` is ``up`` plus example bots registered and connected and a 3-player Glaves round
 robin with duplicate deals, with a progress bar and the dashboard URL; ``demo --once`` runs
-the tournament, prints the standings and exits.
+the tournament, prints the standings and exits.  On an external Redis (``REDIS_URL``) the demo
+works under a key prefix of its own and deletes it when it ends unless ``--keep-data``
+(``cardarena.server.commands.run_namespace``, as ``match`` and ``tournament run``).
 
 Both check their arguments and the requested ports before starting anything.  Each child's
 output goes to its own log file (``<data dir>/logs/<command>-<time>-<pid>/<part>.log``; the
@@ -424,6 +426,7 @@ def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
         time.sleep(0.2)
 
 
+<<<<<<< HEAD
 def connect_command(platform: Platform) -> list[str]:
     """How a bot connects: the ``bot run`` line and, with TLS, what its placeholder files are."""
     tls = platform.serving.tls
@@ -443,6 +446,15 @@ def _print_addresses(platform: Platform, *, bots: bool = False) -> None:
     kind = "gRPC" if tls is None else "gRPC over mutual TLS" if tls.mutual else "gRPC over TLS"
     print(f"redis      {platform.redis_url}")
     print(f"service    {platform.service_address}  ({kind}; bots connect here)")
+=======
+def _print_addresses(platform: Platform, keys: str = "") -> None:
+    """The platform's addresses; ``keys``: where its data is in an external Redis, if not under
+    the usual prefix (the demo's)."""
+    print(f"redis      {platform.redis_url}")
+    if keys and not platform.embedded:
+        print(f"keys       {keys}")
+    print(f"service    127.0.0.1:{platform.grpc_port}  (gRPC; bots connect here)")
+>>>>>>> smalls
     print(f"dashboard  {platform.dashboard_url}")
     if platform.log_dir is not None:
         print(f"logs       {platform.log_dir}")
@@ -455,6 +467,8 @@ def _print_addresses(platform: Platform, *, bots: bool = False) -> None:
     if platform.embedded:
         print("other cardarena commands (another shell) use this Redis while REDIS_URL is unset; anything else:")
         print(f"  export REDIS_URL={platform.redis_url}   # e.g. a worker elsewhere, redis-cli")
+    elif keys:
+        print("other cardarena commands need the same REDIS_URL and that CARDARENA_PREFIX")
     else:
         print("other cardarena commands need the same REDIS_URL")
     print("Ctrl-C stops everything.", flush=True)
@@ -569,9 +583,9 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _run_demo(args: argparse.Namespace, bots: list[tuple[str, str]]) -> int:
     from cardarena.processes import sigterm_as_keyboard_interrupt
-    from cardarena.server.commands import issue_token
+    from cardarena.server.commands import issue_token, run_namespace
     from cardarena.store.bots import BotStore
-    from cardarena.store.connection import client_for
+    from cardarena.store.connection import client_for, configured_url
     from cardarena.store.tournaments import TournamentError, TournamentStore
 
     from . import lifecycle
@@ -580,12 +594,21 @@ def _run_demo(args: argparse.Namespace, bots: list[tuple[str, str]]) -> int:
     from .run import START_TASK, _watch
 
     run_id = uuid.uuid4().hex[:6]
+    # On an external Redis (REDIS_URL) the demo works under a key prefix of its own, deleted
+    # when it ends (unless --keep-data), as the other local runs; on the embedded default its
+    # data stays, as theirs does (the dashboard shows it).
+    external = configured_url() is not None
+    namespace = run_namespace("demo", run_id, keep=args.keep_data) if external else contextlib.nullcontext()
     with sigterm_as_keyboard_interrupt():
         try:
-            with running_platform(
-                grpc_port=args.grpc_port, http_port=args.http_port, verbose=args.verbose, command="demo"
-            ) as p:
-                _print_addresses(p)
+            with (
+                namespace,
+                running_platform(
+                    grpc_port=args.grpc_port, http_port=args.http_port, verbose=args.verbose, command="demo"
+                ) as p,
+            ):
+                kept = "kept (--keep-data)" if args.keep_data else "deleted when the demo ends (--keep-data keeps them)"
+                _print_addresses(p, f"under the key prefix {os.environ.get('CARDARENA_PREFIX', '')}, {kept}")
                 client = client_for(p.redis_url)
                 try:
                     registry, ts = BotStore(client), TournamentStore(client)
@@ -648,9 +671,15 @@ def _port(text: str) -> int:
 
 def register(sub: Any) -> None:
     """Add ``up`` and ``demo``."""
+<<<<<<< HEAD
     from cardarena.cliargs import host_and_port
 
     up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard (on loopback unless --host)")
+=======
+    from cardarena.server.commands import add_keep_data
+
+    up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard on loopback")
+>>>>>>> smalls
     up.add_argument(
         "--grpc-port",
         type=_port,
@@ -714,4 +743,5 @@ def register(sub: Any) -> None:
         "--timeout", type=float, default=1800, help="give up after this many seconds (default %(default)s)"
     )
     demo.add_argument("--verbose", action="store_true", help="every process logs to stderr (not to log files)")
+    add_keep_data(demo)
     demo.set_defaults(func=_demo)

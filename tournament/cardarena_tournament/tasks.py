@@ -84,8 +84,8 @@ def prune() -> dict[str, int]:
     """Retention (:mod:`cardarena.store.retention`): trim the results stream's acknowledged
     entries and, when ``CARDARENA_REPLAY_RETENTION_DAYS`` is set, drop the replays of
     tournaments that ended longer ago.  Skipped while another prune holds the turn (also the
-    turn of one whose worker was killed, until it lapses: ``retention.TURN_S``): then
-    ``skipped`` is 1 and nothing was examined."""
+    turn of one whose worker was killed, until it lapses: within ``retention.TURN_S``, a
+    minute): then ``skipped`` is 1 and nothing was examined."""
     ts, _ = stores()
     try:
         days = retention.retention_days()

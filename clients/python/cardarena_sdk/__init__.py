@@ -14,7 +14,10 @@ if __name__ == "__main__":  # not when cardarena match / bot run import the file
 ```
 
 ``view`` is the seat's view as a dict with exactly the keys of the game's ``view_json``;
-``legal`` lists the legal actions with their payload.  The client handles the stream, the
+``legal`` lists the legal actions with their payload.  Optional hooks: ``on_rejected`` (an
+illegal answer), ``on_event`` (each action), ``on_match_end`` and ``on_result`` (a match's end;
+``on_result`` gets a :class:`MatchResult` saying which seats were the bot's and its ``place``,
+1 = first).  The client handles the stream, the
 token, reconnects with exponential back-off and plays many matches at once.
 
 A bot file must do nothing but define its bot when imported: ``cardarena match``,
@@ -22,13 +25,14 @@ A bot file must do nothing but define its bot when imported: ``cardarena match``
 so code that runs something (``run``, ``local.play``) goes under ``if __name__ == "__main__":``.
 """
 
-from .bot import Bot, HeuristicBot, LegalAction, RandomBot, builtin_bot, check_bot_spec, load_bot
+from .bot import Bot, HeuristicBot, LegalAction, MatchResult, RandomBot, builtin_bot, check_bot_spec, load_bot
 from .client import run, run_async
 
 __all__ = [
     "Bot",
     "HeuristicBot",
     "LegalAction",
+    "MatchResult",
     "RandomBot",
     "builtin_bot",
     "check_bot_spec",

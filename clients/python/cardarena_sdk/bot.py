@@ -9,6 +9,7 @@ import logging
 import random
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,36 @@ from cardarena.engine import ActionInfo, games
 LegalAction = ActionInfo
 """A legal action: ``id`` (answer with it), ``kind``, ``label``, ``cards``, ``amount``,
 ``target``, ``choice``."""
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """How a match ended for this bot: what :meth:`Bot.on_result` is given.
+
+    ``scores`` and ``ranks`` are per seat in table order (as in :meth:`Bot.on_match_end`);
+    ``seats`` says which of them were this bot's, and :attr:`place` its place."""
+
+    match_id: str
+    status: str
+    """``completed`` (the result is recorded) or ``voided`` (nothing counts; played again)."""
+    seats: tuple[int, ...] = ()
+    """The seats this bot held in the match (usually one; a bot seated twice holds two)."""
+    scores: tuple[float, ...] = ()
+    """Final score per seat (empty when voided)."""
+    ranks: tuple[int, ...] = ()
+    """Place per seat, 1 = first, tied seats share a place; forfeiting seats rank last (empty
+    when voided)."""
+    forfeited: tuple[int, ...] = ()
+    """The seats that forfeited (faults), this bot's or not."""
+    reason: str = ""
+    """Why the match was voided (empty when completed)."""
+
+    @property
+    def place(self) -> int | None:
+        """This bot's place, 1 = first (its best one if it held several seats); ``None`` when
+        the match was voided.  ``place == 1`` is "I came first" (possibly tied)."""
+        mine = [self.ranks[s] for s in self.seats if 0 <= s < len(self.ranks)]
+        return min(mine) if self.status == "completed" and mine else None
 
 
 class Bot:
@@ -53,7 +84,15 @@ class Bot:
 
     def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
         """Called when a match ends (``status`` ``completed``, or ``voided``: to be replayed),
-        with the score and place of each seat in table order (optional).
+        with the score and place of each seat in table order (optional).  It does not say which
+        seat was this bot's: :meth:`on_result`, called right after it, does.
+
+        An exception here is logged with its traceback and play goes on."""
+
+    def on_result(self, result: MatchResult) -> None:
+        """Called when a match ends, after :meth:`on_match_end`, with how it ended for this bot
+        (optional): ``result.place`` (1 = first; ``None`` if voided), ``result.seats`` (the
+        seats it held), the scores and ranks of every seat, and why a match was voided.
 
         An exception here is logged with its traceback and play goes on."""
 
@@ -160,6 +199,7 @@ _HOOKS = {
     "on_rejected": ("view", "legal", "rejected", "reason"),
     "on_event": ("match_id", "seat", "action"),
     "on_match_end": ("match_id", "status", "scores", "ranks"),
+    "on_result": ("result",),
 }
 """The methods the SDK calls on a bot and the arguments it passes them."""
 

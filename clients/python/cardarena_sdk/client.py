@@ -48,7 +48,7 @@ import grpc
 from cardarena.pem import Pathish, read_ca_certificates, read_key_pair
 from cardarena.wire import codec
 
-from .bot import Bot, IllegalAnswers, LegalAction, check_bot, not_an_id
+from .bot import Bot, IllegalAnswers, LegalAction, MatchResult, check_bot, not_an_id
 
 log = logging.getLogger("cardarena_sdk")
 pb = codec.arena_pb2
@@ -304,13 +304,13 @@ async def _session(
             late = time.monotonic() - question.deadline
             if question.budget_s > 0 and late > 0:
                 log.error(
-                    "%s answered %s (seq %s) %.1f s late: it had %.1f s (the move clock, then the time bank); "
+                    "%s answered %s (seq %s) %s late: it had %g s (the move clock, then the time bank); "
                     "the server played a default action (a timeout fault; enough faults forfeit the seat): "
                     "answer within the move clock (%s)",
                     question.step,
                     request.match_id,
                     request.seq,
-                    late,
+                    _duration(late),
                     question.budget_s,
                     _clock(request),
                 )
@@ -430,12 +430,23 @@ async def _session(
                 e = message.match_end
                 asked.pop(e.match_id, None)
                 illegal.end(e.match_id)
-                log.info("%s", _match_end_line(e, seated.pop(e.match_id, [])))
+                seats = seated.pop(e.match_id, [])
+                log.info("%s", _match_end_line(e, seats))
                 hook(
                     "on_match_end",
                     e.match_id,
                     lambda: bot.on_match_end(e.match_id, e.status, list(e.scores), list(e.ranks)),
                 )
+                result = MatchResult(
+                    e.match_id,
+                    e.status,
+                    tuple(sorted(seats)),
+                    tuple(e.scores),
+                    tuple(e.ranks),
+                    tuple(e.forfeited),
+                    e.reason,
+                )
+                hook("on_result", e.match_id, lambda: bot.on_result(result))
             elif kind == "match_invite":
                 inv = message.match_invite
                 log.info("invited to %s on %s (%s)", inv.match_id, inv.address, inv.instance)
@@ -534,6 +545,13 @@ def _match_end_line(end: Any, seats: list[int]) -> str:
             places.append(f"seat {seat}, place {end.ranks[seat]} of {len(end.ranks)}{forfeited}")
     scores = ", ".join(f"{x:g}" for x in end.scores)
     return f"match {end.match_id} {end.status}: {'; '.join(places) or 'no seat of this session'} (scores {scores})"
+
+
+def _duration(seconds: float) -> str:
+    """A duration for a log line: ``12 ms`` below a second (at least ``1 ms``), else ``1.3 s``."""
+    if seconds < 0.9995:
+        return f"{max(1, round(seconds * 1000))} ms"
+    return f"{seconds:.1f} s"
 
 
 def _clock(request: Any) -> str:

@@ -12,11 +12,14 @@ calls it (see :mod:`cardarena_sdk.client` and the service's match runner):
   (:class:`~cardarena_sdk.bot.IllegalAnswers`), as over the wire;
 * ``on_event(match_id, seat, action)`` for every action, in the form the bot's seat may see it
   (``State.public_action``; ``""`` when it sees nothing);
-* ``on_match_end(match_id, "completed", scores, ranks)`` at the end, per seat in table order.
+* ``on_match_end(match_id, "completed", scores, ranks)`` at the end, per seat in table order,
+  then ``on_result(result)`` (:class:`~cardarena_sdk.bot.MatchResult`: the same with the bot's
+  seats and place).
 
-An error in ``on_event`` or ``on_match_end`` is logged with its traceback and play goes on, as
-over the wire.  Unlike the wire, an error in ``choose`` or ``on_rejected`` propagates (over the
-wire it is logged and the request runs out of time): here it stops the run with its traceback.
+An error in ``on_event``, ``on_match_end`` or ``on_result`` is logged with its traceback and play
+goes on, as over the wire.  Unlike the wire, an error in ``choose`` or ``on_rejected`` propagates
+(over the wire it is logged and the request runs out of time): here it stops the run with its
+traceback.
 There are no clocks.
 """
 
@@ -31,7 +34,7 @@ from typing import Any
 from cardarena.engine import Game, MatchRng, State, forfeit_ranks, get_game, public_forms
 from cardarena.wire import codec
 
-from .bot import Bot, IllegalAnswers, LegalAction, builtin_bot, check_bot, not_an_id
+from .bot import Bot, IllegalAnswers, LegalAction, MatchResult, builtin_bot, check_bot, not_an_id
 
 log = logging.getLogger("cardarena_sdk")
 
@@ -181,12 +184,23 @@ class _Match:
                 state.apply(s, action)
                 self.actions += 1
                 self._announce(s, action)
-        result = state.result()
-        self.scores, self.won = result.scores, result.won
-        self.ranks = forfeit_ranks(result.ranks, result.scores, self.forfeited, self.game.higher_is_better)
-        for b, _ in self.sessions:
-            scores, ranks = [float(x) for x in self.scores], list(self.ranks)  # as MatchEnd carries them
-            _hook("on_match_end", b.on_match_end, self.match_id, "completed", scores, ranks)
+        end = state.result()
+        self.scores, self.won = end.scores, end.won
+        self.ranks = forfeit_ranks(end.ranks, end.scores, self.forfeited, self.game.higher_is_better)
+        scores = tuple(float(x) for x in self.scores)  # as MatchEnd carries them
+        forfeited = tuple(sorted(self.forfeited))
+        for b, held in self.sessions:
+            _hook(
+                "on_match_end",
+                self.match_id,
+                b.on_match_end,
+                self.match_id,
+                "completed",
+                list(scores),
+                list(self.ranks),
+            )
+            result = MatchResult(self.match_id, "completed", tuple(held), scores, self.ranks, forfeited)
+            _hook("on_result", self.match_id, b.on_result, result)
 
     def _decide(self, seat: int, max_rejections: int) -> tuple[str, str]:
         """The seat's action and its fault (``""``: none): the bot's legal answer, else the
@@ -235,7 +249,7 @@ class _Match:
         acting seat's own view first), as the service sends ``Event``s per session."""
         for b, seats in self.sessions:
             for seen in public_forms(self.state, seat, action, seats):
-                _hook("on_event", b.on_event, self.match_id, seat, seen)
+                _hook("on_event", self.match_id, b.on_event, self.match_id, seat, seen)
 
 
 def _as_id(step: str, answer: object, legal: list[LegalAction], where: str, quiet: bool = False) -> str:
@@ -247,10 +261,10 @@ def _as_id(step: str, answer: object, legal: list[LegalAction], where: str, quie
     return str(answer)
 
 
-def _hook(name: str, call: Callable[..., None], match_id: str, *args: Any) -> None:
-    """``call(match_id, *args)``: a notification hook of a bot; its error is logged, as by the
-    network client."""
+def _hook(name: str, match_id: str, call: Callable[..., None], *args: Any) -> None:
+    """``call(*args)``: a notification hook of a bot in ``match_id``; its error is logged, as by
+    the network client."""
     try:
-        call(match_id, *args)
+        call(*args)
     except Exception:
         log.exception("%s failed in %s", name, match_id)

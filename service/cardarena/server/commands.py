@@ -318,7 +318,7 @@ def start_service(env: dict[str, str], *, extra: list[str] | None = None, log: A
 
 @contextlib.contextmanager
 def run_namespace(kind: str, run_id: str, *, keep: bool) -> Iterator[tuple[str, str]]:
-    """The Redis URL and key prefix of a local run (``match``, ``tournament run``), held while
+    """The Redis URL and key prefix of a local run (``match``, ``tournament run``, ``demo``), held while
     the block runs; ``CARDARENA_PREFIX`` in this process's environment is the prefix meanwhile.
 
     Without ``REDIS_URL``: the user's shared embedded default (``store.connection.default_redis``)
@@ -690,7 +690,7 @@ def _bench_service(args: argparse.Namespace) -> int:
 
 
 def add_keep_data(parser: argparse.ArgumentParser) -> None:
-    """``--keep-data`` of the local runs (``match``, ``tournament run``): see :func:`run_namespace`."""
+    """``--keep-data`` of the local runs (``match``, ``tournament run``, ``demo``): see :func:`run_namespace`."""
     parser.add_argument(
         "--keep-data",
         action="store_true",

@@ -209,22 +209,47 @@ def prune(
     return report
 
 
-TURN_S = 900
-"""How long :func:`prune_in_turn` holds the deployment's prune turn (``<prefix>prune:turn``):
-another one started meanwhile skips; the turn of a pruner that died lapses after this."""
+TURN_S = 60.0
+"""How long :func:`prune_in_turn`'s hold on the deployment's prune turn (``<prefix>prune:turn``)
+lasts unless renewed: the running prune renews it after every batch, so a long one keeps it
+while another one started meanwhile skips; the turn of a pruner that was killed lapses within
+this and the next prune (the redelivered task among them) runs."""
 
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
+_RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0"
 
-def prune_in_turn(client: redis.Redis, *, older_than_days: float | None, turn_s: float = TURN_S) -> PruneReport | None:
-    """:func:`prune`, unless another :func:`prune_in_turn` is running (then ``None``): the
-    periodic task's form, so that a slow prune and the next one sent do not both scan."""
+
+def prune_in_turn(
+    client: redis.Redis,
+    *,
+    older_than_days: float | None,
+    turn_s: float = TURN_S,
+    batch: int = BATCH,
+    progress: Callable[[PruneReport], None] | None = None,
+) -> PruneReport | None:
+    """:func:`prune` (``batch`` and ``progress`` as there), unless another
+    :func:`prune_in_turn` holds the turn (then ``None``): the periodic task's form, so that a
+    slow prune and the next one sent do not both scan.
+
+    The turn is taken for ``turn_s`` seconds and renewed for as long again after every batch,
+    only while this run still holds it (compare and extend, in one script): a run that stalls
+    longer than ``turn_s`` between two batches, or whose process dies, loses it, and the next
+    prune runs.  A run that lost its turn goes on to its end (two prunes at once are safe, only
+    wasteful) and does not take it back."""
     r: Any = client
     turn, me = key("prune", "turn"), uuid.uuid4().hex
-    if not r.set(turn, me, nx=True, px=max(1, int(turn_s * 1000))):
+    ttl_ms = max(1, int(turn_s * 1000))
+    if not r.set(turn, me, nx=True, px=ttl_ms):
         return None
+
+    def renew(report: PruneReport) -> None:
+        r.eval(_RENEW, 1, turn, me, ttl_ms)
+        if progress is not None:
+            progress(report)
+
     try:
-        return prune(client, older_than_days=older_than_days)
+        return prune(client, older_than_days=older_than_days, batch=batch, progress=renew)
     finally:
         r.eval(_RELEASE, 1, turn, me)
 

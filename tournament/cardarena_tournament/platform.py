@@ -426,7 +426,6 @@ def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
         time.sleep(0.2)
 
 
-<<<<<<< HEAD
 def connect_command(platform: Platform) -> list[str]:
     """How a bot connects: the ``bot run`` line and, with TLS, what its placeholder files are."""
     tls = platform.serving.tls
@@ -441,20 +440,15 @@ def connect_command(platform: Platform) -> list[str]:
     return [line, f"({note})"]
 
 
-def _print_addresses(platform: Platform, *, bots: bool = False) -> None:
+def _print_addresses(platform: Platform, keys: str = "", *, bots: bool = False) -> None:
+    """The platform's addresses; ``keys``: where its data is in an external Redis, if not under
+    the usual prefix (the demo's); ``bots``: how to register and connect a bot."""
     tls = platform.serving.tls
     kind = "gRPC" if tls is None else "gRPC over mutual TLS" if tls.mutual else "gRPC over TLS"
     print(f"redis      {platform.redis_url}")
-    print(f"service    {platform.service_address}  ({kind}; bots connect here)")
-=======
-def _print_addresses(platform: Platform, keys: str = "") -> None:
-    """The platform's addresses; ``keys``: where its data is in an external Redis, if not under
-    the usual prefix (the demo's)."""
-    print(f"redis      {platform.redis_url}")
     if keys and not platform.embedded:
         print(f"keys       {keys}")
-    print(f"service    127.0.0.1:{platform.grpc_port}  (gRPC; bots connect here)")
->>>>>>> smalls
+    print(f"service    {platform.service_address}  ({kind}; bots connect here)")
     print(f"dashboard  {platform.dashboard_url}")
     if platform.log_dir is not None:
         print(f"logs       {platform.log_dir}")
@@ -671,15 +665,10 @@ def _port(text: str) -> int:
 
 def register(sub: Any) -> None:
     """Add ``up`` and ``demo``."""
-<<<<<<< HEAD
     from cardarena.cliargs import host_and_port
-
-    up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard (on loopback unless --host)")
-=======
     from cardarena.server.commands import add_keep_data
 
-    up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard on loopback")
->>>>>>> smalls
+    up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard (on loopback unless --host)")
     up.add_argument(
         "--grpc-port",
         type=_port,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from cardarena.engine import rerun
@@ -64,6 +64,15 @@ class _Results:
     def complete(self, mid: str, instance: str, result: Any, replay: Any, *, tournament: str) -> bool:
         self.completed.append(mid)
         return self.writes
+
+    # Not written here: another run of the match recorded it first, with this result.
+    RECORDED: ClassVar[dict[str, Any]] = {"scores": [1, 2], "ranks": [2, 1], "forfeited": []}
+
+    def status(self, mid: str) -> str:
+        return "done"
+
+    def result(self, mid: str) -> dict[str, Any]:
+        return self.RECORDED
 
 
 def _runner(hub: Hub, spec: MatchSpec) -> MatchRunner:
@@ -292,7 +301,8 @@ def test_a_recorded_match_counts_once_per_bot_and_only_when_written(hub: Hub, wr
     results, counts = _Results(writes), _Counts()
     counts.fail = fail
     runner.store, runner.bots = results, counts  # type: ignore[assignment]
-    runner._record({}, {})  # a failure to count is not a failure to record: nothing raised
+    recorded = runner._record({}, {})  # a failure to count is not a failure to record: nothing raised
+    assert recorded == (None if writes else _Results.RECORDED)  # not written: the other run's result
     assert results.completed == ["m1"]
     assert counts.counted == ([("b", "matches", 1)] if writes and not fail else [])
 

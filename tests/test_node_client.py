@@ -13,7 +13,7 @@ import pytest
 from cardarena.engine import rerun
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
-from cardarena.store.matches import MatchSpec, MatchStore, TimeControl
+from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 
 from .server_harness import ScriptedBot, ServiceProcess
 
@@ -123,6 +123,62 @@ def test_a_bot_adapted_from_the_node_example_is_asked_again_after_an_illegal_ans
         script.unlink()
         service.stop()
         client.close()
+
+
+def test_a_node_bot_whose_choose_throws_hands_each_request_back(
+    node: str, redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """The example with a `choose` that always throws: each request is handed back, so the
+    server plays every move of it by default at once (fault `error`), not after the clock
+    (two minutes a move here) ran out."""
+    source = (NODE_DIR / "random_bot.js").read_text()
+    broken = 'function choose(view, legal, rejected) {\n  throw new Error("a bug in choose");\n}'
+    mine = re.sub(r"function choose\(view, legal, rejected\) \{\n.*?\n\}", lambda _: broken, source, flags=re.S)
+    assert mine != source
+    script = NODE_DIR / f"throws-{os.getpid()}.js"  # beside the example: its packages and proto/
+    script.write_text(mine)
+    client = client_for(redis_url)
+    matches, bots = MatchStore(client), BotStore(client)
+    service = ServiceProcess(redis_url)
+    env = {**service.env, "CARDARENA_TOKEN": bots.register("node-3"), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    log = tmp_path / "node.log"
+    with log.open("wb") as sink:
+        proc = subprocess.Popen([node, script.name, service.address, "node-3"], cwd=NODE_DIR, env=env, stderr=sink)
+    other = ScriptedBot(service.address, bots.register("python-node-3"), "python-node-3")
+    other.autoplay()
+    try:
+        spec = MatchSpec(
+            "node-3",
+            "glaves",
+            2,
+            ("node-3", "python-node-3"),
+            seed=4,
+            time_control=TimeControl(120_000, 0),
+            fault_policy=FaultPolicy(max_strikes=0),
+        )
+        matches.enqueue(spec)
+        deadline = time.monotonic() + 90  # shorter than one move's clock
+        while matches.status("node-3") != "done":
+            assert time.monotonic() < deadline, matches.info("node-3")
+            time.sleep(0.1)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        other.close()
+        script.unlink()
+        service.stop()
+        client.close()
+    replay, result = matches.replay("node-3"), matches.result("node-3")
+    assert replay is not None and result is not None
+    mine = [a for deal in replay["deals"] for a in deal["actions"] if a.get("seat") == 0]
+    assert mine and all(a["fault"] == "error" and a["default"] is True for a in mine)
+    assert {f["fault"] for f in replay["faults"]} == {"error"} and result["strikes"] == [len(mine), 0]
+    rerun(replay)
+    said = log.read_text()
+    assert said.count(": handed back; the server plays a default action now") == len(mine)
+    assert "Error: a bug in choose" in said
 
 
 def test_node_bot_says_what_to_check_when_its_token_is_refused(node: str, redis_url: str, key_prefix: str) -> None:

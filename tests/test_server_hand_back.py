@@ -15,6 +15,7 @@ from cardarena.store.bots import BotStore
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 
 from .server_harness import ScriptedBot, ServiceProcess, pb
+from .test_server_metrics import first_request
 
 SLOW_CLOCK = TimeControl(move_ms=120_000, bank_ms=0)
 """A clock no test waits out: a match that ends in time had no time-out."""
@@ -139,7 +140,7 @@ def test_a_hand_back_that_fits_no_pending_request_is_rejected_in_band(
         spec = MatchSpec(mid, "german_whist", 2, ("failing", "other"), seed=5, time_control=SLOW_CLOCK)
         matches.enqueue(spec)
         # German Whist: exactly one seat acts at a time; find whose turn it is first.
-        request, mover, waiter = _first_request(failing, other)
+        mover, waiter, request = first_request(failing, other)
 
         def rejection(bot: ScriptedBot, message: Any) -> Any:
             bot.send(message)
@@ -171,19 +172,6 @@ def test_a_hand_back_that_fits_no_pending_request_is_rejected_in_band(
     assert replay is not None
     assert [(f["seat"], f["fault"]) for f in replay["faults"]] == [(request.seat, "error")]
     rerun(replay)
-
-
-def _first_request(a: ScriptedBot, b: ScriptedBot) -> tuple[Any, ScriptedBot, ScriptedBot]:
-    """The match's first ``ActionRequest``: (it, the bot it went to, the other bot)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        for bot, rest in ((a, b), (b, a)):
-            for message in bot.received():
-                assert message is not None, f"stream ended: {bot.error!r}"
-                if message.WhichOneof("kind") == "action_request":
-                    return message.action_request, bot, rest
-        time.sleep(0.02)
-    raise AssertionError("no ActionRequest")
 
 
 def _next(bot: ScriptedBot, kind: str) -> Any:

@@ -157,6 +157,48 @@ def test_metrics_count_a_match_with_one_illegal_action_and_one_timeout(
     assert value(final, "cardarena_timeouts_total") == 1 and value(final, "cardarena_illegal_actions_total") == 1
 
 
+def test_metrics_count_a_hand_back_as_a_bot_error_not_a_timeout(
+    metrics_service: tuple[ServiceProcess, int], redis_url: str, key_prefix: str
+) -> None:
+    service, port = metrics_service
+    client = client_for(redis_url)
+    matches, bots = MatchStore(client), BotStore(client)
+    assert value(scrape(port), "cardarena_bot_errors_total") == 0
+    alice = ScriptedBot(service.address, bots.register("alice"), "alice")
+    bob = ScriptedBot(service.address, bots.register("bob"), "bob")
+    alice.expect("welcome")
+    bob.expect("welcome")
+    spec = MatchSpec(
+        match_id="handed",
+        game="german_whist",
+        players=2,
+        seats=("alice", "bob"),
+        seed=3,
+        time_control=TimeControl(move_ms=120_000, bank_ms=0),
+        fault_policy=FaultPolicy(join_timeout_ms=5000, max_strikes=0),
+    )
+    matches.enqueue(spec)
+    me, other, req = first_request(alice, bob)
+    other.autoplay()
+    me.send(pb.BotMessage(hand_back=pb.HandBack(match_id=req.match_id, seq=req.seq)))
+    event = me.expect("event")
+    assert event.is_default and event.fault == "error"
+    me.autoplay()
+    deadline = time.monotonic() + 20
+    while matches.status("handed") != "done":
+        assert time.monotonic() < deadline, matches.info("handed")
+        time.sleep(0.05)
+    replay = matches.replay("handed")
+    assert replay is not None
+    actions = [a for deal in replay["deals"] for a in deal["actions"] if "seat" in a]
+    after = eventually(port, lambda s: value(s, "cardarena_matches_total", status="completed") == 1)
+    assert value(after, "cardarena_bot_errors_total") == 1
+    assert value(after, "cardarena_timeouts_total") == 0 and value(after, "cardarena_bad_messages_total") == 0
+    assert value(after, "cardarena_move_latency_seconds_count") == len(actions) - 1  # not the handed-back one
+    alice.close()
+    bob.close()
+
+
 def first_request(a: ScriptedBot, b: ScriptedBot) -> tuple[ScriptedBot, ScriptedBot, Any]:
     """Whichever bot is asked first, the other bot, and the request."""
 

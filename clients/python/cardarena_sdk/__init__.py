@@ -15,7 +15,9 @@ if __name__ == "__main__":  # not when cardarena match / bot run import the file
 
 ``view`` is the seat's view as a dict with exactly the keys of the game's ``view_json``;
 ``legal`` lists the legal actions with their payload.  The client handles the stream, the
-token, reconnects with exponential back-off and plays many matches at once.
+token, reconnects with exponential back-off and plays many matches at once.  A ``choose``
+that raises is logged with its traceback and its request handed back: the server plays a
+default action at once (a fault ``error``, a strike) instead of waiting for the clock.
 
 A bot file must do nothing but define its bot when imported: ``cardarena match``,
 ``cardarena bot run`` and ``tournament run`` import it (to check it, then in each bot process),

@@ -23,6 +23,11 @@ one its CA did not sign, by closing the connection right after the handshake, wh
 as "Socket closed" only; the client then asks the server once more with a bare TLS connection to
 tell that refusal from a server going away, and treats it as a failed handshake (above).
 
+A ``choose`` or ``on_rejected`` that raises (inline or in a worker thread) is logged with the
+traceback from the bot's own code, and the request is handed back (``HandBack``, to a server
+whose ``Welcome.hand_back`` says it takes it): the server plays its default action at once
+(fault ``error``, a strike) instead of waiting for the move clock and the time bank.
+
 A plaintext client of a port that serves TLS sees the same "Socket closed": before the address
 has ever welcomed it, the client opens one bare TLS connection there, and a completed handshake
 ends the run (:class:`SessionEnded`: connect with ``--tls``) instead of retrying for ever.

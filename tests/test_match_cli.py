@@ -79,16 +79,17 @@ def test_match_reports_each_seats_faults_and_logs_its_output(tmp_path: Path, red
     assert done.returncode == 0, done.stderr
     logs = out / "logs"
     assert (
-        f"raises-1: 3 timeouts, forfeited 1 of 1 matches; 3 errors logged; see {logs / 'raises-1.log'}" in done.stdout
+        f"raises-1: 3 handed-back moves, forfeited 1 of 1 matches; 3 errors logged; see {logs / 'raises-1.log'}"
+        in done.stdout
     )
     assert "illegal-2: 3 illegal-action faults, forfeited 1 of 1 matches; " in done.stdout
     assert "printer-3: " not in done.stdout.split("faults and errors:")[1]  # printing freely is no fault
     assert f"bot logs in {logs}/" in done.stdout
     replay = json.loads(next(out.glob("*.json")).read_text())
-    assert sorted({(f["seat"], f["fault"]) for f in replay["faults"]}) == [(0, "timeout"), (1, "illegal")]
+    assert sorted({(f["seat"], f["fault"]) for f in replay["faults"]}) == [(0, "error"), (1, "illegal")]
     raised = (logs / "raises-1.log").read_text()
     assert "choose raised RuntimeError in match-" in raised and "RuntimeError: boom" in raised
-    said = "no answer sent; the server plays a default action when the move clock and then the time bank run out, in"
+    said = "handed back; the server plays a default action now (an error fault; enough faults forfeit the seat)"
     assert said in raised
     assert "cardarena_sdk/client.py" not in raised  # the traceback is the bot's own code
     assert "choose returned 'no-such-action'" in (logs / "illegal-2.log").read_text()

@@ -8,16 +8,19 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 from cardarena.engine import rerun
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
-from cardarena.store.matches import MatchSpec, MatchStore, TimeControl
+from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 
 from .server_harness import ScriptedBot, ServiceProcess
 
 NODE_DIR = Path(__file__).resolve().parents[1] / "clients" / "node"
+CLOCK = TimeControl(5000, 0)
+"""The clock of the example's matches (a strike fails them)."""
 
 
 @pytest.fixture
@@ -33,15 +36,16 @@ def node() -> str:
     return found
 
 
-def _play_to_the_end(matches: MatchStore, spec: MatchSpec) -> None:
-    """Queue ``spec`` and wait (up to 2 minutes) until it is recorded with no strikes."""
+def _play_to_the_end(matches: MatchStore, spec: MatchSpec) -> dict[str, Any]:
+    """Queue ``spec`` and wait (up to 2 minutes) until it is recorded; its result."""
     matches.enqueue(spec)
     deadline = time.monotonic() + 120
     while matches.status(spec.match_id) != "done":
         assert time.monotonic() < deadline, matches.info(spec.match_id)
         time.sleep(0.1)
     result = matches.result(spec.match_id)
-    assert result is not None and result["strikes"] == [0, 0]
+    assert result is not None
+    return result
 
 
 def _node_refused(node: str, service: ServiceProcess, env: dict[str, str], *flags: str) -> str:
@@ -60,28 +64,48 @@ def _node_plays_one_match(
     name: str,
     credentials: object = None,
     script: str = "random_bot.js",
-) -> None:
+    *,
+    policy: FaultPolicy | None = None,
+    clock: TimeControl = CLOCK,
+    stderr: IO[bytes] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The example (or ``script`` beside it), started with ``flags`` as ``name`` (``env`` makes
-    it exit after one match), plays a whole match against a scripted bot that connects with
-    ``credentials``, with no strike; the replay reproduces it."""
+    it exit after one match, its stderr to ``stderr``), plays a whole match against a scripted
+    bot that connects with ``credentials``, with no strike unless a fault ``policy`` is given
+    (the strikes are then the caller's to check); the replay reproduces it.  The result and the
+    replay."""
     client = client_for(service.env["REDIS_URL"])
     matches, bots = MatchStore(client), BotStore(client)
-    proc = subprocess.Popen([node, script, *flags, service.address, name], cwd=NODE_DIR, env=env)
+    proc = subprocess.Popen([node, script, *flags, service.address, name], cwd=NODE_DIR, env=env, stderr=stderr)
     other = ScriptedBot(service.address, bots.register(f"python-{name}"), f"python-{name}", credentials=credentials)
     other.autoplay()
     try:
-        spec = MatchSpec(name, "glaves", 2, (name, f"python-{name}"), seed=4, time_control=TimeControl(5000, 0))
-        _play_to_the_end(matches, spec)
+        seats = (name, f"python-{name}")
+        spec = MatchSpec(name, "glaves", 2, seats, seed=4, time_control=clock, fault_policy=policy or FaultPolicy())
+        result = _play_to_the_end(matches, spec)
+        assert policy is not None or result["strikes"] == [0, 0]
         replay = matches.replay(name)
         assert replay is not None
         rerun(replay)
         assert proc.wait(timeout=30) == 0
+        return result, replay
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         other.close()
         client.close()
+
+
+def _adapted(choose: str, prefix: str) -> Path:
+    """The example with its ``choose`` replaced by ``choose`` (JavaScript source), written beside
+    it (its packages and ``proto/``) under a name starting with ``prefix``."""
+    source = (NODE_DIR / "random_bot.js").read_text()
+    mine = re.sub(r"function choose\(view, legal, rejected\) \{\n.*?\n\}", lambda _: choose, source, flags=re.S)
+    assert mine != source
+    script = NODE_DIR / f"{prefix}-{os.getpid()}.js"
+    script.write_text(mine)
+    return script
 
 
 def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str) -> None:
@@ -103,17 +127,13 @@ def test_a_bot_adapted_from_the_node_example_is_asked_again_after_an_illegal_ans
     """A first bot made from the example by changing its `choose`: it answers the card instead
     of the action id; the rejection asks it again with the reason (before, the example only
     printed the rejection and the move timed out, a strike), and the view it gets is the game's."""
-    source = (NODE_DIR / "random_bot.js").read_text()
     student = """function choose(view, legal, rejected) {
   if (!Array.isArray(view.hand) || view.hand.length === 0) throw new Error(`not a Glaves view: ${view}`);
   if (!rejected) return legal[0].cards[0];
   if (!rejected.reason.includes(rejected.answer)) throw new Error(`no reason: ${rejected.reason}`);
   return legal[0].id;
 }"""
-    mine = re.sub(r"function choose\(view, legal, rejected\) \{\n.*?\n\}", lambda _: student, source, flags=re.S)
-    assert mine != source
-    script = NODE_DIR / f"adapted-{os.getpid()}.js"  # beside the example: its packages and proto/
-    script.write_text(mine)
+    script = _adapted(student, "adapted")
     client = client_for(redis_url)
     service = ServiceProcess(redis_url)
     env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register("node-2"), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
@@ -123,6 +143,42 @@ def test_a_bot_adapted_from_the_node_example_is_asked_again_after_an_illegal_ans
         script.unlink()
         service.stop()
         client.close()
+
+
+def test_a_node_bot_whose_choose_throws_hands_each_request_back(
+    node: str, redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """The example with a `choose` that always throws: each request is handed back, so the
+    server plays every move of it by default at once (fault `error`), not after the clock
+    (two minutes a move here) ran out."""
+    script = _adapted('function choose(view, legal, rejected) {\n  throw new Error("a bug in choose");\n}', "throws")
+    client = client_for(redis_url)
+    service = ServiceProcess(redis_url)
+    env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register("node-3"), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    log = tmp_path / "node.log"
+    try:
+        with log.open("wb") as sink:
+            result, replay = _node_plays_one_match(
+                node,
+                service,
+                env,
+                [],
+                "node-3",
+                script=script.name,
+                policy=FaultPolicy(max_strikes=0),
+                clock=TimeControl(300_000, 0),  # the match ends in time only if no move waits for it
+                stderr=sink,
+            )
+    finally:
+        script.unlink()
+        service.stop()
+        client.close()
+    mine = [a for deal in replay["deals"] for a in deal["actions"] if a.get("seat") == 0]
+    assert mine and all(a["fault"] == "error" and a["default"] is True for a in mine)
+    assert {f["fault"] for f in replay["faults"]} == {"error"} and result["strikes"] == [len(mine), 0]
+    said = log.read_text()
+    assert said.count(": handed back; the server plays a default action now") == len(mine)
+    assert "Error: a bug in choose" in said
 
 
 def test_node_bot_says_what_to_check_when_its_token_is_refused(node: str, redis_url: str, key_prefix: str) -> None:

@@ -1,8 +1,10 @@
 """The SDK's session loop over real gRPC on loopback with a real service and Redis: illegal
 answers are retried in-band (``Bot.on_rejected``) until the server records ``illegal``; a
-``choose``, ``on_event`` or ``on_match_end`` that raises is logged with its traceback and the
-bot plays on; local mode calls a bot exactly as a match over the wire does; an address the bot
-was invited to is given up once unreachable for a while, its own server never."""
+``choose`` that raises is logged with its traceback and its request handed back (the server
+plays a default action at once, fault ``error``); an ``on_event`` or ``on_match_end`` that
+raises is logged with its traceback and the bot plays on; local mode calls a bot exactly as a
+match over the wire does; an address the bot was invited to is given up once unreachable for a
+while, its own server never."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Any
 
 import grpc
 import pytest
+from cardarena.engine import rerun
 from cardarena.store.bots import BotStore
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena_sdk import Bot, LegalAction, MatchResult
@@ -183,21 +186,22 @@ def test_on_rejected_gets_the_rejected_answer_and_the_reason(
     assert rejected == "play:ZZ" and "play:ZZ" in reason and legal > 0
 
 
-def test_a_raising_choose_in_a_worker_thread_is_logged_with_its_traceback(
+def test_a_raising_choose_is_logged_with_its_traceback_and_handed_back(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
 ) -> None:
     class Raises(Bot):
         def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            time.sleep(0.002)  # slow enough for a worker thread
             raise RuntimeError("boom")
 
     caplog.set_level(logging.INFO)
-    clock = TimeControl(move_ms=1000, bank_ms=0)
-    _, replay = _play(service, stores, Raises(), "sdk-raises", clock=clock)
-    assert [f["fault"] for f in replay["faults"]] == ["timeout"]
+    # A two-minute clock: the match ends within the test's minute only if nothing waits for it.
+    _, replay = _play(service, stores, Raises(), "sdk-raises")
+    assert [(f["fault"], f.get("forfeit")) for f in replay["faults"]] == [("error", True)]
     # what happens next is said, and the traceback starts in the bot's own code
     said = (
-        r"choose raised RuntimeError in sdk-raises \(seq \d+\): no answer sent; the server plays a default action "
-        r"when the move clock and then the time bank run out, in (0\.\d|1\.0) s \(a timeout fault; .*\)"
+        r"choose raised RuntimeError in sdk-raises \(seq \d+\): handed back; the server plays a default action "
+        r"now \(an error fault; enough faults forfeit the seat\)"
     )
     failed = [r for r in caplog.records if re.fullmatch(said, r.getMessage())]
     assert len(failed) == 1 and failed[0].exc_info is not None
@@ -205,6 +209,50 @@ def test_a_raising_choose_in_a_worker_thread_is_logged_with_its_traceback(
     assert frames[0].filename == __file__ and frames[0].name == "choose"
     assert "RuntimeError: boom" in caplog.text
     assert "never retrieved" not in caplog.text
+
+
+@pytest.mark.parametrize("slow", [False, True], ids=["inline", "worker-thread"])
+def test_a_bot_whose_choose_always_raises_plays_the_match_out_on_default_actions(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], slow: bool
+) -> None:
+    """Each request is handed back at once: every move of the bot is a default action with the
+    fault ``error``, none a time-out (the clock is two minutes a move), whether ``choose`` runs
+    inline (a fast bot) or in a worker thread."""
+    calls: list[int] = []
+
+    class Broken(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            calls.append(1)
+            if slow:
+                time.sleep(0.002)
+            raise ValueError("a bug")
+
+    result, replay = _play(service, stores, Broken(), f"sdk-broken-{slow}", policy=FaultPolicy(max_strikes=0))
+    mine = [a for deal in replay["deals"] for a in deal["actions"] if a.get("seat") == 0]
+    assert len(mine) == len(calls) > 10
+    assert all(a["fault"] == "error" and a["default"] is True for a in mine)
+    assert {f["fault"] for f in replay["faults"]} == {"error"} and result["strikes"] == [len(calls), 0]
+    rerun(replay)
+
+
+def test_a_bot_that_raises_once_then_plays_normally(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    class Once(Bot):
+        raised = False
+
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            if not self.raised:
+                self.raised = True
+                raise KeyError("first move")
+            return legal[-1].id
+
+    result, replay = _play(service, stores, Once(), "sdk-once", policy=FaultPolicy(max_strikes=3))
+    assert [(f["seat"], f["fault"], f.get("forfeit", False)) for f in replay["faults"]] == [(0, "error", False)]
+    assert result["strikes"] == [1, 0] and result["forfeited"] == []
+    mine = [a for deal in replay["deals"] for a in deal["actions"] if a.get("seat") == 0]
+    assert mine[0]["fault"] == "error" and all("fault" not in a for a in mine[1:])
+    rerun(replay)
 
 
 def test_an_answer_after_the_clock_ran_out_is_said_to_be_late(

@@ -1,6 +1,7 @@
 """Local mode (``cardarena_sdk.local.play``) calls a bot as the network client does: illegal
 answers are rejected and asked again (``Bot.on_rejected``) up to the rejection budget, then the
-default action is played and the fault recorded; ``on_event`` and ``on_match_end`` are called;
+default action is played and the fault recorded; a ``choose`` that raises gets the default
+action and the fault ``error``; ``on_event`` and ``on_match_end`` are called;
 a solitaire's ``won`` is reported.  (tests/test_sdk_client.py compares a local match with the
 same match over the wire.)"""
 
@@ -246,3 +247,45 @@ def test_max_rejections_must_be_positive() -> None:
 
 def test_fault_fields() -> None:
     assert LocalFault(0, "illegal", 3) == LocalFault(player=0, fault="illegal", action_index=3, forfeit=False)
+
+
+def test_a_raising_choose_plays_the_default_action_and_records_the_fault_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """As over the wire, where the client hands the request back: the traceback is logged, the
+    first legal action is played, the fault ``error`` is a strike (``max_strikes`` forfeit)."""
+    asked: list[str] = []
+
+    class Broken(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            asked.append(legal[0].id)
+            raise RuntimeError("boom")
+
+    caplog.set_level(logging.INFO, logger="cardarena_sdk")
+    [result] = play(Broken(), "german_whist", 2, seed=4, seat=0, max_strikes=0)
+    assert len(result.faults) == len(asked) > 10
+    assert {(f.player, f.fault, f.forfeit) for f in result.faults} == {(0, "error", False)}
+    failed = [r for r in caplog.records if r.getMessage().startswith("choose raised RuntimeError in local-")]
+    assert len(failed) == len(asked) and "handed back; playing the default action" in failed[0].getMessage()
+    assert failed[0].exc_info is not None and failed[0].exc_info[2] is not None
+    assert failed[0].exc_info[2].tb_frame.f_code.co_name == "choose"  # the traceback starts in the bot's code
+    # the same match with a bot that answers the first legal action itself: the same moves, no fault
+    [same] = play(First(), "german_whist", 2, seed=4, seat=0)
+    assert (same.scores, same.faults) == (result.scores, ())
+
+    [forfeit] = play(Broken(), "german_whist", 2, seed=4, seat=0)
+    strikes = [(f.player, f.fault, f.forfeit) for f in forfeit.faults]
+    assert strikes == [(0, "error", False)] * (MAX_STRIKES - 1) + [(0, "error", True)]
+    assert forfeit.ranks[0] == 2
+
+
+def test_a_raising_on_rejected_is_handed_back_too() -> None:
+    class Retry(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            return "nonsense"
+
+        def on_rejected(self, view: dict[str, Any], legal: list[LegalAction], answer: str, reason: str) -> str:
+            raise ValueError(reason)
+
+    [result] = play(Retry(), "german_whist", 2, seed=4, seat=0, max_strikes=1)
+    assert [(f.player, f.fault, f.forfeit) for f in result.faults] == [(0, "error", True)]

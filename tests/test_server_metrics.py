@@ -78,25 +78,12 @@ def test_metrics_count_a_match_with_one_illegal_action_and_one_timeout(
     assert value(before, "cardarena_move_latency_seconds_count") == 0
     assert value(before, "cardarena_live_streams") == 0 and value(before, "cardarena_live_matches") == 0
 
-    alice = ScriptedBot(service.address, bots.register("alice"), "alice")
-    bob = ScriptedBot(service.address, bots.register("bob"), "bob")
-    alice.expect("welcome")
-    bob.expect("welcome")
+    alice, bob = _connect(service, bots)
     assert value(eventually(port, lambda s: value(s, "cardarena_live_streams") == 2), "cardarena_live_streams") == 2
 
     # One clock for the match (the API has per-match clocks): long enough that the quick
     # answers never run out, short enough that the one deliberate time-out costs a second.
-    spec = MatchSpec(
-        match_id="metered",
-        game="german_whist",
-        players=2,
-        seats=("alice", "bob"),
-        seed=3,
-        time_control=TimeControl(move_ms=1000, bank_ms=0),
-        fault_policy=FaultPolicy(join_timeout_ms=5000, max_strikes=0),
-    )
-    matches.enqueue(spec)
-    me, other, req = first_request(alice, bob)
+    me, other, req = _start(matches, "metered", TimeControl(move_ms=1000, bank_ms=0), alice, bob)
     other.autoplay()
     assert value(scrape(port), "cardarena_live_matches") == 1
 
@@ -110,13 +97,7 @@ def test_metrics_count_a_match_with_one_illegal_action_and_one_timeout(
     assert event.is_default and event.fault == "timeout"
     me.autoplay()
 
-    deadline = time.monotonic() + 20
-    while matches.status("metered") != "done":
-        assert time.monotonic() < deadline, matches.info("metered")
-        time.sleep(0.05)
-    replay = matches.replay("metered")
-    assert replay is not None
-    actions = [a for deal in replay["deals"] for a in deal["actions"] if "seat" in a]
+    actions = _actions_when_done(matches, "metered")
     defaults = [a for a in actions if a.get("default")]
     assert [a["fault"] for a in defaults] == ["timeout"]  # the only server-chosen move
     answered = len(actions) - len(defaults)
@@ -155,6 +136,67 @@ def test_metrics_count_a_match_with_one_illegal_action_and_one_timeout(
     final = eventually(port, lambda s: value(s, "cardarena_live_streams") == 0)
     assert value(final, "cardarena_live_streams") == 0
     assert value(final, "cardarena_timeouts_total") == 1 and value(final, "cardarena_illegal_actions_total") == 1
+
+
+def test_metrics_count_a_hand_back_as_a_bot_error_not_a_timeout(
+    metrics_service: tuple[ServiceProcess, int], redis_url: str, key_prefix: str
+) -> None:
+    service, port = metrics_service
+    client = client_for(redis_url)
+    matches, bots = MatchStore(client), BotStore(client)
+    assert value(scrape(port), "cardarena_bot_errors_total") == 0
+    alice, bob = _connect(service, bots)
+    me, other, req = _start(matches, "handed", TimeControl(move_ms=120_000, bank_ms=0), alice, bob)
+    other.autoplay()
+    me.send(pb.BotMessage(hand_back=pb.HandBack(match_id=req.match_id, seq=req.seq)))
+    event = me.expect("event")
+    assert event.is_default and event.fault == "error"
+    me.autoplay()
+    actions = _actions_when_done(matches, "handed")
+    after = eventually(port, lambda s: value(s, "cardarena_matches_total", status="completed") == 1)
+    assert value(after, "cardarena_bot_errors_total") == 1
+    assert value(after, "cardarena_timeouts_total") == 0 and value(after, "cardarena_bad_messages_total") == 0
+    assert value(after, "cardarena_move_latency_seconds_count") == len(actions) - 1  # not the handed-back one
+    alice.close()
+    bob.close()
+
+
+def _actions_when_done(matches: MatchStore, mid: str) -> list[dict[str, Any]]:
+    """The players' actions in the replay of ``mid``, once it is recorded."""
+    deadline = time.monotonic() + 20
+    while matches.status(mid) != "done":
+        assert time.monotonic() < deadline, matches.info(mid)
+        time.sleep(0.05)
+    replay = matches.replay(mid)
+    assert replay is not None
+    return [a for deal in replay["deals"] for a in deal["actions"] if "seat" in a]
+
+
+def _connect(service: ServiceProcess, bots: BotStore) -> tuple[ScriptedBot, ScriptedBot]:
+    """Bots ``alice`` and ``bob``, connected and welcomed."""
+    alice = ScriptedBot(service.address, bots.register("alice"), "alice")
+    bob = ScriptedBot(service.address, bots.register("bob"), "bob")
+    alice.expect("welcome")
+    bob.expect("welcome")
+    return alice, bob
+
+
+def _start(
+    matches: MatchStore, mid: str, clock: TimeControl, alice: ScriptedBot, bob: ScriptedBot
+) -> tuple[ScriptedBot, ScriptedBot, Any]:
+    """Queue a German Whist match of ``alice`` and ``bob`` (no forfeits); its first request
+    as :func:`first_request` gives it."""
+    spec = MatchSpec(
+        match_id=mid,
+        game="german_whist",
+        players=2,
+        seats=("alice", "bob"),
+        seed=3,
+        time_control=clock,
+        fault_policy=FaultPolicy(join_timeout_ms=5000, max_strikes=0),
+    )
+    matches.enqueue(spec)
+    return first_request(alice, bob)
 
 
 def first_request(a: ScriptedBot, b: ScriptedBot) -> tuple[ScriptedBot, ScriptedBot, Any]:

@@ -5,7 +5,8 @@
 //
 // What every bot has to do, in any language (docs/protocol.md):
 // - send Hello first, then answer each ActionRequest with an Action carrying its match_id and seq
-//   (again after an ActionRejected REJECT_ILLEGAL_ACTION with time left);
+//   (again after an ActionRejected REJECT_ILLEGAL_ACTION with time left), or, when the bot cannot
+//   answer it (its code failed), with a HandBack (the server plays a default action at once);
 // - answer Ping with Pong;
 // - reconnect with back-off whenever the stream ends, cleanly or not (a server shutting down ends
 //   it with status OK; the live matches are resumed, or replayed elsewhere), except on a status
@@ -21,7 +22,8 @@
 //   an `id` (`play:QH`), not the card (`QH`);
 // - rejected: null, or {answer, reason} when the server refused this request's previous answer
 //   as illegal (the bot is asked again while its clock runs).
-// An exception here is printed with its stack; no answer is sent, so the move times out.
+// An exception here is printed with its stack and the request is handed back (HandBack): the
+// server plays a default action for it at once (a fault, as a timeout is).
 function choose(view, legal, rejected) {
   return legal[Math.floor(Math.random() * legal.length)].id;
 }
@@ -135,7 +137,12 @@ function answer(stream, request, rejected) {
     // The View oneof's set member is named by `view.view` (the game id), its keys are view_json's.
     id = choose(request.view[request.view.view], request.legal, rejected);
   } catch (err) {
-    console.error(`choose threw in ${key}: no answer sent; the move times out\n${err.stack}`);
+    if (stream.handBack) {
+      console.error(`choose threw in ${key}: handed back; the server plays a default action now\n${err.stack}`);
+      stream.write({ hand_back: { match_id: request.match_id, seq: request.seq } });
+    } else { // a server without HandBack: it plays a default once the clock runs out
+      console.error(`choose threw in ${key}: no answer sent; the move times out\n${err.stack}`);
+    }
     return;
   }
   asked.set(key, { request, answer: id });
@@ -145,6 +152,7 @@ function answer(stream, request, rejected) {
 function handle(stream, message) {
   switch (message.kind) {
     case 'welcome':
+      stream.handBack = message.welcome.hand_back; // the server takes HandBack
       console.log(JSON.stringify({ connected: message.welcome.instance, resumed: message.welcome.resumed }));
       break;
     case 'action_request':

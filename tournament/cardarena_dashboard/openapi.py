@@ -347,7 +347,8 @@ SCHEMAS: dict[str, Any] = {
                 "type": "object",
                 "additionalProperties": {"type": "integer"},
                 "description": "Counters over every match the bot was seated in: `matches` (played to the "
-                "end; a no-show plays none), `timeouts`, `illegal_actions`, `disconnects`, `forfeits` (too "
+                "end; a no-show plays none), `timeouts`, `illegal_actions`, `errors` (decisions handed back "
+                "unanswered: the bot's code failed), `disconnects`, `forfeits` (too "
                 "many strikes, a resignation or a no-show).",
             },
             "connected": {

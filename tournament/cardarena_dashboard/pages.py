@@ -407,6 +407,7 @@ STAT_NOTES = {
     "matches": "matches played to the end (a no-show plays none)",
     "timeouts": "decisions not answered in time (the server played a default action for the bot)",
     "illegal_actions": "answers refused as illegal (each refused answer counts)",
+    "errors": "decisions the bot handed back unanswered, its code having failed (the server played a default action)",
     "disconnects": "connections lost while the bot was seated in a match",
     "forfeits": "seats given up in a match: too many strikes, a resignation or a no-show",
 }

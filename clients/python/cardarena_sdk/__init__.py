@@ -17,8 +17,10 @@ if __name__ == "__main__":  # not when cardarena match / bot run import the file
 ``legal`` lists the legal actions with their payload.  Optional hooks: ``on_rejected`` (an
 illegal answer), ``on_event`` (each action), ``on_match_end`` and ``on_result`` (a match's end;
 ``on_result`` gets a :class:`MatchResult` saying which seats were the bot's and its ``place``,
-1 = first).  The client handles the stream, the
-token, reconnects with exponential back-off and plays many matches at once.
+1 = first).  The client handles the stream, the token, reconnects with exponential back-off and
+plays many matches at once.  A ``choose`` that raises is logged with its traceback and its
+request handed back: the server plays a default action at once (a fault ``error``, a strike)
+instead of waiting for the clock.
 
 A bot file must do nothing but define its bot when imported: ``cardarena match``,
 ``cardarena bot run`` and ``tournament run`` import it (to check it, then in each bot process),

@@ -63,7 +63,12 @@ class Bot:
     """Matches played at once."""
 
     def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
-        """Return the ``id`` of one of ``legal`` for the seat whose ``view`` is given."""
+        """Return the ``id`` of one of ``legal`` for the seat whose ``view`` is given.
+
+        An exception here (or in :meth:`on_rejected`) is logged with its traceback and the
+        request is handed back: the server plays its default action for it at once and records
+        the fault ``error``, a strike like a time-out (``max_strikes`` of them forfeit the seat).
+        Local play (:func:`cardarena_sdk.local.play`) does the same."""
         raise NotImplementedError
 
     def on_rejected(self, view: dict[str, Any], legal: list[LegalAction], rejected: str, reason: str) -> str:

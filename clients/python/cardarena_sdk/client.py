@@ -23,6 +23,11 @@ one its CA did not sign, by closing the connection right after the handshake, wh
 as "Socket closed" only; the client then asks the server once more with a bare TLS connection to
 tell that refusal from a server going away, and treats it as a failed handshake (above).
 
+A ``choose`` or ``on_rejected`` that raises (inline or in a worker thread) is logged with the
+traceback from the bot's own code, and the request is handed back (``HandBack``, to a server
+whose ``Welcome.hand_back`` says it takes it): the server plays its default action at once
+(fault ``error``, a strike) instead of waiting for the move clock and the time bank.
+
 A plaintext client of a port that serves TLS sees the same "Socket closed": before the address
 has ever welcomed it, the client opens one bare TLS connection there, and a completed handshake
 ends the run (:class:`SessionEnded`: connect with ``--tls``) instead of retrying for ever.
@@ -290,6 +295,7 @@ async def _session(
         asked: dict[str, dict[int, _Asked]] = {}
         illegal = IllegalAnswers(log)  # the first few of each match in full, then a summary
         seated: dict[str, list[int]] = {}  # this session's seats of each live match (for its end line)
+        hand_back = False  # the server takes HandBack (Welcome.hand_back)
 
         def send(question: _Asked, action: object) -> None:
             request = question.request
@@ -318,11 +324,20 @@ async def _session(
                 pb.BotMessage(action=pb.Action(match_id=request.match_id, seq=request.seq, action_id=action))
             )
 
+        def failed(question: _Asked, exc: Exception) -> None:
+            """The bot raised instead of answering: log it, and hand the request back so that
+            the server plays its default action now (a server that cannot take that waits for
+            the clock to run out)."""
+            _raised(question, exc, hand_back)
+            if hand_back:
+                request = question.request
+                outbox.put_nowait(pb.BotMessage(hand_back=pb.HandBack(match_id=request.match_id, seq=request.seq)))
+
         async def answer(question: _Asked, choice: Callable[[], str]) -> None:
             try:
                 action = await asyncio.to_thread(chooser.timed, choice)
-            except Exception as exc:  # the request runs out of time; the author sees why
-                _raised(question, exc)
+            except Exception as exc:  # the author sees why; the server plays a default action
+                failed(question, exc)
                 return
             send(question, action)
 
@@ -331,8 +346,8 @@ async def _session(
             if chooser.fast:  # a bot that answers in well under a millisecond: no thread
                 try:
                     action = chooser.timed(choice)
-                except Exception as exc:  # as in a worker thread: the request runs out of time
-                    _raised(question, exc)
+                except Exception as exc:  # as in a worker thread
+                    failed(question, exc)
                     return
                 send(question, action)
                 return
@@ -388,9 +403,11 @@ async def _session(
                 log.exception("%s failed in %s", name, match_id)
 
         def handle(message: Any) -> None:
+            nonlocal hand_back
             kind = message.WhichOneof("kind")
             if kind == "welcome":
                 w = message.welcome
+                hand_back = w.hand_back
                 if link is not None:
                     link.welcomed, link.welcomed_at = True, time.monotonic()
                 # The games go into Hello; a bot whose games exclude a tournament's game is never
@@ -477,22 +494,30 @@ async def _session(
 _PLUMBING = (Path(asyncio.__file__).resolve().parent, Path(contextlib.__file__).resolve().parent / "concurrent")
 
 
-def _raised(question: _Asked, exc: Exception) -> None:
+def _raised(question: _Asked, exc: Exception, handed_back: bool) -> None:
     """Log a ``choose``/``on_rejected`` that raised: what happens now, and the traceback from
-    the bot's own code (the SDK's and asyncio's frames above it left out)."""
+    the bot's own code (the SDK's and asyncio's frames above it left out).  ``handed_back``:
+    the request is handed back (``HandBack``), else the server waits for the clock."""
     request = question.request
-    # The server waits for the move clock and then the whole time bank: say how long that is
-    # (a match that stalls for 30 s after a traceback looks hung otherwise).
+    exc_info = (type(exc), exc, _bot_traceback(exc.__traceback__))
+    where = (question.step, type(exc).__name__, request.match_id, request.seq)
+    if handed_back:
+        log.error(
+            "%s raised %s in %s (seq %s): handed back; the server plays a default action now "
+            "(an error fault; enough faults forfeit the seat)",
+            *where,
+            exc_info=exc_info,
+        )
+        return
+    # A server that does not take HandBack waits for the move clock and then the whole time
+    # bank: say how long that is (a match that stalls for 30 s after a traceback looks hung).
     left = max(0.0, question.deadline - time.monotonic())
     log.error(
         "%s raised %s in %s (seq %s): no answer sent; the server plays a default action when the "
         "move clock and then the time bank run out, in %.1f s (a timeout fault; enough faults forfeit the seat)",
-        question.step,
-        type(exc).__name__,
-        request.match_id,
-        request.seq,
+        *where,
         left,
-        exc_info=(type(exc), exc, _bot_traceback(exc.__traceback__)),
+        exc_info=exc_info,
     )
 
 

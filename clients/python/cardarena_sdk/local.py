@@ -16,11 +16,11 @@ calls it (see :mod:`cardarena_sdk.client` and the service's match runner):
   then ``on_result(result)`` (:class:`~cardarena_sdk.bot.MatchResult`: the same with the bot's
   seats and place).
 
-An error in ``on_event``, ``on_match_end`` or ``on_result`` is logged with its traceback and play
-goes on, as over the wire.  Unlike the wire, an error in ``choose`` or ``on_rejected`` propagates
-(over the wire it is logged and the request runs out of time): here it stops the run with its
-traceback.
-There are no clocks.
+An error in ``choose`` or ``on_rejected`` is logged with its traceback, and the first legal
+action is played for that request with the fault ``error`` recorded (a strike), as over the wire
+where the client hands the request back (``HandBack``).  An error in ``on_event``,
+``on_match_end`` or ``on_result`` is logged with its traceback and play goes on, as over the
+wire.  There are no clocks.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ class LocalFault:
     player: int
     """Whose: an index into :attr:`LocalResult.scores` (0: the bot)."""
     fault: str
-    """``illegal``: ``max_rejections`` illegal answers to one request."""
+    """``illegal``: ``max_rejections`` illegal answers to one request; ``error``: ``choose`` or
+    ``on_rejected`` raised (the request was handed back)."""
     action_index: int
     """The match's action (counted from 0, chance outcomes excluded) played by default instead."""
     forfeit: bool = False
@@ -204,7 +205,25 @@ class _Match:
 
     def _decide(self, seat: int, max_rejections: int) -> tuple[str, str]:
         """The seat's action and its fault (``""``: none): the bot's legal answer, else the
-        default action once the bot has given ``max_rejections`` illegal answers."""
+        default action once the bot has given ``max_rejections`` illegal answers or raised."""
+        try:
+            return self._ask(seat, max_rejections)
+        except _Raised as raised:
+            step, exc = raised.args
+            tb = exc.__traceback__
+            log.error(
+                "%s raised %s in %s (seat %d): handed back; playing the default action (an error fault; "
+                "enough faults forfeit the seat)",
+                step,
+                type(exc).__name__,
+                self.match_id,
+                seat,
+                exc_info=(type(exc), exc, tb.tb_next if tb is not None else None),  # from the bot's frame on
+            )
+            return self.state.legal_actions(seat)[0], "error"
+
+    def _ask(self, seat: int, max_rejections: int) -> tuple[str, str]:
+        """:meth:`_decide` up to the bot's error (:class:`_Raised`)."""
         state, game = self.state, self.game
         legal_ids = state.legal_actions(seat)
         if seat in self.forfeited:
@@ -214,7 +233,9 @@ class _Match:
         legal: list[LegalAction] = codec.decode_legal(codec.encode_legal(game, legal_ids))
         offered = frozenset(legal_ids)
         where = f"{self.match_id} (seat {seat})"
-        answer = _as_id("choose", bot.choose(view, legal), legal, where, self.illegal.quiet(self.match_id))
+        answer = _as_id(
+            "choose", _call("choose", bot.choose, view, legal), legal, where, self.illegal.quiet(self.match_id)
+        )
         rejections = 0
         while answer not in offered:
             rejections += 1
@@ -240,7 +261,7 @@ class _Match:
                 )
             if final:
                 return legal_ids[0], "illegal"
-            given = bot.on_rejected(view, legal, answer, reason)
+            given = _call("on_rejected", bot.on_rejected, view, legal, answer, reason)
             answer = _as_id("on_rejected", given, legal, where, self.illegal.quiet(self.match_id))
         return answer, ""
 
@@ -250,6 +271,18 @@ class _Match:
         for b, seats in self.sessions:
             for seen in public_forms(self.state, seat, action, seats):
                 _hook("on_event", self.match_id, b.on_event, self.match_id, seat, seen)
+
+
+class _Raised(Exception):
+    """``(step, exc)``: the bot's ``step`` (``choose``, ``on_rejected``) raised ``exc``."""
+
+
+def _call(step: str, method: Callable[..., object], *args: Any) -> object:
+    """``method(*args)``, a bot's ``step``; its error wrapped in :class:`_Raised`."""
+    try:
+        return method(*args)
+    except Exception as exc:
+        raise _Raised(step, exc) from exc
 
 
 def _as_id(step: str, answer: object, legal: list[LegalAction], where: str, quiet: bool = False) -> str:

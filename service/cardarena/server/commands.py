@@ -655,6 +655,7 @@ class _MatchRun:
     def trouble(self, seat: int) -> str:
         """``3 timeouts, forfeited 1 of 1 matches; 3 errors in <log>`` ("" when all went well)."""
         names = {"timeout": "timeout", "illegal": "illegal-action fault", "disconnect": "disconnect"}
+        names |= {"error": "handed-back move"}
         names |= {"no-show": "no-show", "resign": "resignation"}
         parts = [_plural(n, names.get(kind, kind)) for kind, n in sorted(self.faults[seat].items())]
         if self.forfeits[seat]:

@@ -2,7 +2,7 @@
 
 A :class:`Session` is one ``Arena.Play`` stream.  The :class:`Hub` knows every session of
 every bot on this instance, which session plays which seat of which live match, and routes a
-bot's ``Action`` to the request it answers (or rejects it in-band).  When a session closes,
+bot's ``Action`` (or ``HandBack``) to the request it answers (or rejects it in-band).  When a session closes,
 its seats are unbound; when a session of the same bot says Hello, every unbound seat of a live
 match is bound to it and the pending request is re-sent with the same ``seq``.
 """
@@ -26,13 +26,16 @@ from ..wire import codec
 pb = codec.arena_pb2
 
 
-class _Resign(enum.Enum):
+class _Signal(enum.Enum):
     RESIGN = "resign"
+    HAND_BACK = "hand_back"
 
 
-RESIGN = _Resign.RESIGN
+RESIGN = _Signal.RESIGN
 """Sentinel put into a pending request's answers when its bot resigns: not a string, so no
 action id a bot sends can be taken for it."""
+HAND_BACK = _Signal.HAND_BACK
+"""Sentinel put into a pending request's answers when its bot hands it back (``HandBack``)."""
 
 
 MAX_QUEUED_MESSAGES = 100_000
@@ -169,7 +172,7 @@ class Pending:
     seq: int
     request: bytes
     """The serialized ``ActionRequest`` as first sent (re-sent with the clocks of the moment)."""
-    answers: collections.deque[str | _Resign] = field(default_factory=collections.deque)
+    answers: collections.deque[str | _Signal] = field(default_factory=collections.deque)
     sent_at: float = 0.0
     deadline: float = 0.0
     move_deadline: float = 0.0
@@ -177,14 +180,14 @@ class Pending:
     legal: tuple[str, ...] = ()
     legal_set: frozenset[str] = frozenset()
 
-    def answer(self, action_id: str | _Resign) -> None:
-        """Queue an answer (or :data:`RESIGN`) and wake the runner waiting for it."""
+    def answer(self, action_id: str | _Signal) -> None:
+        """Queue an answer (or :data:`RESIGN`, :data:`HAND_BACK`) and wake the runner waiting for it."""
         self.answers.append(action_id)
         waiter = self.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def next_answer(self, deadline: float) -> str | _Resign | None:
+    async def next_answer(self, deadline: float) -> str | _Signal | None:
         """The next answer, or ``None`` once ``time.monotonic()`` passes ``deadline``.
 
         One future and one timer per wait (no task, no ``wait_for``): this is the hot path of
@@ -356,6 +359,7 @@ class Hub:
                     max_matches=self.capacity(bot),
                     resumed=[m.spec.match_id for m in resumed],
                     batching=session.batching,
+                    hand_back=True,
                 )
             )
         )
@@ -537,30 +541,49 @@ class Hub:
         """Hand an ``Action`` to its pending request; an ``ActionRejected`` if it fits none."""
         if not action.match_id or not action.action_id:
             return _reject(action, pb.REJECT_MALFORMED, "an Action needs match_id, seq and action_id")
-        match = self.matches.get(action.match_id)
-        if match is None:
-            return _reject(action, pb.REJECT_UNKNOWN_MATCH, f"no live match {action.match_id!r} on this server")
-        if not match.seats_of(session.bot):  # as unknown: a bot learns nothing of others' matches
-            return _reject(action, pb.REJECT_UNKNOWN_MATCH, f"no live match {action.match_id!r} on this server")
-        pending = match.pending.get(action.seq)
+        found = self._pending_for(session, action)
+        if isinstance(found, Pending):
+            found.answer(action.action_id)
+            return None
+        return found
+
+    def hand_back(self, session: Session, message: Any) -> Any | None:
+        """Hand a ``HandBack`` to its pending request (the runner plays the default action for
+        it); an ``ActionRejected`` if it fits none, exactly as for an ``Action``."""
+        if not message.match_id:
+            return _reject(message, pb.REJECT_MALFORMED, "a HandBack needs match_id and seq")
+        found = self._pending_for(session, message)
+        if isinstance(found, Pending):
+            found.answer(HAND_BACK)
+            return None
+        return found
+
+    def _pending_for(self, session: Session, answer: Any) -> Pending | Any:
+        """The request an answer (``Action`` or ``HandBack``: ``match_id``, ``seq``) of
+        ``session``'s bot may go to, or the ``ActionRejected`` saying why there is none."""
+        match = self.matches.get(answer.match_id)
+        if match is None or not match.seats_of(session.bot):
+            # A match without a seat of the bot is answered as unknown: a bot learns nothing
+            # of others' matches.
+            return _reject(answer, pb.REJECT_UNKNOWN_MATCH, f"no live match {answer.match_id!r} on this server")
+        pending = match.pending.get(answer.seq)
         if pending is None:
             mine = sorted(p.seq for p in match.pending.values() if match.spec.seats[p.seat] == session.bot)
             hint = f"pending: seq {mine[0]}" if mine else "nothing is pending for you"
-            return _reject(action, pb.REJECT_STALE_SEQ, f"seq {action.seq} is not pending ({hint})")
+            return _reject(answer, pb.REJECT_STALE_SEQ, f"seq {answer.seq} is not pending ({hint})")
         if match.spec.seats[pending.seat] != session.bot:
-            return _reject(action, pb.REJECT_NOT_YOUR_SEAT, f"seq {action.seq} asks seat {pending.seat}, not yours")
+            return _reject(answer, pb.REJECT_NOT_YOUR_SEAT, f"seq {answer.seq} asks seat {pending.seat}, not yours")
         if pending.answers:
             # Answering twice is stale: a bot answers again only after the outcome of its answer
             # (an ActionRejected).  Otherwise a batch of thousands of illegal answers to one request
             # would each be judged and rejected (no end to them with max_rejections 0).
             return _reject(
-                action,
+                answer,
                 pb.REJECT_STALE_SEQ,
-                f"seq {action.seq} already has an answer awaiting its outcome; "
+                f"seq {answer.seq} already has an answer awaiting its outcome; "
                 "answer again only after an ActionRejected",
             )
-        pending.answer(action.action_id)
-        return None
+        return pending
 
     def resign(self, session: Session, match_id: str) -> bool:
         """Resign all of the session bot's seats in a match; ``False`` if it has none, or the
@@ -585,7 +608,7 @@ def _with_clock(pending: Pending) -> Any:
     return request
 
 
-def _reject(action: Any, code: int, reason: str) -> Any:
+def _reject(answer: Any, code: int, reason: str) -> Any:
     return pb.ServerMessage(
-        action_rejected=pb.ActionRejected(match_id=action.match_id, seq=action.seq, reason=reason, code=code)
+        action_rejected=pb.ActionRejected(match_id=answer.match_id, seq=answer.seq, reason=reason, code=code)
     )

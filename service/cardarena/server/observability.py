@@ -54,6 +54,9 @@ class Metrics:
         )
         self.timeouts = Counter("cardarena_timeouts", "Moves that ran out of time", registry=r)
         self.illegal = Counter("cardarena_illegal_actions", "Actions rejected as illegal", registry=r)
+        self.errors = Counter(
+            "cardarena_bot_errors", "Requests handed back unanswered by their bot (HandBack: fault error)", registry=r
+        )
         self.bad_messages = Counter("cardarena_bad_messages", "Malformed, stale or misdirected messages", registry=r)
         self.live_streams = Gauge("cardarena_live_streams", "Open bot sessions", registry=r)
         self.unread_streams = Counter(

@@ -11,6 +11,8 @@ Clocks (measured here): a move may take ``move_ms``; time beyond it comes out of
   its clock runs; ``max_rejections`` illegal answers to one request count as a fault
   (``illegal``), and the last rejection says so with no time left (both ``*_ms_left`` 0);
 * clock runs out: fault ``timeout`` (``disconnect`` if the seat had no session at that time);
+* the bot hands the request back (``HandBack``: its code failed): fault ``error`` at once, the
+  time taken so far charged to the clock as for an answer;
 * a fault plays the default action (``first`` or ``random`` legal action) and is a strike;
   ``max_strikes`` strikes (0: never) forfeit the seat; ``Resign`` forfeits at once; a seat
   whose bot never joined forfeits from the start (``no-show``); when no bot joined at all the
@@ -221,13 +223,18 @@ class MatchRunner:
         self.live.send(seat, codec.server_message_bytes(request))
         return pending
 
-    def _accept(self, pending: Pending) -> None:
-        """Charge the seat's clock for a legal answer to ``pending``, received now."""
+    def _charge(self, pending: Pending) -> float:
+        """Charge the seat's clock for an answer to ``pending`` received now (time beyond the
+        move clock comes out of the bank); the time it took."""
         done = time.monotonic()
         over = done - pending.move_deadline
         if over > 0:
             self.bank[pending.seat] = max(0.0, self.bank[pending.seat] - over)
-        self.metrics.move_latency.observe(done - pending.sent_at)
+        return done - pending.sent_at
+
+    def _accept(self, pending: Pending) -> None:
+        """Charge the seat's clock for a legal answer to ``pending``, received now."""
+        self.metrics.move_latency.observe(self._charge(pending))
 
     async def decide(self, seat: int) -> tuple[str, dict[str, JSON] | None]:
         """The seat's action now, and the replay annotation when the server chose it."""
@@ -253,6 +260,10 @@ class MatchRunner:
                     continue
                 if answer is RESIGN:
                     return self._default(legal), self._resign(seat)
+                if not isinstance(answer, str):  # HAND_BACK: the bot cannot answer this request
+                    self._charge(pending)
+                    fault = "error"
+                    break
                 if answer in pending.legal_set:
                     self._accept(pending)
                     return answer, None
@@ -290,6 +301,13 @@ class MatchRunner:
             self.bank[seat] = 0.0
             self.metrics.timeouts.inc()
             self._stat(seat, "timeouts" if fault == "timeout" else "disconnects")
+        elif fault == "error":
+            self.metrics.errors.inc()
+            self._stat(seat, "errors")
+            log.info(
+                "move_handed_back",
+                extra={"fields": {"match_id": self.spec.match_id, "seat": seat, "seq": pending.seq}},
+            )
         return self._default(legal), self._strike(seat, fault)
 
     def _announce(self, seat: int, action: str, note: dict[str, JSON] | None) -> None:

@@ -10,8 +10,8 @@ Status codes a stream may end with (docs/protocol.md):
   (more messages or bytes queued for it than allowed: "stream not read: ...").
 * ``DEADLINE_EXCEEDED`` — no Hello within the hello timeout.
 
-Everything else about an Action (illegal, stale seq, not your seat, unknown match, malformed)
-is answered in-band with ``ActionRejected`` so the stream and the bot's other matches survive.
+Everything else about an Action or a HandBack (illegal, stale seq, not your seat, unknown
+match, malformed) is answered in-band with ``ActionRejected`` so the stream and the bot's other matches survive.
 """
 
 from __future__ import annotations
@@ -291,6 +291,8 @@ class ArenaServicer:
         reply = None
         if kind == "action":
             reply = inst.hub.route_action(session, message.action)
+        elif kind == "hand_back":
+            reply = inst.hub.hand_back(session, message.hand_back)
         elif kind == "pong":
             return True
         elif kind == "resign":

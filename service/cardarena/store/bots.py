@@ -10,8 +10,8 @@
   consumers (the dashboard) must escape it.
 * Retired bots (:meth:`BotStore.retire`) stay registered but are no longer entrants of
   ``--all`` tournaments.
-* Statistics per bot (``matches``, ``timeouts``, ``illegal_actions``, ``disconnects``,
-  ``forfeits``) are counters the service increments and the dashboard reads.
+* Statistics per bot (``matches``, ``timeouts``, ``illegal_actions``, ``errors``,
+  ``disconnects``, ``forfeits``) are counters the service increments and the dashboard reads.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .keys import key
 
 MAX_NAME = 64
 """Longest bot name."""
-STATS = ("matches", "timeouts", "illegal_actions", "disconnects", "forfeits")
+STATS = ("matches", "timeouts", "illegal_actions", "errors", "disconnects", "forfeits")
 """The statistics counters of a bot."""
 
 

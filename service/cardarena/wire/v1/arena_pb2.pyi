@@ -24,18 +24,20 @@ REJECT_UNKNOWN_MATCH: RejectCode
 REJECT_MALFORMED: RejectCode
 
 class BotMessage(_message.Message):
-    __slots__ = ("hello", "action", "pong", "resign", "batch")
+    __slots__ = ("hello", "action", "pong", "resign", "batch", "hand_back")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     PONG_FIELD_NUMBER: _ClassVar[int]
     RESIGN_FIELD_NUMBER: _ClassVar[int]
     BATCH_FIELD_NUMBER: _ClassVar[int]
+    HAND_BACK_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     action: Action
     pong: Pong
     resign: Resign
     batch: BotBatch
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ..., batch: _Optional[_Union[BotBatch, _Mapping]] = ...) -> None: ...
+    hand_back: HandBack
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ..., batch: _Optional[_Union[BotBatch, _Mapping]] = ..., hand_back: _Optional[_Union[HandBack, _Mapping]] = ...) -> None: ...
 
 class BotBatch(_message.Message):
     __slots__ = ("messages",)
@@ -66,6 +68,14 @@ class Action(_message.Message):
     seq: int
     action_id: str
     def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., action_id: _Optional[str] = ...) -> None: ...
+
+class HandBack(_message.Message):
+    __slots__ = ("match_id", "seq")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seq: int
+    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ...) -> None: ...
 
 class Pong(_message.Message):
     __slots__ = ("nonce",)
@@ -108,20 +118,22 @@ class ServerBatch(_message.Message):
     def __init__(self, messages: _Optional[_Iterable[_Union[ServerMessage, _Mapping]]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("bot", "session_id", "instance", "max_matches", "resumed", "batching")
+    __slots__ = ("bot", "session_id", "instance", "max_matches", "resumed", "batching", "hand_back")
     BOT_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     RESUMED_FIELD_NUMBER: _ClassVar[int]
     BATCHING_FIELD_NUMBER: _ClassVar[int]
+    HAND_BACK_FIELD_NUMBER: _ClassVar[int]
     bot: str
     session_id: str
     instance: str
     max_matches: int
     resumed: _containers.RepeatedScalarFieldContainer[str]
     batching: bool
-    def __init__(self, bot: _Optional[str] = ..., session_id: _Optional[str] = ..., instance: _Optional[str] = ..., max_matches: _Optional[int] = ..., resumed: _Optional[_Iterable[str]] = ..., batching: _Optional[bool] = ...) -> None: ...
+    hand_back: bool
+    def __init__(self, bot: _Optional[str] = ..., session_id: _Optional[str] = ..., instance: _Optional[str] = ..., max_matches: _Optional[int] = ..., resumed: _Optional[_Iterable[str]] = ..., batching: _Optional[bool] = ..., hand_back: _Optional[bool] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("move_ms", "bank_ms")
@@ -270,7 +282,7 @@ class ListBotsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class BotInfo(_message.Message):
-    __slots__ = ("name", "created_at", "matches", "timeouts", "illegal_actions", "disconnects", "forfeits")
+    __slots__ = ("name", "created_at", "matches", "timeouts", "illegal_actions", "disconnects", "forfeits", "errors")
     NAME_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
@@ -278,6 +290,7 @@ class BotInfo(_message.Message):
     ILLEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     DISCONNECTS_FIELD_NUMBER: _ClassVar[int]
     FORFEITS_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
     name: str
     created_at: float
     matches: int
@@ -285,7 +298,8 @@ class BotInfo(_message.Message):
     illegal_actions: int
     disconnects: int
     forfeits: int
-    def __init__(self, name: _Optional[str] = ..., created_at: _Optional[float] = ..., matches: _Optional[int] = ..., timeouts: _Optional[int] = ..., illegal_actions: _Optional[int] = ..., disconnects: _Optional[int] = ..., forfeits: _Optional[int] = ...) -> None: ...
+    errors: int
+    def __init__(self, name: _Optional[str] = ..., created_at: _Optional[float] = ..., matches: _Optional[int] = ..., timeouts: _Optional[int] = ..., illegal_actions: _Optional[int] = ..., disconnects: _Optional[int] = ..., forfeits: _Optional[int] = ..., errors: _Optional[int] = ...) -> None: ...
 
 class ListBotsResponse(_message.Message):
     __slots__ = ("bots",)

@@ -16,7 +16,7 @@ import pytest
 from cardarena.server.commands import start_service, stop_process
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
-from cardarena.store.matches import MatchStore
+from cardarena.store.matches import MatchStore, TimeControl
 from cardarena.wire import codec
 
 pb = codec.arena_pb2
@@ -27,6 +27,10 @@ def stores(redis_url: str, key_prefix: str) -> tuple[MatchStore, BotStore]:
     """The match and bot repositories in the test's own key namespace."""
     client = client_for(redis_url)
     return MatchStore(client), BotStore(client)
+
+
+SLOW_CLOCK = TimeControl(move_ms=120_000, bank_ms=0)
+"""A clock no test waits out: a match that ends in time had no time-out."""
 
 
 class ServiceProcess:

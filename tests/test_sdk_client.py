@@ -27,10 +27,7 @@ from cardarena_sdk import Bot, LegalAction, MatchResult
 from cardarena_sdk.bot import LOGGED_ILLEGAL
 from cardarena_sdk.client import SessionEnded, _duration, _match_end_line, check_address, run_async
 
-from .server_harness import ScriptedBot, ServiceProcess
-
-SLOW_CLOCK = TimeControl(move_ms=120_000, bank_ms=0)
-"""A clock no test waits out: a match that ends in time had no time-out."""
+from .server_harness import SLOW_CLOCK, ScriptedBot, ServiceProcess
 
 
 @pytest.fixture

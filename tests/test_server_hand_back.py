@@ -12,13 +12,10 @@ from typing import Any
 import pytest
 from cardarena.engine import MatchRng, rerun
 from cardarena.store.bots import BotStore
-from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
+from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore
 
-from .server_harness import ScriptedBot, ServiceProcess, pb
+from .server_harness import SLOW_CLOCK, ScriptedBot, ServiceProcess, pb
 from .test_server_metrics import first_request
-
-SLOW_CLOCK = TimeControl(move_ms=120_000, bank_ms=0)
-"""A clock no test waits out: a match that ends in time had no time-out."""
 
 
 @pytest.fixture

@@ -150,6 +150,8 @@ def _bot_register(args: argparse.Namespace) -> int:
             names += roster_names(sys.stdin.read() if args.roster == "-" else Path(args.roster).read_text("utf-8"))
         except OSError as exc:
             _usage(f"--from {args.roster}: {exc.strerror or exc}")
+        except UnicodeDecodeError:
+            _usage(f"--from {args.roster}: not UTF-8 text (one bot name per line)")
     if not names:
         _usage("no bot names: give NAME ... or --from FILE (one name per line)")
     return _register_many(args, names)

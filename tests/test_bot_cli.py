@@ -246,3 +246,43 @@ def test_registering_a_taken_name_says_how_to_get_a_new_token(redis_url: str, ke
         "cardarena: error: a bot named 'alice' is already registered "
         "(lost its token? `cardarena bot token alice` issues a new one)"
     )
+
+
+def test_a_class_is_registered_from_a_roster_in_one_command(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A course organiser registers the class at once: ``bot register --from roster.txt`` prints
+    a ``name,token`` CSV to hand each student their token; a roster with a bad, repeated or taken
+    name registers nothing; ``--skip-registered`` registers the students added since."""
+    import csv
+
+    from cardarena.cli import main
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    client = client_for(redis_url)
+    store = BotStore(client)
+    roster = tmp_path / "roster.txt"
+    roster.write_text("# week 1\nann\n\n  bea \ncy d\n", encoding="utf-8")
+
+    assert main(["bot", "register", "--from", str(roster), "dan"]) == 0
+    out = capsys.readouterr()
+    rows = list(csv.reader(out.out.splitlines()))
+    assert rows[0] == ["name", "token"] and [r[0] for r in rows[1:]] == ["dan", "ann", "bea", "cy d"]
+    assert all(store.authenticate(token) == name for name, token in rows[1:])
+    assert "registered 4 bots" in out.err
+
+    roster.write_text("ann\neve\n", encoding="utf-8")
+    assert main(["bot", "register", "--from", str(roster)]) == 2
+    assert "already registered: ann" in capsys.readouterr().err and not store.exists("eve")
+    assert main(["bot", "register", "fay", "fay", "g:h"]) == 2
+    err = capsys.readouterr().err
+    assert "'fay' is listed more than once" in err and "'g:h'" in err and "nothing was registered" in err
+    assert not store.exists("fay")
+
+    assert main(["bot", "register", "--from", str(roster), "--skip-registered"]) == 0
+    out = capsys.readouterr()
+    assert [r[0] for r in csv.reader(out.out.splitlines())] == ["name", "eve"]
+    assert "skipped 1 already registered: ann" in out.err
+    assert main(["bot", "register", "solo"]) == 0  # one name: the token alone, as before
+    assert store.authenticate(capsys.readouterr().out.strip()) == "solo"
+    client.close()

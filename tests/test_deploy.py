@@ -181,8 +181,11 @@ def test_the_cardarena_commands_of_the_deploy_doc_parse() -> None:
 
     text = (ROOT / "docs" / "deploy.md").read_text()
     blocks = re.findall(r"```bash\n(.*?)```", text, re.S)
-    lines = [line.split(" #")[0] for block in blocks for line in block.replace("\\\n", " ").splitlines()]
-    commands = [shlex.split(line)[1:] for line in lines if line.startswith("cardarena ")]
+    lines = [line.split(" #")[0].strip() for block in blocks for line in block.replace("\\\n", " ").splitlines()]
+    # each command of a line (`a && b`, `a &`), without its redirection or pipe (`> tokens.csv`)
+    steps = [re.split(r" [>|] ", step)[0].removesuffix(" &") for line in lines for step in line.split(" && ")]
+    commands = [shlex.split(step)[1:] for step in steps if step.startswith("cardarena ")]
+    assert any(c[:2] == ["bot", "retire"] for c in commands)  # the indented blocks (a list item's) too
     assert any(c[:1] == ["service"] and "--tls-cert" in c for c in commands)
     for argv in commands:
         build_parser().parse_args(argv)

@@ -563,3 +563,59 @@ def test_the_run_summary_names_the_bots_that_had_faults(tmp_path: Path) -> None:
         f"  b: 4 strikes, forfeited 1 of 2 matches; log: {tmp_path / 'b.log'}",
     ]
     assert fault_lines(matches[2:], None) == []
+
+
+def test_standings_export_for_grading_has_every_bot_with_its_faults_in_this_tournament(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A course organiser grades from `tournament standings ID --csv` (or `--json`): one row per
+    bot with its rank, mean and CI, places and rating, and the strikes and forfeits it had in
+    this tournament (not its counters over every tournament, which `bot list` shows)."""
+    import csv
+
+    from cardarena.cli import main
+    from cardarena_tournament import lifecycle
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    client = client_for(redis_url)
+    ts, ms = TournamentStore(client), MatchStore(client)
+    t = lifecycle.new_tournament(
+        game="glaves", players=2, entrants=["ghost", 'b "2nd"'], deal_sets=1, options={"deals": 1}, tid="wk1"
+    )
+    ts.create(t)
+    assert main(["tournament", "standings", "wk1", "--csv"]) == 0  # nothing counted yet: the header alone
+    assert capsys.readouterr().out.splitlines()[0].startswith("tournament,game,players,rank,bot,")
+    assert lifecycle.start_tournament(ts, ms, "wk1") == 2
+    for _ in range(2):  # the ghost timed out twice in each match and forfeited the second
+        spec = ms.claim("i", wait_s=0)
+        assert spec is not None
+        ghost = spec.seats.index("ghost")
+        forfeits = [ghost] if spec.seats[1] == "ghost" else []
+        ranks = [2, 1] if ghost == 0 else [1, 2]
+        scores = [float(3 - r) for r in ranks]
+        result = {"scores": scores, "ranks": ranks, "deal_scores": [scores], "forfeited": forfeits}
+        ms.complete(spec.match_id, "i", {**result, "strikes": [2 * (s == ghost) for s in range(2)]}, {})
+    assert lifecycle.reconcile(ts, ms)["counted"] == 2
+
+    assert main(["tournament", "standings", "wk1", "--csv"]) == 0
+    rows = list(csv.DictReader(capsys.readouterr().out.splitlines()))
+    assert [(r["rank"], r["bot"], r["matches"], r["strikes"], r["forfeits"]) for r in rows] == [
+        ("1", 'b "2nd"', "2", "0", "0"),
+        ("2", "ghost", "2", "4", "1"),
+    ]
+    b = rows[0]
+    assert (b["tournament"], b["game"], b["players"], b["wins"], b["losses"], b["place_1"], b["place_2"]) == (
+        "wk1",
+        "glaves",
+        "2",
+        "2",
+        "0",
+        "2",
+        "0",
+    )
+    assert float(b["mean"]) > 0 > float(rows[1]["mean"]) and float(b["rating"]) > float(rows[1]["rating"])
+    assert rows[1]["separated_from_next"] == "" and b["separated_from_next"] == "false"
+    assert main(["tournament", "standings", "wk1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {r["bot"]: (r["strikes"], r["forfeits"]) for r in data["standings"]} == {"ghost": (4, 1), 'b "2nd"': (0, 0)}
+    client.close()

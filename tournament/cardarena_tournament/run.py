@@ -27,6 +27,7 @@ from cardarena.store.bots import BotError
 from cardarena.store.tournaments import TournamentError
 
 from .formats import FormatError
+from .standings import fault_totals
 
 START_TASK = "cardarena_tournament.tasks.start_tournament"
 
@@ -244,21 +245,16 @@ def _run_checked(args: argparse.Namespace) -> int:
 def fault_lines(matches: list[dict[str, Any]], logs: Path | None) -> list[str]:
     """Per bot that had any: its strikes (time-outs, disconnects, illegal-answer runs) and
     forfeits over the tournament, with where its log is."""
-    strikes: Counter[str] = Counter()
-    forfeits: Counter[str] = Counter()
-    for m in matches:
-        result = m.get("result") or {}
-        for seat, bot in enumerate(m["seats"]):
-            strikes[bot] += int((result.get("strikes") or [0] * len(m["seats"]))[seat])
-            forfeits[bot] += seat in (result.get("forfeited") or ())
-    bots = sorted(b for b in set(strikes) | set(forfeits) if strikes[b] or forfeits[b])
+    totals = fault_totals({"seats": m["seats"], **(m.get("result") or {})} for m in matches)
+    bots = sorted(b for b, t in totals.items() if t["strikes"] or t["forfeits"])
     if not bots:
         return []
     played = Counter(bot for m in matches for bot in m["seats"])
     lines = ["faults (a bot's own log says why):"]
     for bot in bots:
         where = f"; log: {logs / (bot + '.log')}" if logs else ""
-        lines.append(f"  {bot}: {strikes[bot]} strikes, forfeited {forfeits[bot]} of {played[bot]} matches{where}")
+        t = totals[bot]
+        lines.append(f"  {bot}: {t['strikes']} strikes, forfeited {t['forfeits']} of {played[bot]} matches{where}")
     return lines
 
 

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -140,6 +140,22 @@ class Standings:
             "resamples": self.resamples,
             "rows": [asdict(r) for r in self.rows],
         }
+
+
+def fault_totals(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per bot seated in ``results`` (counted results: ``seats``, and ``strikes`` per seat and
+    the ``forfeited`` seats when recorded): its ``strikes`` (time-outs, disconnects, runs of
+    illegal answers, handed-back requests) and ``forfeits`` (matches it forfeited) in them."""
+    totals: dict[str, dict[str, int]] = {}
+    for result in results:
+        seats = result["seats"]
+        strikes = result.get("strikes") or [0] * len(seats)
+        forfeited = result.get("forfeited") or ()
+        for seat, bot in enumerate(seats):
+            row = totals.setdefault(bot, {"strikes": 0, "forfeits": 0})
+            row["strikes"] += int(strikes[seat])
+            row["forfeits"] += seat in forfeited
+    return totals
 
 
 def match_points(ranks: Sequence[int], seat: int) -> float:

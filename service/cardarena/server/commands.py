@@ -141,7 +141,78 @@ def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
 
 
 def _bot_register(args: argparse.Namespace) -> int:
-    return _issue_token(args, False, "")
+    if len(args.names) == 1 and args.roster is None:
+        args.name = args.names[0]
+        return _issue_token(args, False, "")
+    names = list(args.names)
+    if args.roster is not None:
+        try:
+            names += roster_names(sys.stdin.read() if args.roster == "-" else Path(args.roster).read_text("utf-8"))
+        except OSError as exc:
+            _usage(f"--from {args.roster}: {exc.strerror or exc}")
+        except UnicodeDecodeError:
+            _usage(f"--from {args.roster}: not UTF-8 text (one bot name per line)")
+    if not names:
+        _usage("no bot names: give NAME ... or --from FILE (one name per line)")
+    return _register_many(args, names)
+
+
+def roster_names(text: str) -> list[str]:
+    """The bot names of a roster: one per line, surrounding spaces dropped; blank lines and
+    lines starting with ``#`` are skipped."""
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _register_many(args: argparse.Namespace, names: list[str]) -> int:
+    """Register every name and print ``name,token`` CSV rows; nothing is registered when any
+    name is bad, repeated or (without ``--skip-registered``) already registered."""
+    import csv
+
+    from ..store.bots import BotError, BotStore, check_name
+    from ..store.connection import client_for
+
+    problems = []
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"{name!r} is listed more than once")
+    for name in dict.fromkeys(names):
+        try:
+            check_name(name)
+        except BotError as exc:
+            problems.append(f"{name!r}: {exc}")
+    if problems:
+        return _nothing_registered(problems)
+    with _redis(args) as url:
+        store = BotStore(client_for(url))
+        taken = [n for n in dict.fromkeys(names) if store.exists(n)]
+        if taken and not args.skip_registered:
+            return _nothing_registered(
+                [
+                    f"already registered: {', '.join(taken)} (--skip-registered registers only the others; "
+                    "`cardarena bot token NAME` replaces a lost token)"
+                ]
+            )
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(["name", "token"])
+        done = 0
+        for name in (n for n in dict.fromkeys(names) if n not in taken):
+            try:
+                token = store.register(name)
+            except BotError as exc:  # registered meanwhile by someone else: the rows so far stand
+                print(f"cardarena: error: {exc}; registered {_plural(done, 'bot')} before it", file=sys.stderr)
+                return 2
+            out.writerow([name, token])
+            sys.stdout.flush()
+            done += 1
+    skipped = f"; skipped {len(taken)} already registered: {', '.join(taken)}" if taken else ""
+    print(f"registered {_plural(done, 'bot')}{skipped} (the tokens are shown once; keep them private)", file=sys.stderr)
+    return 0
+
+
+def _nothing_registered(problems: list[str]) -> int:
+    for problem in problems:
+        print(f"cardarena: error: {problem}", file=sys.stderr)
+    print("cardarena: error: nothing was registered", file=sys.stderr)
+    return 2
 
 
 def _bot_token(args: argparse.Namespace) -> int:
@@ -766,8 +837,25 @@ def register(sub: Any) -> None:
 
     bot = sub.add_parser("bot", help="register, list, re-key, retire or run bots")
     bot_sub = bot.add_subparsers(dest="bot_command", required=True)
-    reg = bot_sub.add_parser("register", help="register a bot; prints its token once")
-    reg.add_argument("name")
+    reg = bot_sub.add_parser(
+        "register",
+        help="register a bot (prints its token once), or several: a name,token CSV",
+        description="One NAME prints its token alone. Several names, or --from, print CSV: a "
+        "'name,token' header, then one row per bot registered. Every name is checked first: a bad, "
+        "repeated or already registered one registers nothing (exit 2).",
+    )
+    reg.add_argument("names", nargs="*", metavar="NAME")
+    reg.add_argument(
+        "--from",
+        dest="roster",
+        metavar="FILE",
+        help="also register the names in FILE, one per line (blank lines and # comments skipped; - reads stdin)",
+    )
+    reg.add_argument(
+        "--skip-registered",
+        action="store_true",
+        help="leave out names already registered instead of refusing (a roster that grew)",
+    )
     reg.add_argument("--redis-url")
     reg.set_defaults(func=_bot_register)
     tok = bot_sub.add_parser(

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from cardarena.store.connection import client_for
+from cardarena.store.keys import key
 from cardarena.store.matches import MatchSpec, MatchStore
 from cardarena.store.tournaments import Schedule, Tournament, TournamentError, TournamentStore
 
@@ -404,7 +405,9 @@ def test_live_standings_are_computed_once_per_interval_whatever_the_number_of_wo
     worker with ``--concurrency`` N ran up to N of them at once for the same tournament."""
     from cardarena_tournament import lifecycle
 
-    monkeypatch.setattr(lifecycle, "STANDINGS_EVERY_S", 0.5)
+    # an interval far longer than the plays below take even on a loaded machine; its end is
+    # brought forward by expiring the turn's lease in Redis, as time would
+    monkeypatch.setattr(lifecycle, "STANDINGS_EVERY_S", 60.0)
     ms = MatchStore(store.r)
     t = lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b", "c"], deal_sets=2, tid="live")
     store.create(t)
@@ -429,7 +432,10 @@ def test_live_standings_are_computed_once_per_interval_whatever_the_number_of_wo
         another_process()
         lifecycle.settle(store, "live")
         assert (store.standings("live") or {})["counted"] == 2
-    time.sleep(0.6)  # the interval has passed: the next one to settle recomputes
+    turn = key("tournament", "live", "standings_turn")
+    assert 0 < store.r.pttl(turn) <= 60_000  # the turn is a lease in Redis, shared by every process
+    store.r.pexpire(turn, 1)  # the interval has passed: the next one to settle recomputes
+    time.sleep(0.01)
     another_process()
     lifecycle.settle(store, "live")
     assert (store.standings("live") or {})["counted"] == 5

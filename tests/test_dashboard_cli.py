@@ -176,7 +176,7 @@ def test_cli_serves_https_only_with_tls_files_and_serves_a_replaced_certificate(
     ca, cert, key = tls_files
     seed(redis_url, finished=1)
     env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
-    with _dashboard(env, "--tls-cert", str(cert), "--tls-key", str(key)) as (base, before, proc):
+    with _dashboard(env, "--tls-cert", str(cert), "--tls-key", str(key)) as (base, before, _):
         assert base.startswith("https://127.0.0.1:")
         assert not [line for line in before if "warning" in line]
         url = f"{base}/api/v1/tournaments"

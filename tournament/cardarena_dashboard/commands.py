@@ -21,7 +21,6 @@ from typing import Any
 from cardarena.cliargs import port_number
 from cardarena.ports import bind_problem, is_loopback, join_host_port
 
-
 CLEAR_WARNING = (
     "cardarena: warning: --host {host} is reachable from other machines and there is no TLS "
     "(--tls-cert/--tls-key): the admin token and pages travel in clear"

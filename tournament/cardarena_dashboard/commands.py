@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from cardarena.cliargs import port_number
+from cardarena.cliargs import add_tls_files, port_number
 from cardarena.ports import bind_problem, is_loopback, join_host_port
 
 CLEAR_WARNING = (
@@ -122,13 +122,7 @@ def register(sub: Any) -> None:
     dash.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     dash.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0 picks a free one)")
     dash.add_argument("--redis-url", help="Redis to read (default: $REDIS_URL or the embedded default)")
-    dash.add_argument(
-        "--tls-cert",
-        metavar="FILE",
-        help="serve HTTPS only, with this PEM certificate (chain); needs --tls-key; a replaced file "
-        "is served to new connections (default: plain HTTP)",
-    )
-    dash.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")
+    add_tls_files(dash, "HTTPS", "plain HTTP")
     dash.add_argument(
         "--reindex",
         action="store_true",

@@ -20,10 +20,11 @@ from cardarena.pem import PemError, server_context
 
 if TYPE_CHECKING:
     from cardarena.server.tls import ServerTls
+    from werkzeug.serving import BaseWSGIServer
 
 log = logging.getLogger(__name__)
 
-NAMES = ("--tls-cert", "--tls-key")
+_NAMES = ("--tls-cert", "--tls-key")
 
 
 class ReloadingContext:
@@ -34,22 +35,17 @@ class ReloadingContext:
     def __init__(self, tls: ServerTls, check_every: float = 1.0) -> None:
         from cardarena.server.tls import CertificateWatch
 
-        self.context = server_context(tls.cert, tls.key, names=NAMES)
+        self.context = server_context(tls.cert, tls.key, names=_NAMES)
         """What the listening socket wraps with (the files as they were at the start)."""
         self.context.sni_callback = self._handshake
         self._watch = CertificateWatch(tls, check_every)
         self._current = self.context
 
-    @property
-    def serving(self) -> ServerTls:
-        """The files new connections get."""
-        return self._watch.serving
-
     def _handshake(self, sock: Any, server_name: str | None, context: ssl.SSLContext) -> None:
         renewed = self._watch.renewed()
         if renewed is not None:
             try:
-                fresh = server_context(renewed.cert, renewed.key, names=NAMES)
+                fresh = server_context(renewed.cert, renewed.key, names=_NAMES)
             except PemError as exc:  # replaced again meanwhile: the watch sees it at its next check
                 log.warning("tls_files_refused", extra={"fields": {**renewed.fields(), "reason": str(exc)}})
             else:
@@ -59,7 +55,7 @@ class ReloadingContext:
             sock.context = current
 
 
-def serve_tls(server: Any, tls: ServerTls) -> ReloadingContext:
+def serve_tls(server: BaseWSGIServer, tls: ServerTls) -> ReloadingContext:
     """Make werkzeug's ``server`` (from ``make_server`` without ``ssl_context``) serve TLS only,
     with ``tls``'s files and their replacements."""
     reloading = ReloadingContext(tls)

@@ -77,7 +77,8 @@ class Serving:
     and the service's invitations); no port: the gRPC port.  ``None``: the host (this machine's
     name for a wildcard ``--host``), as ``cardarena service`` advertises by default."""
     tls: ServerTls | None = None
-    """The service's ``--tls-cert``/``--tls-key``/``--tls-client-ca``, already checked."""
+    """The service's ``--tls-cert``/``--tls-key``/``--tls-client-ca``, already checked (the
+    dashboard serves HTTPS with the same certificate and key)."""
 
     @property
     def public_host(self) -> str:
@@ -673,7 +674,7 @@ def _port(text: str) -> int:
 
 def register(sub: Any) -> None:
     """Add ``up`` and ``demo``."""
-    from cardarena.cliargs import host_and_port
+    from cardarena.cliargs import add_tls_files, host_and_port
     from cardarena.server.commands import add_keep_data
 
     up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard (on loopback unless --host)")
@@ -700,13 +701,7 @@ def register(sub: Any) -> None:
         "service instances); the certificate must name HOST (default: --host, this machine's name for "
         "0.0.0.0; PORT: the gRPC port)",
     )
-    up.add_argument(
-        "--tls-cert",
-        metavar="FILE",
-        help="the service serves TLS only and the dashboard HTTPS only, with this PEM certificate (chain); "
-        "needs --tls-key (default: plaintext)",
-    )
-    up.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")
+    add_tls_files(up, "TLS (the gRPC port) and HTTPS (the dashboard)", "plaintext")
     up.add_argument(
         "--tls-client-ca",
         metavar="FILE",

@@ -6,19 +6,25 @@ import contextlib
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
+import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+import trustme
 
 from .dashboard_data import seed
 
 
 @contextlib.contextmanager
 def _dashboard(env: dict[str, str], *extra: str) -> Iterator[tuple[str, list[str], subprocess.Popen[str]]]:
-    """``cardarena dashboard --port 0`` running: its base URL, the stderr lines before the URL
-    line, the process (stopped afterwards with SIGTERM: exit status 0)."""
+    """``cardarena dashboard --port 0`` running: its base URL as printed, the stderr lines before
+    the URL line, the process (stopped afterwards with SIGTERM: exit status 0)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "cardarena.cli", "dashboard", "--port", "0", *extra],
         env=env,
@@ -28,7 +34,7 @@ def _dashboard(env: dict[str, str], *extra: str) -> Iterator[tuple[str, list[str
     try:
         assert proc.stderr is not None
         before: list[str] = []
-        while "http://127.0.0.1:" not in (line := proc.stderr.readline()):
+        while not (line := proc.stderr.readline()).startswith("cardarena dashboard: http"):
             assert line, before
             before.append(line)
         yield line.split()[-1].rstrip("/"), before, proc
@@ -133,3 +139,123 @@ def test_a_bad_replay_cache_setting_stops_the_start_in_one_line(redis_url: str, 
     assert proc.stderr.strip() == (
         "cardarena: error: CARDARENA_REPLAY_CACHE_MB must be a whole number >= 0, not '64MB'"
     )
+
+
+# ---------------------------------------------------------------- HTTPS
+def _issue(ca: trustme.CA, cert: Path, key: Path) -> None:
+    """Write a certificate for localhost/127.0.0.1 that ``ca`` signed and its key, each renamed
+    into place (as a renewal replaces them)."""
+    issued = ca.issue_cert("localhost", "127.0.0.1")
+    for path, pem in ((key, issued.private_key_pem), (cert, issued.cert_chain_pems[0])):
+        fresh = path.with_name(path.name + ".new")
+        pem.write_to_path(str(fresh))
+        os.replace(fresh, path)
+
+
+def _trusting(ca: trustme.CA) -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    ca.configure_trust(context)
+    return context
+
+
+@pytest.fixture
+def tls_files(tmp_path: Path) -> tuple[trustme.CA, Path, Path]:
+    """A throwaway CA and the certificate and key files it issued."""
+    ca = trustme.CA()
+    cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
+    _issue(ca, cert, key)
+    return ca, cert, key
+
+
+def test_cli_serves_https_only_with_tls_files_and_serves_a_replaced_certificate(
+    redis_url: str, key_prefix: str, tls_files: tuple[trustme.CA, Path, Path]
+) -> None:
+    """``--tls-cert/--tls-key``: the printed address is ``https://``, the API answers a client
+    trusting the CA, a plain HTTP request on the port gets nothing served in clear, and a
+    certificate renewed on disk is served to new connections without a restart."""
+    ca, cert, key = tls_files
+    seed(redis_url, finished=1)
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    with _dashboard(env, "--tls-cert", str(cert), "--tls-key", str(key)) as (base, before, _):
+        assert base.startswith("https://127.0.0.1:")
+        assert not [line for line in before if "warning" in line]
+        url = f"{base}/api/v1/tournaments"
+        with urllib.request.urlopen(url, timeout=10, context=_trusting(ca)) as response:
+            assert [t["id"] for t in json.load(response)["items"]] == ["cup"]
+
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as plain:
+            plain.sendall(b"GET /api/v1/tournaments HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            reply = b""
+            with contextlib.suppress(ConnectionResetError):  # closed with the request unread
+                while chunk := plain.recv(4096):
+                    reply += chunk
+        assert b"HTTP/" not in reply and b"cup" not in reply
+
+        renewed = trustme.CA()
+        _issue(renewed, cert, key)
+        deadline = time.monotonic() + 30  # the files are looked at once a second at most
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=10, context=_trusting(renewed)) as response:
+                    assert response.status == 200
+                break
+            except urllib.error.URLError as exc:
+                assert isinstance(exc.reason, ssl.SSLCertVerificationError), exc
+                assert time.monotonic() < deadline, "the renewed certificate was not served"
+                time.sleep(0.2)
+        with pytest.raises(urllib.error.URLError) as refused:  # the old CA no longer vouches for the port
+            urllib.request.urlopen(url, timeout=10, context=_trusting(ca)).close()
+        assert isinstance(refused.value.reason, ssl.SSLCertVerificationError)
+
+
+BAD_TLS = [
+    (["--tls-cert", "{cert}"], "--tls-cert needs --tls-key as well (both or neither)"),
+    (["--tls-cert", "{missing}", "--tls-key", "{key}"], "--tls-cert {missing}: No such file or directory"),
+    (["--tls-cert", "{key}", "--tls-key", "{key}"], "--tls-cert {key}: no PEM certificate in it"),
+    (["--tls-cert", "{other}", "--tls-key", "{key}"], "--tls-cert {other} / --tls-key {key}: the key does not match"),
+]
+
+
+@pytest.mark.parametrize(("given", "message"), BAD_TLS, ids=[" ".join(g) for g, _ in BAD_TLS])
+def test_unusable_tls_files_are_one_line_and_start_nothing(
+    tmp_path: Path, tls_files: tuple[trustme.CA, Path, Path], given: list[str], message: str
+) -> None:
+    _, cert, key = tls_files
+    other = tmp_path / "other.crt"
+    trustme.CA().cert_pem.write_to_path(str(other))
+    names = {"cert": cert, "key": key, "other": other, "missing": tmp_path / "nope.pem"}
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env |= {"HOME": str(home), "XDG_DATA_HOME": str(home / "share")}
+    argv = [sys.executable, "-m", "cardarena.cli", "dashboard", "--port", "0", *[a.format(**names) for a in given]]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"cardarena: error: {message.format(**names)}"), line
+    assert done.stdout == ""
+    assert not home.exists()  # no embedded Redis was started
+
+
+def test_plain_http_beyond_loopback_is_served_with_one_warning(
+    redis_url: str, key_prefix: str, tls_files: tuple[trustme.CA, Path, Path]
+) -> None:
+    """``--host 0.0.0.0`` without TLS: one warning line before the address; with TLS: none."""
+    ca, cert, key = tls_files
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    with _dashboard(env, "--host", "0.0.0.0", "--loglevel", "warning") as (base, before, _):
+        assert base.startswith("http://0.0.0.0:")
+        assert before == [
+            "cardarena: warning: --host 0.0.0.0 is reachable from other machines and there is no TLS "
+            "(--tls-cert/--tls-key): the admin token and pages travel in clear\n"
+        ]
+        local = base.replace("0.0.0.0", "127.0.0.1")
+        with urllib.request.urlopen(f"{local}/api/v1/games", timeout=10) as response:
+            assert response.status == 200
+    tls = ["--tls-cert", str(cert), "--tls-key", str(key)]
+    with _dashboard(env, "--host", "0.0.0.0", "--loglevel", "warning", *tls) as (base, before, _):
+        assert base.startswith("https://0.0.0.0:")
+        assert before == []
+        local = base.replace("0.0.0.0", "127.0.0.1")
+        with urllib.request.urlopen(f"{local}/api/v1/games", timeout=10, context=_trusting(ca)) as response:
+            assert response.status == 200

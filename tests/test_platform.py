@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import shlex
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -425,7 +427,8 @@ def test_up_with_tls_on_every_interface_serves_tls_bots_and_refuses_plaintext(
 ) -> None:
     """``up --host 0.0.0.0 --advertise 127.0.0.1 --tls-cert --tls-key``: no warning; the printed
     ``bot run`` line (``--tls --ca-cert``) connects bots that play a match; the same line
-    without TLS is refused with one line."""
+    without TLS is refused with one line.  The dashboard serves HTTPS only, with the same
+    certificate."""
     from cardarena.store.bots import BotStore
     from cardarena.store.connection import client_for
     from cardarena.store.matches import MatchSpec, MatchStore, TimeControl
@@ -439,7 +442,12 @@ def test_up_with_tls_on_every_interface_serves_tls_bots_and_refuses_plaintext(
         address = lines["service"].split()[0]
         assert address.startswith("127.0.0.1:") and "(gRPC over TLS; bots connect here)" in lines["service"]
         port = address.rsplit(":", 1)[1]
-        assert lines["dashboard"].startswith("http://127.0.0.1:")
+        assert lines["dashboard"].startswith("https://127.0.0.1:")
+        trusting = ssl.create_default_context(cafile=str(pki["ca"]))
+        with urllib.request.urlopen(lines["dashboard"] + "api/v1/games", timeout=10, context=trusting) as reply:
+            assert "glaves" in json.dumps(json.loads(reply.read()))
+        with pytest.raises((OSError, http.client.HTTPException)):  # nothing served in clear
+            urllib.request.urlopen(lines["dashboard"].replace("https:", "http:") + "api/v1/games", timeout=10)
         connect = lines["connect"]
         assert connect.endswith(f"--server {address} --token TOKEN --tls --ca-cert ca.pem"), connect
         assert "the CA that signed --tls-cert" in lines[""]
@@ -501,12 +509,14 @@ def test_up_on_every_interface_without_tls_warns_that_tokens_travel_in_clear(tmp
         port = lines["dashboard"].rstrip("/").rsplit(":", 1)[1]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/games", timeout=10) as reply:
             assert reply.status == 200  # every interface: loopback too
+        dashboard_log = (Path(lines["logs"]) / "dashboard.log").read_text()
+        assert "cardarena: warning: --host 0.0.0.0 is reachable from other machines" in dashboard_log
     finally:
         stderr = _stop_up(proc, home)
     warnings = [line for line in stderr.splitlines() if "warning" in line]
     assert warnings == [
         "cardarena: warning: --host 0.0.0.0 is reachable from other machines and there is no TLS "
-        "(--tls-cert/--tls-key): bot tokens travel in clear"
+        "(--tls-cert/--tls-key): bot tokens and the dashboard's admin token travel in clear"
     ]
 
 

@@ -63,3 +63,15 @@ def host_and_port(text: str) -> tuple[str, int | None]:
     if not (port.isdigit() and 1 <= int(port) <= 65535):
         raise argparse.ArgumentTypeError(f"not HOST[:PORT]: the port is 1 to 65535, not {port!r}")
     return host, int(port)
+
+
+def add_tls_files(parser: argparse.ArgumentParser, serves: str, plain: str) -> None:
+    """``--tls-cert FILE`` and ``--tls-key FILE`` (read by ``cardarena.server.tls.load_server_tls``):
+    with them the port serves ``serves`` (``"TLS"``) only; without, ``plain``."""
+    parser.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        help=f"serve {serves} only, with this PEM certificate (chain); needs --tls-key (default: {plain}); "
+        "a replaced file is served to new connections within a second",
+    )
+    parser.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")

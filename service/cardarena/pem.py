@@ -46,6 +46,24 @@ def read_key_pair(cert: Pathish | None, key: Pathish | None, *, names: tuple[str
     PEM, the key is encrypted, or they do not belong together.  The bytes returned are the ones
     that were checked (a file replaced while it was being checked is an error too).
     """
+    loaded = _load_key_pair(cert, key, names)
+    return None if loaded is None else loaded[0]
+
+
+def server_context(cert: Pathish, key: Pathish, *, names: tuple[str, str]) -> ssl.SSLContext:
+    """A TLS server context (``ssl.PROTOCOL_TLS_SERVER``) serving the certificate chain at
+    ``cert`` with its key at ``key``, checked as :func:`read_key_pair` checks them (the same
+    :class:`PemError`, a missing one included)."""
+    loaded = _load_key_pair(cert, key, names)
+    if loaded is None:
+        raise PemError(f"{names[0]} and {names[1]} are both needed")
+    return loaded[1]
+
+
+def _load_key_pair(
+    cert: Pathish | None, key: Pathish | None, names: tuple[str, str]
+) -> tuple[KeyPair, ssl.SSLContext] | None:
+    """:func:`read_key_pair`'s pair and the server context that loaded it."""
     cert_name, key_name = names
     if not cert and not key:
         return None
@@ -75,7 +93,7 @@ def read_key_pair(cert: Pathish | None, key: Pathish | None, *, names: tuple[str
         raise PemError(f"{both}: {exc.strerror or exc}") from None
     if (_read(cert_name, cert), _read(key_name, key)) != (chain, private_key):
         raise PemError(f"{both}: changed while being read")
-    return KeyPair(chain, private_key)
+    return KeyPair(chain, private_key), context
 
 
 def read_ca_certificates(path: Pathish, *, name: str) -> bytes:

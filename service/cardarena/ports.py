@@ -1,10 +1,12 @@
 """The ports ``cardarena`` commands listen on: one that cannot be listened on is one line naming
 it and the option that chose it (``port 8080 (--port) is already in use on 127.0.0.1; ...``),
-said before anything starts."""
+said before anything starts.  Also whether a host is reachable from other machines
+(:func:`is_loopback`), for the commands that warn when a token would travel in clear."""
 
 from __future__ import annotations
 
 import errno
+import ipaddress
 import socket
 
 
@@ -43,3 +45,19 @@ def port_problem(port: int, option: str, host: str = "127.0.0.1") -> str | None:
                     return bind_problem(exc, port, option, host)
                 failures.append(bind_problem(exc, port, option, host))
     return failures[0] if failures and len(failures) == len(addresses) else None
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is this machine's
+    loopback only: ``localhost``, ``127.x.y.z``, ``::1``."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def join_host_port(host: str, port: int) -> str:
+    """``host:port``, an IPv6 address in brackets (``[::1]:50051``)."""
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"

@@ -1,4 +1,6 @@
-"""``cardarena dashboard [--host H --port P]``: serve the dashboard and REST API.
+"""``cardarena dashboard [--host H --port P] [--tls-cert FILE --tls-key FILE]``: serve the
+dashboard and REST API (HTTPS only with the two PEM files, :mod:`.https`; a non-loopback
+``--host`` without them is served with a warning: the admin token would travel in clear).
 
 Redis: ``--redis-url``, else ``REDIS_URL``, else the user's shared embedded default (its data
 under the user's data directory; the one ``cardarena tournament run`` and ``match`` use).
@@ -16,21 +18,30 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from cardarena.cliargs import port_number
-from cardarena.ports import bind_problem
+from cardarena.cliargs import add_tls_files, port_number
+from cardarena.ports import bind_problem, is_loopback, join_host_port
+
+CLEAR_WARNING = (
+    "cardarena: warning: --host {host} is reachable from other machines and there is no TLS "
+    "(--tls-cert/--tls-key): the admin token and pages travel in clear"
+)
+"""What ``cardarena dashboard`` says when it serves plain HTTP beyond loopback."""
 
 
 def _dashboard(args: argparse.Namespace) -> int:
     from cardarena.server.observability import configure_logging
+    from cardarena.server.tls import load_server_tls
     from werkzeug.serving import make_server
 
     from .app import create_app
+    from .https import serve_tls
     from .replay_cache import DEFAULT_MATCHES, DEFAULT_MB, MATCHES_ENV, MB_ENV, setting
 
-    try:  # a typo in a setting shows at the start, in one line
+    try:  # a typo in a setting or an unusable certificate shows at the start, in one line
         setting(MATCHES_ENV, DEFAULT_MATCHES)
         setting(MB_ENV, DEFAULT_MB)
-    except ValueError as exc:
+        tls = load_server_tls(args.tls_cert, args.tls_key)
+    except ValueError as exc:  # PemError too
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
 
@@ -53,12 +64,19 @@ def _dashboard(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"cardarena: error: {bind_problem(exc, args.port, '--port', args.host)}", file=sys.stderr)
         return 2
+    if tls is None and not is_loopback(args.host):
+        print(CLEAR_WARNING.format(host=args.host), file=sys.stderr, flush=True)
     try:  # Ctrl-C or SIGTERM, whenever it comes, stops it without a traceback
         with listener, _redis(args) as url:
             app = create_app({"REDIS_URL": url})
             server = make_server(args.host, args.port, app, threaded=True, fd=listener.fileno())
+            scheme = "http"
+            if tls is not None:
+                serve_tls(server, tls)
+                scheme = "https"
             try:
-                print(f"cardarena dashboard: http://{args.host}:{server.port}/", file=sys.stderr, flush=True)
+                address = join_host_port(args.host, server.port)
+                print(f"cardarena dashboard: {scheme}://{address}/", file=sys.stderr, flush=True)
                 server.serve_forever()
             finally:
                 server.server_close()
@@ -104,6 +122,7 @@ def register(sub: Any) -> None:
     dash.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     dash.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0 picks a free one)")
     dash.add_argument("--redis-url", help="Redis to read (default: $REDIS_URL or the embedded default)")
+    add_tls_files(dash, "HTTPS", "plain HTTP")
     dash.add_argument(
         "--reindex",
         action="store_true",

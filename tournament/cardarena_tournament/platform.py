@@ -6,9 +6,11 @@ an external one), the gRPC service, one Celery worker, beat and the dashboard, p
 addresses (and how to register and connect a bot) and runs until Ctrl-C or SIGTERM, when it
 stops every part (children also die with it if it is killed).  The service and the dashboard
 listen on loopback unless ``--host`` says otherwise; ``--tls-cert``/``--tls-key`` (and
-``--tls-client-ca``) make the service serve TLS only, as ``cardarena service`` does, and
+``--tls-client-ca``) make the service serve TLS only, as ``cardarena service`` does, and the
+dashboard HTTPS only with the same certificate (not asking browsers for client certificates);
 ``--advertise`` names the address bots are given (:class:`Serving`).  A non-loopback
-``--host`` without TLS is served with a warning: bot tokens then travel in clear.
+``--host`` without TLS is served with a warning: bot tokens and the dashboard's admin token then
+travel in clear.
 
 ``demo`` is ``up`` plus example bots registered and connected and a 3-player Glaves round
 robin with duplicate deals, with a progress bar and the dashboard URL; ``demo --once`` runs
@@ -28,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ipaddress
 import os
 import re
 import shutil
@@ -43,6 +44,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from cardarena.ports import is_loopback, join_host_port
 
 if TYPE_CHECKING:
     from cardarena.server.tls import ServerTls
@@ -63,22 +66,6 @@ LOOPBACK = "127.0.0.1"
 _WILDCARDS = ("0.0.0.0", "::", "")
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is this machine's
-    loopback only: ``localhost``, ``127.x.y.z``, ``::1``."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def join_host_port(host: str, port: int) -> str:
-    """``host:port``, an IPv6 address in brackets (``[::1]:50051``)."""
-    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
-
-
 @dataclass(frozen=True)
 class Serving:
     """Where and how ``up`` serves bots and browsers."""
@@ -90,7 +77,8 @@ class Serving:
     and the service's invitations); no port: the gRPC port.  ``None``: the host (this machine's
     name for a wildcard ``--host``), as ``cardarena service`` advertises by default."""
     tls: ServerTls | None = None
-    """The service's ``--tls-cert``/``--tls-key``/``--tls-client-ca``, already checked."""
+    """The service's ``--tls-cert``/``--tls-key``/``--tls-client-ca``, already checked (the
+    dashboard serves HTTPS with the same certificate and key)."""
 
     @property
     def public_host(self) -> str:
@@ -107,7 +95,8 @@ class Serving:
         return self.host
 
     def in_clear(self) -> bool:
-        """Whether bots' tokens could leave this machine unencrypted (no TLS, not loopback)."""
+        """Whether tokens (bots', the dashboard's admin token) could leave this machine
+        unencrypted (no TLS, not loopback)."""
         return self.tls is None and not is_loopback(self.host)
 
     def service_args(self, grpc_port: int) -> list[str]:
@@ -121,6 +110,19 @@ class Serving:
             if self.tls.client_ca is not None:
                 argv += ["--tls-client-ca", self.tls.client_ca]
         return argv
+
+    def dashboard_args(self, http_port: int) -> list[str]:
+        """The dashboard's options for these settings, listening on ``http_port`` (HTTPS with the
+        service's certificate; browsers are not asked for client certificates)."""
+        argv = ["--host", self.host, "--port", str(http_port)]
+        if self.tls is not None:
+            argv += ["--tls-cert", self.tls.cert, "--tls-key", self.tls.key]
+        return argv
+
+    @property
+    def scheme(self) -> str:
+        """The dashboard's URL scheme."""
+        return "http" if self.tls is None else "https"
 
 
 class PlatformError(Exception):
@@ -170,12 +172,12 @@ class Platform:
     @property
     def dashboard_url(self) -> str:
         """Where browsers reach the dashboard."""
-        return f"http://{join_host_port(self.serving.public_host, self.http_port)}/"
+        return f"{self.serving.scheme}://{join_host_port(self.serving.public_host, self.http_port)}/"
 
     @property
     def local_dashboard_url(self) -> str:
         """Where this machine reaches the dashboard."""
-        return f"http://{join_host_port(self.serving.local_host, self.http_port)}/"
+        return f"{self.serving.scheme}://{join_host_port(self.serving.local_host, self.http_port)}/"
 
     @property
     def service_address(self) -> str:
@@ -394,7 +396,7 @@ def running_platform(
             platform.start("beat", [*cli, "beat", "--state", str(Path(tmp) / "beat"), "--loglevel", level], env)
             platform.start(
                 "dashboard",
-                [*cli, "dashboard", "--host", serving.host, "--port", str(platform.http_port)],
+                [*cli, "dashboard", *serving.dashboard_args(platform.http_port)],
                 env,
                 port=(platform.http_port, "--http-port"),
             )
@@ -406,13 +408,20 @@ def running_platform(
 
 
 def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
+    import ssl
     import urllib.request
 
+    # only whether our own child answers, over loopback: the certificate need not name that host
+    # nor be signed by a CA this machine trusts
+    unchecked = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    unchecked.check_hostname = False
+    unchecked.verify_mode = ssl.CERT_NONE
     deadline = time.monotonic() + timeout
     while True:
         platform.check_alive(starting=True)
         try:
-            with urllib.request.urlopen(platform.local_dashboard_url + "api/v1/games", timeout=2) as reply:
+            url = platform.local_dashboard_url + "api/v1/games"
+            with urllib.request.urlopen(url, timeout=2, context=unchecked) as reply:
                 if reply.status == 200:
                     return
         except OSError:
@@ -497,7 +506,7 @@ def _up(args: argparse.Namespace) -> int:
     if serving.in_clear():
         print(
             f"cardarena: warning: --host {args.host} is reachable from other machines and there is no TLS "
-            "(--tls-cert/--tls-key): bot tokens travel in clear",
+            "(--tls-cert/--tls-key): bot tokens and the dashboard's admin token travel in clear",
             file=sys.stderr,
             flush=True,
         )
@@ -665,7 +674,7 @@ def _port(text: str) -> int:
 
 def register(sub: Any) -> None:
     """Add ``up`` and ``demo``."""
-    from cardarena.cliargs import host_and_port
+    from cardarena.cliargs import add_tls_files, host_and_port
     from cardarena.server.commands import add_keep_data
 
     up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard (on loopback unless --host)")
@@ -692,12 +701,7 @@ def register(sub: Any) -> None:
         "service instances); the certificate must name HOST (default: --host, this machine's name for "
         "0.0.0.0; PORT: the gRPC port)",
     )
-    up.add_argument(
-        "--tls-cert",
-        metavar="FILE",
-        help="the service serves TLS only, with this PEM certificate (chain); needs --tls-key (default: plaintext)",
-    )
-    up.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")
+    add_tls_files(up, "TLS (the gRPC port) and HTTPS (the dashboard)", "plaintext")
     up.add_argument(
         "--tls-client-ca",
         metavar="FILE",

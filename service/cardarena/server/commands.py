@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from ..cliargs import at_least, json_object, port_number
+from ..cliargs import add_tls_files, at_least, json_object, port_number
 from ..processes import parent_death_signal, sigterm_as_keyboard_interrupt
 
 if TYPE_CHECKING:
@@ -793,13 +793,7 @@ def register(sub: Any) -> None:
         "--advertise",
         help="address other instances send this instance's bots to (default $CARDARENA_SERVICE_ADDR, else host:port)",
     )
-    svc.add_argument(
-        "--tls-cert",
-        metavar="FILE",
-        help="serve TLS only, with this PEM certificate (chain); needs --tls-key (default: plaintext); "
-        "a replaced file is served to new connections within a second",
-    )
-    svc.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")
+    add_tls_files(svc, "TLS", "plaintext")
     svc.add_argument(
         "--tls-client-ca",
         metavar="FILE",

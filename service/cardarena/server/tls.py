@@ -107,7 +107,8 @@ def _stamp(tls: ServerTls) -> _Stamp:
 class CertificateWatch:
     """The fetcher of ``grpc.dynamic_ssl_server_credentials``: gRPC calls :meth:`fetch` before
     each new TLS handshake, and it answers ``None`` (keep serving what you have) or the files'
-    new configuration.
+    new configuration.  The dashboard's HTTPS port asks :meth:`renewed` the same way
+    (``cardarena_dashboard.https``).
 
     It looks at the files' metadata at most every ``check_every`` seconds and reads them only
     when that changed.  New files are served once they pass :func:`load_server_tls`'s checks
@@ -131,6 +132,12 @@ class CertificateWatch:
 
     def fetch(self) -> Any:
         """``None``, or the ``ServerCertificateConfiguration`` to serve from now on."""
+        renewed = self.renewed()
+        return None if renewed is None else renewed.configuration()
+
+    def renewed(self) -> ServerTls | None:
+        """``None`` (keep serving what is served), or the files that replaced them, checked:
+        serve these from now on (they are :attr:`serving` then).  Never raises."""
         now = self._clock()
         if now < self._next or not self._lock.acquire(blocking=False):
             return None
@@ -143,7 +150,7 @@ class CertificateWatch:
         finally:
             self._lock.release()
 
-    def _check(self) -> Any:
+    def _check(self) -> ServerTls | None:
         stamp = _stamp(self.serving)
         if stamp == self._stamp:
             if self._refused is not None:
@@ -164,7 +171,7 @@ class CertificateWatch:
             return None
         self.serving = loaded
         log.info("tls_reloaded", extra={"fields": loaded.fields()})
-        return loaded.configuration()
+        return loaded
 
 
 def _fingerprint(chain: bytes) -> str:

@@ -905,3 +905,38 @@ def test_a_short_redis_outage_keeps_the_match_and_a_lapsed_lease_stops_it(
         bot.close()
         service.stop()
         client.close()
+
+
+def test_a_match_this_instance_claims_again_ends_its_older_run_first(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """The lease lapsed and the reconciler requeued the match while this instance still plays
+    it; this instance claims it again (its bot has room) before a renewal noticed.  The older
+    run ends first (``voided`` to the bot, nothing written), then the new run starts the match
+    again from its seed and records it, once."""
+    from cardarena.store.keys import key
+
+    from .server_harness import SLOW_CLOCK
+
+    log = tmp_path / "service.log"
+    service = ServiceProcess(redis_url, "--grace", "0", log=log)  # renewals every 10 s
+    matches, bots = MatchStore(client_for(redis_url)), BotStore(client_for(redis_url))
+    bot = ScriptedBot(service.address, bots.register("ike"), "ike", max_matches=3)
+    try:
+        bot.expect("welcome")
+        matches.enqueue(spec("again", "glaves", ["ike", "ike"], time_control=SLOW_CLOCK))
+        bot.expect("action_request")
+        matches.r.delete(key("match", "again", "lease"))  # lapsed
+        matches.requeue_lost()
+        end = bot.expect("match_end")
+        assert end.match_id == "again" and end.status == "voided" and "lost its lease" in end.reason
+        start = bot.expect("match_start")
+        assert start.match_id == "again" and not start.resumed
+        bot.autoplay()
+        assert wait_done(matches, "again")["forfeited"] == []
+        assert matches.info("again")["attempts"] == "2"
+        assert len(_logged(log, "lease_lost", "again")) == len(_logged(log, "match_superseded", "again")) == 1
+        assert len(_logged(log, "match_completed", "again")) == 1
+    finally:
+        bot.close()
+        service.stop()

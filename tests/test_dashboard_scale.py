@@ -174,8 +174,7 @@ def test_a_bots_and_a_games_match_lists_reach_past_the_10000_most_recent(
     """After 10,500 later matches (of other bots or another game), a bot's match list (API, the
     match list page, its own page) and a game's still list its older matches: each reads its
     index, a page at a time (bounded by the bytes Redis sends, even deep in the list), and paging
-    through a bot's 10,500+ matches gives each exactly once.  A tournament the store does not
-    know still scans (the newest 10,000) and says the list is truncated."""
+    through a bot's 10,500+ matches gives each exactly once."""
     cup = [m["id"] for m in _json_items(client, "/api/v1/tournaments/cup/matches?limit=100")["items"]]
     _later_tournaments(redis_url, 10_500, "knaves")
     xss = [m for m in cup if XSS in (_json_items(client, f"/api/v1/matches/{m}")["seats"])]
@@ -207,12 +206,6 @@ def test_a_bots_and_a_games_match_lists_reach_past_the_10000_most_recent(
     alpha_cup = [m for m in cup if "alpha" in _json_items(client, f"/api/v1/matches/{m}")["seats"]]
     assert len(seen) == len(set(seen)) == 10_500 + len(alpha_cup)
     assert set(seen) == {f"later:{n}" for n in range(10_500)} | set(alpha_cup)
-
-    unknown = _json_items(client, "/api/v1/matches?tournament=nope&bot=alpha")
-    assert unknown["items"] == [] and unknown["truncated"] is True
-    assert "most recent matches were searched" in client.get("/matches?tournament=nope&bot=alpha").get_data(
-        as_text=True
-    )
 
 
 def test_matches_stored_before_the_indexes_are_listed_by_bot_and_game(
@@ -262,22 +255,42 @@ def test_the_tournaments_page_lists_live_ones_and_pages_the_ended(
     assert client.get("/tournaments?limit=0").status_code == 400
 
 
-def test_truncated_only_when_matches_were_left_out(
-    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A tournament the store does not know scans the newest ``SCAN_LIMIT`` matches: the page
-    says ``truncated`` when some were left unscanned, not when exactly that many exist."""
-    from cardarena.store.matches import MatchSpec, MatchStore
-    from cardarena_dashboard import sources as src
+def _commands(redis_url: str) -> Callable[[], dict[str, int]]:
+    """How many times the Redis server has run each command so far (``INFO commandstats``,
+    without the ``INFO`` calls themselves)."""
+    r = client_for(redis_url)
 
-    monkeypatch.setattr(src, "SCAN_LIMIT", 3)
-    found = src.Sources.from_url(redis_url)
-    store = MatchStore(found.matches.r)
-    store.enqueue_many([MatchSpec(f"few:{n}", "glaves", 2, ("a", "b"), n, tournament="few") for n in range(3)])
-    ghost = src.MatchFilter(tournament="ghost")
-    assert src.list_matches(found, ghost, 0, 50) == src.MatchPage([], False, False)
-    store.enqueue(MatchSpec("few:3", "glaves", 2, ("a", "b"), 3, tournament="few"))
-    assert src.list_matches(found, ghost, 0, 50).truncated
+    def counts() -> dict[str, int]:
+        stats = r.info("commandstats")
+        return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info"}
+
+    return counts
+
+
+def test_an_unknown_tournament_filter_is_404_without_reading_any_match(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """``/api/v1/matches?tournament=ID`` (and ``/matches?tournament=ID``) for a tournament the
+    store does not know: 404 with the usual error body (a page for the HTML list), after one
+    read of the tournament's record; it scanned the newest 10,000 match records for ones that
+    name it.  Matches naming a tournament that was never stored are not looked for."""
+    _later_tournaments(redis_url, 300)  # their tournament "later" was never stored
+    commands = _commands(redis_url)
+    for url in ("/api/v1/matches?tournament=later", "/api/v1/matches?tournament=nope&bot=alpha&game=glaves"):
+        before = commands()
+        response = client.get(url)
+        ran = {k: n - before.get(k, 0) for k, n in commands().items() if n != before.get(k, 0)}
+        assert response.status_code == 404, url
+        tid = url.split("=")[1].split("&")[0]
+        assert response.get_json() == {"error": {"status": 404, "message": f"unknown tournament {tid!r}"}}
+        assert ran == {"hgetall": 1}, (url, ran)  # the tournament's record, and nothing else
+    page = client.get("/matches?tournament=later&limit=5")
+    assert page.status_code == 404 and "unknown tournament &#39;later&#39;" in page.get_data(as_text=True)
+    cup = _json_items(client, "/api/v1/matches?tournament=cup&limit=100")["items"]
+    assert cup and all(m["tournament"] == "cup" for m in cup)
+    assert sorted(m["id"] for m in cup) == sorted(seeded.finished + seeded.pending)
+    html = client.get("/matches?tournament=cup")
+    assert html.status_code == 200 and f'href="/matches/{cup[0]["id"]}"' in html.get_data(as_text=True)
 
 
 def _hgetall_calls(redis_url: str) -> Callable[[], int]:

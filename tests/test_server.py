@@ -793,3 +793,150 @@ def test_a_bot_connecting_while_redis_is_away_is_told_unavailable_then_plays(res
         if bot is not None:
             bot.close()
         service.stop()
+
+
+def _logged(path: Path, event: str, match_id: str, timeout: float = 30.0) -> list[dict[str, Any]]:
+    """The service's log lines (JSON) of ``event`` for ``match_id``, waiting for the first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = [json.loads(x) for x in path.read_text().splitlines() if x.startswith("{")]
+        found = [x for x in lines if x.get("event") == event and x.get("match_id") == match_id]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def test_a_run_whose_lease_another_claim_took_stops_at_once_and_records_nothing(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """Redis out of reach for longer than a match's lease: the reconciler requeued the match and
+    another instance claimed it while this one still plays it.  At its next renewal this run
+    finds the lease taken: it stops at once (the bot never answered, and its move clock is two
+    minutes), tells its bots ``voided`` with the reason, writes nothing, frees the seats, and
+    counts and logs ``superseded``; the other run records the match, once."""
+    from cardarena.store.keys import key
+
+    from .server_harness import SLOW_CLOCK
+    from .test_server_metrics import free_port, scrape, value
+    from .tournament_fixtures import play_spec
+
+    metrics, log = free_port(), tmp_path / "service.log"
+    service = ServiceProcess(redis_url, "--lease-ms", "1500", "--grace", "0", "--metrics-port", str(metrics), log=log)
+    matches, bots = MatchStore(client_for(redis_url)), BotStore(client_for(redis_url))
+    bot = ScriptedBot(service.address, bots.register("gina"), "gina", max_matches=2)
+    try:
+        bot.expect("welcome")
+        taken = spec("taken", "glaves", ["gina", "gina"], time_control=SLOW_CLOCK)
+        matches.enqueue(taken)
+        bot.expect("action_request")  # live here; the bot never answers it
+        # What the reconciler's requeue and inst-b's claim leave in Redis, written in one step
+        # (this instance's claim loop would otherwise race the test for the requeued match).
+        takeover = matches.r.pipeline(transaction=True)
+        takeover.set(key("match", "taken", "lease"), "inst-b", px=60_000)
+        takeover.hset(key("match", "taken"), "instance", "inst-b")
+        takeover.hincrby(key("match", "taken"), "attempts", 1)
+        takeover.execute()
+        end = bot.expect("match_end", timeout=30)
+        assert end.match_id == "taken" and end.status == "voided", end
+        assert "lost its lease" in end.reason and not end.scores
+        info = matches.info("taken")
+        assert info["status"] == "running" and "result" not in info and matches.replay("taken") is None
+        assert info["instance"] == "inst-b" and info["attempts"] == "2"
+        assert _logged(log, "match_superseded", "taken")
+        samples = scrape(metrics)
+        assert value(samples, "cardarena_matches_total", status="superseded") == 1
+        assert value(samples, "cardarena_matches_total", status="voided") == 0
+        # inst-b records its run: the only result, the first run having written nothing
+        result, replay = play_spec(taken)
+        assert matches.complete("taken", "inst-b", result, replay)
+        assert matches.info("taken")["finished_by"] == "inst-b"
+        assert bots.get("gina").stats["matches"] == 0  # type: ignore[union-attr]
+        # both of the bot's seats are free again: the next match seats it twice and completes
+        bot.autoplay()
+        matches.enqueue(spec("after", "glaves", ["gina", "gina"], time_control=CALM))
+        assert wait_done(matches, "after")["forfeited"] == []
+        assert matches.info("after")["finished_by"] != "inst-b"
+    finally:
+        bot.close()
+        service.stop()
+
+
+def test_a_short_redis_outage_keeps_the_match_and_a_lapsed_lease_stops_it(
+    restartable: RestartableRedis, tmp_path: Path
+) -> None:
+    """A renewal that fails while the lease is still valid (Redis restarting) is retried and
+    the match plays on; when no renewal succeeds for a whole lease (Redis away longer), the run
+    stops at once while Redis is still away (its bots told ``voided``), and once Redis is back
+    the reconciler requeues the match and it is played again and recorded once."""
+    from cardarena.store.keys import key
+
+    from .server_harness import SLOW_CLOCK
+
+    log = tmp_path / "service.log"
+    client = client_for(restartable.url)
+    matches, bots = MatchStore(client), BotStore(client)
+    service = ServiceProcess(restartable.url, "--lease-ms", "6000", "--grace", "0", log=log)
+    bot = ScriptedBot(service.address, bots.register("ola"), "ola", max_matches=2)
+    try:
+        bot.expect("welcome")
+        matches.enqueue(spec("outage", "glaves", ["ola", "ola"], time_control=SLOW_CLOCK))
+        bot.expect("action_request")
+        restartable.stop()  # a restart: down until one renewal failed
+        assert _logged(log, "renew_failed", "outage")
+        restartable.start()
+        lease = key("match", "outage", "lease")
+        deadline = time.monotonic() + 30
+        while (left := client.pttl(lease)) < 5000:  # renewed again (it counts down from 6000 otherwise)
+            assert left > 0 and time.monotonic() < deadline, left
+            time.sleep(0.1)
+        assert not _logged(log, "lease_lost", "outage", timeout=0)
+        assert all(m is None or m.WhichOneof("kind") != "match_end" for m in bot.received())
+        assert matches.info("outage")["attempts"] == "1"
+
+        restartable.stop()  # away for longer than the lease
+        end = bot.expect("match_end", timeout=30)
+        assert end.status == "voided" and "lost its lease" in end.reason, end
+        assert _logged(log, "match_superseded", "outage")
+        restartable.start()
+        bot.autoplay()  # the reconciler requeues it; played again from its seed, recorded once
+        assert wait_done(matches, "outage", timeout=60)["forfeited"] == []
+        assert matches.info("outage")["attempts"] == "2"
+    finally:
+        bot.close()
+        service.stop()
+        client.close()
+
+
+def test_a_match_this_instance_claims_again_ends_its_older_run_first(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """The lease lapsed and the reconciler requeued the match while this instance still plays
+    it; this instance claims it again (its bot has room) before a renewal noticed.  The older
+    run ends first (``voided`` to the bot, nothing written), then the new run starts the match
+    again from its seed and records it, once."""
+    from cardarena.store.keys import key
+
+    from .server_harness import SLOW_CLOCK
+
+    log = tmp_path / "service.log"
+    service = ServiceProcess(redis_url, "--grace", "0", log=log)  # renewals every 10 s
+    matches, bots = MatchStore(client_for(redis_url)), BotStore(client_for(redis_url))
+    bot = ScriptedBot(service.address, bots.register("ike"), "ike", max_matches=3)
+    try:
+        bot.expect("welcome")
+        matches.enqueue(spec("again", "glaves", ["ike", "ike"], time_control=SLOW_CLOCK))
+        bot.expect("action_request")
+        matches.r.delete(key("match", "again", "lease"))  # lapsed
+        matches.requeue_lost()
+        end = bot.expect("match_end")
+        assert end.match_id == "again" and end.status == "voided" and "lost its lease" in end.reason
+        start = bot.expect("match_start")
+        assert start.match_id == "again" and not start.resumed
+        bot.autoplay()
+        assert wait_done(matches, "again")["forfeited"] == []
+        assert matches.info("again")["attempts"] == "2"
+        assert len(_logged(log, "lease_lost", "again")) == len(_logged(log, "match_superseded", "again")) == 1
+        assert len(_logged(log, "match_completed", "again")) == 1
+    finally:
+        bot.close()
+        service.stop()

@@ -72,10 +72,7 @@ def match_list() -> Response:
     """Matches, newest first, filtered by game, tournament and bot."""
     page = page_from(request.args)
     found = list_matches(sources(), _match_filter(), page.offset, page.limit)
-    body = page.envelope(list(found.rows), found.more)
-    if found.truncated:
-        body["truncated"] = True
-    return jsonify(body)
+    return jsonify(page.envelope(list(found.rows), found.more))
 
 
 @bp.get("/matches/<match_id>/replay")

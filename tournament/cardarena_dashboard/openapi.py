@@ -6,7 +6,6 @@ from functools import cache
 from typing import Any
 
 from .paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
-from .sources import SCAN_LIMIT
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -32,15 +31,6 @@ def _page_of(item: str) -> dict[str, Any]:
             "next_offset": {"type": "integer", "nullable": True},
         },
     }
-
-
-def _truncatable(page: dict[str, Any]) -> dict[str, Any]:
-    page["properties"]["truncated"] = {
-        "type": "boolean",
-        "description": "Present (true) only when the list was cut short: filtered by a tournament the "
-        f"store does not know, only the {SCAN_LIMIT:,} newest matches of the rest of the filter were examined.",
-    }
-    return page
 
 
 _PAGING = [
@@ -406,7 +396,7 @@ SCHEMAS: dict[str, Any] = {
             "fault_policy": _fault_policy(additionalProperties=False),
         },
     },
-    "Page_Match": _truncatable(_page_of("Match")),
+    "Page_Match": _page_of("Match"),
     "Page_Tournament": _page_of("Tournament"),
     "Page_Bot": _page_of("Bot"),
     "Page_Schedule": _page_of("Schedule"),
@@ -475,7 +465,13 @@ def openapi_document() -> dict[str, Any]:
             "Matches, newest first (filtered by a tournament: its own, most recently counted first; by bot "
             "and/or game: all of theirs, read from their index)",
             _ref("Page_Match"),
-            [*_PAGING, _text_param("game"), _text_param("tournament"), _text_param("bot")],
+            [
+                *_PAGING,
+                _text_param("game"),
+                _text_param("tournament", description="Tournament id (a stored tournament: 404 otherwise)"),
+                _text_param("bot"),
+            ],
+            e404="Unknown tournament (the `tournament` filter)",
         ),
         "/matches/{match_id}": _get("One match", _ref("Match"), [mid], e404="Unknown match"),
         "/matches/{match_id}/replay": _get(

@@ -22,7 +22,7 @@ from .paging import BadQuery, page_from, text_arg
 from .plot import Plot, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
-from .sources import SCAN_LIMIT, MatchFilter, list_matches, match_summary
+from .sources import MatchFilter, list_matches, match_summary
 
 bp = Blueprint("pages", __name__)
 
@@ -124,7 +124,7 @@ def match_list() -> str:
         tournament=text_arg(request.args, "tournament"),
         bot=text_arg(request.args, "bot"),
     )
-    rows, more, truncated = list_matches(sources(), flt, page.offset, page.limit)
+    rows, more = list_matches(sources(), flt, page.offset, page.limit)
     args: dict[str, Any] = {
         k: v for k, v in (("game", flt.game), ("tournament", flt.tournament), ("bot", flt.bot)) if v
     }
@@ -141,8 +141,6 @@ def match_list() -> str:
         games=list(games()),
         prev_url=prev_url,
         next_url=next_url,
-        truncated=truncated,
-        scan_limit=f"{SCAN_LIMIT:,}",
     )
 
 
@@ -435,7 +433,7 @@ def bot_list() -> str:
 def bot_page(name: str) -> str:
     """A bot: games, rating, recent matches, time-outs and illegal actions."""
     bot = reads.bot(sources(), name)
-    matches, more, _ = list_matches(sources(), MatchFilter(bot=name), 0, RECENT_ON_BOT)
+    matches, more = list_matches(sources(), MatchFilter(bot=name), 0, RECENT_ON_BOT)
     stats: dict[str, Any] = bot.get("stats") or {}
     names = [*STAT_NOTES, *sorted(set(stats) - set(STAT_NOTES))]  # a counter added later shows too
     counters = [(k, stats.get(k, 0), STAT_NOTES.get(k, "")) for k in names]

@@ -16,12 +16,7 @@ import redis
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchSpec, MatchStore
 from cardarena.store.retention import pruned_note
-
-SCAN_LIMIT = 10_000
-"""A match list filtered by a tournament the store does not know (and nothing else bounds)
-examines at most this many matches (the most recent, or the newest of its bot's or game's):
-such a list says so (:attr:`MatchPage.truncated`).  Every other list reads an index or the
-tournament's own lists, whatever their length."""
+from werkzeug.exceptions import NotFound
 
 
 def _optional_store(module: str, name: str, client: redis.Redis) -> Any:
@@ -147,9 +142,6 @@ class MatchPage(NamedTuple):
     """Match summaries, in the list's order."""
     more: bool
     """Whether more follow."""
-    truncated: bool = False
-    """Whether the list was cut short: only the first :data:`SCAN_LIMIT` matches were examined
-    (a tournament the store does not know in the filter); later pages may be missing some."""
 
 
 def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) -> MatchPage:
@@ -158,47 +150,26 @@ def list_matches(sources: Sources, flt: MatchFilter, offset: int, limit: int) ->
     Every list is read from where its matches are listed, however many others were stored
     after them, and a page reads ``limit + 1`` ids and the records of the page alone:
     unfiltered, ``matches:all``; by ``bot`` and/or ``game``, their index (``MatchStore.listed``,
-    newest first); by a stored tournament, the tournament's own lists
-    (``TournamentStore.match_ids``: most recently counted first, then the rest in play order),
-    with ``bot`` its matches that seat the bot (from the schedule's seats) and with ``game``
-    all of them or, for a game the tournament does not play, none.  Only a tournament the store
-    does not know scans match records: the newest :data:`SCAN_LIMIT` matches of the rest of the
-    filter, and says when it stopped there (:attr:`MatchPage.truncated`).
+    newest first); by a tournament, the tournament's own lists (``TournamentStore.match_ids``:
+    most recently counted first, then the rest in play order), with ``bot`` its matches that
+    seat the bot (from the schedule's seats) and with ``game`` all of them or, for a game the
+    tournament does not play, none.  A tournament the store does not know is
+    :class:`~werkzeug.exceptions.NotFound` (404) after one read of its record: no list names
+    its matches, and no match record is read to look for them.
     """
-    if flt.bot is not None or flt.game is not None:
-        sources.index_matches()
-    if flt.tournament is None:
-        ids = sources.matches.listed(offset, limit + 1, bot=flt.bot, game=flt.game)
-        rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
-        return MatchPage(rows, len(ids) > limit)
-    stored = sources.tournaments.get(flt.tournament) if sources.tournaments is not None else None
-    if stored:
+    if flt.tournament is not None:
+        stored = sources.tournaments.get(flt.tournament) if sources.tournaments is not None else None
+        if not stored:
+            raise NotFound(f"unknown tournament {flt.tournament[:60]!r}")
         if flt.game is not None and flt.game != stored.game:
             return MatchPage([], False)
         ids = sources.tournaments.match_ids(flt.tournament, offset, limit + 1, bot=flt.bot)
-        rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
-        return MatchPage(rows, len(ids) > limit)
-
-    matched: list[dict[str, Any]] = []
-    start = 0
-    batch = min(offset + limit + 1, 1000)
-    while start < SCAN_LIMIT and len(matched) <= offset + limit:
-        ids = sources.matches.listed(start, min(batch, SCAN_LIMIT - start), bot=flt.bot, game=flt.game)
-        if not ids:
-            break
-        for row in match_summaries(sources, ids):
-            if row is not None and flt.accepts(row):
-                matched.append(row)
-                if len(matched) > offset + limit:
-                    break
-        start += len(ids)
-        batch = min(batch * 2, 1000)
-    more = len(matched) > offset + limit
-    # Stopped at the limit with matches beyond it (exactly the limit stored: nothing was left out).
-    truncated = (
-        not more and start >= SCAN_LIMIT and bool(sources.matches.listed(SCAN_LIMIT, 1, bot=flt.bot, game=flt.game))
-    )
-    return MatchPage(matched[offset : offset + limit], more, truncated)
+    else:
+        if flt.bot is not None or flt.game is not None:
+            sources.index_matches()
+        ids = sources.matches.listed(offset, limit + 1, bot=flt.bot, game=flt.game)
+    rows = [row for row in match_summaries(sources, ids[:limit]) if row is not None]
+    return MatchPage(rows, len(ids) > limit)
 
 
 def plain(value: Any) -> Any:

@@ -53,6 +53,12 @@ pb = codec.arena_pb2
 
 SUPERSEDED = "recorded by another run of this match (this instance lost its lease); this run's moves were discarded"
 """``MatchEnd.reason`` of a run whose match another run recorded first (it sends that result)."""
+LEASE_LOST = (
+    "this instance lost its lease on the match (it could not renew it in time); the match is played again "
+    "from its seed by another run, and this run's moves were discarded"
+)
+"""``MatchEnd.reason`` (``voided``) of a run stopped because it lost its lease while the match was
+being played, before another run recorded it."""
 
 
 class Voided(Exception):
@@ -72,8 +78,11 @@ class MatchRunner:
         metrics: Metrics,
         instance: str,
         lease_ms: int,
+        leased_at: float | None = None,
         invite: Callable[[str, str, str], Awaitable[None]] | None = None,
     ) -> None:
+        """``leased_at``: ``time.monotonic()`` when the claim that leased the match was sent
+        (default: now); the lease is known to be held until ``lease_ms`` after it."""
         self.spec = spec
         self.invite = invite
         """``invite(match_id, bot, game)``: ask the bot's other instances to send it here."""
@@ -83,6 +92,13 @@ class MatchRunner:
         self.metrics = metrics
         self.instance = instance
         self.lease_ms = lease_ms
+        self.leased_until = (time.monotonic() if leased_at is None else leased_at) + lease_ms / 1000.0
+        """``time.monotonic()`` until which the lease is surely this run's (the last renewal
+        that succeeded was sent ``lease_ms`` before it)."""
+        self.lost = ""
+        """Why this run lost its lease (``""``: it holds it); see :meth:`lose`."""
+        self._task: asyncio.Task[Any] | None = None
+        """The task of :meth:`run` while it joins or plays (what :meth:`lose` stops)."""
         self.game = get_game(spec.game)
         self.state: State = self.game.new_state(spec.players, spec.options)
         tc = spec.time_control
@@ -401,7 +417,7 @@ class MatchRunner:
         is written or counted.  :class:`Voided` if the match is not stored at all any more."""
         spec = self.spec
         if not self.store.complete(spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""):
-            recorded = self.store.result(spec.match_id) if self.store.status(spec.match_id) == "done" else None
+            recorded = self._recorded()
             if recorded is None:
                 raise Voided("not recorded: the match is no longer stored")
             return recorded
@@ -420,19 +436,65 @@ class MatchRunner:
             end.forfeited.extend(result.get("forfeited") or ())
         return pb.ServerMessage(match_end=end)
 
+    def lose(self, why: str) -> None:
+        """This run no longer holds its match's lease (another run or claim took it, or it
+        lapsed): while it joins or plays, it stops at once (:meth:`run` records nothing and
+        tells the bots); once play is over it records as usual, where the first result
+        written wins (:meth:`_record`)."""
+        if self.lost:
+            return
+        self.lost = why
+        log.warning("lease_lost", extra={"fields": {"match_id": self.spec.match_id, "why": why}})
+        if self._task is not None:
+            self._task.cancel()
+
     async def _renew(self) -> None:
+        """Renew the lease every third of it; :meth:`lose` it as soon as a renewal finds it
+        held by another claim (or gone), or fails once it has lapsed.  A renewal that fails
+        (Redis restarting, out of reach) while the lease is still surely held is retried at
+        the next period; one that takes longer than the lease has left fails."""
+        period = self.lease_ms / 3000.0
         while True:
-            await asyncio.sleep(self.lease_ms / 3000.0)
+            await asyncio.sleep(period)
+            sent = time.monotonic()
+            renewal = asyncio.to_thread(self.store.renew, self.spec.match_id, self.instance, lease_ms=self.lease_ms)
             try:
-                await asyncio.to_thread(self.store.renew, self.spec.match_id, self.instance, lease_ms=self.lease_ms)
-            except Exception as exc:  # Redis restarting: try again next period
+                held = await asyncio.wait_for(renewal, timeout=max(self.leased_until - sent, period))
+            except Exception as exc:
+                if time.monotonic() >= self.leased_until:
+                    self.lose(f"no renewal succeeded for the whole lease: {exc!r}")
+                    return
                 log.warning("renew_failed", extra={"fields": {"match_id": self.spec.match_id, "error": repr(exc)}})
+                continue
+            if not held:
+                self.lose("another claim holds the lease (or it lapsed)")
+                return
+            self.leased_until = sent + self.lease_ms / 1000.0
+
+    def _recorded(self) -> dict[str, Any] | None:
+        """The result another run recorded, if the match is done."""
+        return self.store.result(self.spec.match_id) if self.store.status(self.spec.match_id) == "done" else None
+
+    async def _lost_end(self) -> tuple[str, dict[str, Any] | None, str]:
+        """``(status, result, reason)`` of the ``MatchEnd`` of a run that lost its lease mid-play:
+        the recorded result if another run recorded the match already (as :meth:`_record`
+        finds it), else ``voided`` (Redis is not waited for long: it may be out of reach)."""
+        try:
+            recorded = await asyncio.wait_for(asyncio.to_thread(self._recorded), timeout=1.0)
+        except Exception:
+            recorded = None
+        if recorded is not None:
+            return "completed", recorded, SUPERSEDED
+        return "voided", None, LEASE_LOST
 
     async def run(self, *, on_done: Callable[[str], None] | None = None) -> str:
         """Join, play and record the match; returns ``completed`` or ``voided``.
 
         Cancelled (a server shutting down past its grace) or failed: the match is voided —
-        given back to the queue with nothing recorded.
+        given back to the queue with nothing recorded.  Stopped because it lost its lease
+        (:meth:`lose`) while joining or playing: nothing is recorded or given back (another
+        run has the match), the bots are told ``voided`` (:data:`LEASE_LOST`), or the result
+        another run recorded meanwhile (:data:`SUPERSEDED`), and it counts as ``superseded``.
         """
         spec = self.spec
         status, reason = "voided", ""
@@ -441,9 +503,11 @@ class MatchRunner:
         self.metrics.live_matches.inc()
         renew = asyncio.create_task(self._renew())
         try:
+            self._task = asyncio.current_task()
             await self.join()
             log.info("match_started", extra={"fields": {"match_id": spec.match_id, "game": spec.game}})
             await self.play()
+            self._task = None  # play is over: a lost lease no longer stops the run (_record decides)
             self.hub.release(spec.match_id)  # the bots may start their next matches meanwhile
             # One turn of the loop before recording: the claim loop, woken by the release, sends
             # its claim to Redis ahead of this match's replay write instead of queueing behind it.
@@ -457,8 +521,13 @@ class MatchRunner:
         except Voided as exc:
             reason = str(exc)
         except asyncio.CancelledError:
-            reason = "server stopped"
-            raise
+            task = asyncio.current_task()
+            if self._task is None or not self.lost or (task is not None and task.uncancel() > 0):
+                reason = "server stopped"
+                raise
+            self._task = None
+            outcome = "superseded"
+            status, result, reason = await self._lost_end()
         except GameError as exc:  # a bug in a game module: never record a broken match
             reason = f"engine error: {exc}"
             log.exception("match_failed", extra={"fields": {"match_id": spec.match_id}})
@@ -466,8 +535,9 @@ class MatchRunner:
             reason = f"could not record: {exc!r}"
             log.warning("match_failed", extra={"fields": {"match_id": spec.match_id, "error": repr(exc)}})
         finally:
+            self._task = None
             renew.cancel()
-            if status == "voided":
+            if status == "voided" and not outcome:
                 try:
                     await asyncio.shield(asyncio.to_thread(self.store.void, spec.match_id, self.instance, reason))
                 except asyncio.CancelledError:

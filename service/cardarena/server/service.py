@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -439,6 +441,8 @@ class Instance:
             max_queued_bytes=self.limits.max_queued_bytes,
         )
         self.tasks: set[asyncio.Task[str]] = set()
+        self.runs: dict[str, tuple[MatchRunner, asyncio.Task[str]]] = {}
+        """The matches being run here, by id (with their tasks)."""
         self.stopping = False
         self.server: Any = None
         self.health = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
@@ -676,12 +680,14 @@ class Instance:
             if not self.hub.has_room():
                 await self.hub.wait_change(0.2)
                 continue
+            sent = time.monotonic()
             spec = await asyncio.to_thread(self.matches.claim, self.name, lease_ms=self.limits.lease_ms, wait_s=0.3)
             if spec is None:
                 continue
             if self.stopping:
                 await asyncio.to_thread(self.matches.void, spec.match_id, self.name, "server stopping")
                 break
+            await self._supersede(spec.match_id)
             try:
                 runner = MatchRunner(
                     spec,
@@ -691,6 +697,7 @@ class Instance:
                     metrics=self.metrics,
                     instance=self.name,
                     lease_ms=self.limits.lease_ms,
+                    leased_at=sent,
                     invite=self.invite,
                 )
             except Exception as exc:  # an invalid spec (unknown game, bad options)
@@ -698,7 +705,23 @@ class Instance:
                 continue
             task = asyncio.create_task(runner.run())
             self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
+            self.runs[spec.match_id] = (runner, task)
+            task.add_done_callback(functools.partial(self._ran, spec.match_id))
+
+    def _ran(self, match_id: str, task: asyncio.Task[str]) -> None:
+        self.tasks.discard(task)
+        if match_id in self.runs and self.runs[match_id][1] is task:
+            del self.runs[match_id]
+
+    async def _supersede(self, match_id: str) -> None:
+        """Before a new run of ``match_id`` starts here, end an older run of it still going
+        here (its lease lapsed, the match was requeued, and this instance claimed it again
+        before a renewal told the older run): it lost its lease, so it stops at once (or, past
+        play, finishes recording, where the first result wins)."""
+        older = self.runs.get(match_id)
+        if older is not None:
+            older[0].lose("this instance claimed the match again")
+            await asyncio.wait({older[1]})
 
     def _invalid(self, match_id: str, exc: Exception) -> None:
         """A claimed match this instance cannot set up (an unknown game, options its engine

@@ -141,3 +141,13 @@ def test_options_round_trip() -> None:
     assert codec.decode_options(codec.encode_options({"deals": 3, "target": None})) == {"deals": 3, "target": None}
     with pytest.raises(ValueError):
         codec.decode_options("[1]")
+
+
+def test_a_view_of_a_game_unknown_to_this_generated_code_is_an_error_not_an_empty_view() -> None:
+    """A newer server's typed view (a ``View`` member added after this client was generated)
+    arrives as an unknown field: decoding says so instead of handing the bot ``{}``."""
+    newer = b"\xfa\x3e\x02\x0a\x00"  # field 1007 (length-delimited): a View member unknown here
+    view = codec.View.FromString(newer)
+    with pytest.raises(codec.UnknownView, match="upgrade cardarena_sdk"):
+        codec.decode_view(view)
+    assert codec.decode_view(codec.View()) == {}

@@ -75,6 +75,20 @@ def test_server_messages_coalesce_as_bytes_into_one_batch() -> None:
         assert pb.ActionRequest.FromString(codec.action_request_bytes("m", value, 0, b"", b"", 0, 0)).seq == value
 
 
+def misfit(game_id: str, view_json: dict[str, Any]) -> str:
+    """Why ``view_json`` does not fit the game's typed view message (the codec then sends it
+    as ``generic``): the parse error, naming the field, and what to fix."""
+    message = type(getattr(codec.View(), game_id))()
+    try:
+        json_format.ParseDict(view_json, message)
+    except json_format.ParseError as exc:
+        return (
+            f"{game_id}'s view does not fit {message.DESCRIPTOR.name} ({exc}): make the message's fields "
+            f"match view_json (docs/engine.md, Adding a game), then run python -m cardarena.wire.generate"
+        )
+    return f"{game_id}'s view fits {message.DESCRIPTOR.name}, but an earlier one did not (logged above)"
+
+
 @pytest.mark.parametrize(("game_id", "players"), list(game_seatings()))
 def test_views_round_trip(game_id: str, players: int) -> None:
     game = games()[game_id]
@@ -90,7 +104,7 @@ def test_views_round_trip(game_id: str, players: int) -> None:
             view_json = state.view_json(seat)
             wire = codec.encode_view(game_id, view_json)
             expected = "generic" if game_id not in codec.typed_games() else game_id
-            assert wire.WhichOneof("view") == expected
+            assert wire.WhichOneof("view") == expected, misfit(game_id, view_json)
             assert codec.decode_view(type(wire).FromString(wire.SerializeToString())) == view_json
             if expected != "generic":  # the constructor (the fast path) takes every real view,
                 # and sets exactly what ParseDict sets

@@ -110,6 +110,21 @@ def _adapted(choose: str, prefix: str) -> Path:
     return script
 
 
+def _adapted_plays_one_match(node: str, redis_url: str, choose: str, name: str, game: str = "glaves") -> dict[str, Any]:
+    """The example with its ``choose`` replaced by ``choose`` plays one match of ``game`` as
+    ``name`` against a service of its own (no strike allowed); the replay."""
+    script = _adapted(choose, name)
+    client = client_for(redis_url)
+    service = ServiceProcess(redis_url)
+    env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register(name), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    try:
+        return _node_plays_one_match(node, service, env, [], name, script=script.name, game=game)[1]
+    finally:
+        script.unlink()
+        service.stop()
+        client.close()
+
+
 def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str) -> None:
     client = client_for(redis_url)
     bots = BotStore(client)
@@ -135,16 +150,7 @@ def test_a_bot_adapted_from_the_node_example_is_asked_again_after_an_illegal_ans
   if (!rejected.reason.includes(rejected.answer)) throw new Error(`no reason: ${rejected.reason}`);
   return legal[0].id;
 }"""
-    script = _adapted(student, "adapted")
-    client = client_for(redis_url)
-    service = ServiceProcess(redis_url)
-    env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register("node-2"), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
-    try:
-        _node_plays_one_match(node, service, env, [], "node-2", script=script.name)
-    finally:
-        script.unlink()
-        service.stop()
-        client.close()
+    _adapted_plays_one_match(node, redis_url, student, "node-2")
 
 
 def test_a_node_bot_gets_a_generic_view_as_plain_json(node: str, redis_url: str, key_prefix: str) -> None:
@@ -160,17 +166,8 @@ def test_a_node_bot_gets_a_generic_view_as_plain_json(node: str, redis_url: str,
   if (mine.length !== legal.length) throw new Error('a legal card is not in the hand');
   return legal[0].id;
 }"""
-    script = _adapted(student, "generic")
-    client = client_for(redis_url)
-    service = ServiceProcess(redis_url)
-    env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register("node-g"), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
-    try:
-        _, replay = _node_plays_one_match(node, service, env, [], "node-g", script=script.name, game=FIXTURE_GAME)
-        assert replay["game"] == FIXTURE_GAME and not replay.get("faults")
-    finally:
-        script.unlink()
-        service.stop()
-        client.close()
+    replay = _adapted_plays_one_match(node, redis_url, student, "node-g", game=FIXTURE_GAME)
+    assert replay["game"] == FIXTURE_GAME and not replay.get("faults")
 
 
 def test_a_node_bot_whose_choose_throws_hands_each_request_back(

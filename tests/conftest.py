@@ -10,12 +10,36 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 
 _data_home = tempfile.mkdtemp(prefix="cardarena-tests-xdg-")
 os.environ["XDG_DATA_HOME"] = _data_home
 atexit.register(shutil.rmtree, _data_home, ignore_errors=True)
+
+
+def _install_fixture_game() -> None:
+    """Put a distribution on the path that registers ``tests/plugin/cardarena_test_trumps.py``
+    through the ``cardarena.games`` entry point group, as a designer's own package does: in
+    this process and (``PYTHONPATH``) in every process the session starts.  So every
+    registry-driven test also proves a game from outside ``cardarena.games`` works; users
+    never see it (it is registered only here)."""
+    site = os.path.join(_data_home, "fixture-site")
+    info = os.path.join(site, "cardarena_test_trumps-0.dist-info")
+    os.makedirs(info)
+    with open(os.path.join(info, "METADATA"), "w") as f:
+        f.write("Metadata-Version: 2.1\nName: cardarena-test-trumps\nVersion: 0\n")
+    with open(os.path.join(info, "entry_points.txt"), "w") as f:
+        f.write("[cardarena.games]\ntest_trumps = cardarena_test_trumps:GAME\n")
+    module_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plugin")
+    sys.path[:0] = [module_dir, site]
+    os.environ["PYTHONPATH"] = os.pathsep.join([module_dir, site, *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
+_install_fixture_game()
+FIXTURE_GAME = "test_trumps"
+"""The id of the test-only game registered through an entry point (above)."""
 
 from cardarena.engine import Game, MatchRng, State, games  # noqa: E402
 
@@ -51,7 +75,7 @@ def play_first_legal(state: State, seed: int, *, limit: int = 100_000) -> int:
 from .redis_server import key_prefix, redis_url  # noqa: E402
 from .server_harness import stores  # noqa: E402
 
-__all__ = ["game_seatings", "key_prefix", "play_first_legal", "redis_url", "registered", "stores"]
+__all__ = ["FIXTURE_GAME", "game_seatings", "key_prefix", "play_first_legal", "redis_url", "registered", "stores"]
 
 
 def drawn_deal(seed: int, players: int) -> tuple[int, list[int]]:

@@ -16,6 +16,7 @@ from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 
+from .conftest import FIXTURE_GAME
 from .server_harness import ScriptedBot, ServiceProcess
 
 NODE_DIR = Path(__file__).resolve().parents[1] / "clients" / "node"
@@ -68,6 +69,7 @@ def _node_plays_one_match(
     policy: FaultPolicy | None = None,
     clock: TimeControl = CLOCK,
     stderr: IO[bytes] | None = None,
+    game: str = "glaves",
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The example (or ``script`` beside it), started with ``flags`` as ``name`` (``env`` makes
     it exit after one match, its stderr to ``stderr``), plays a whole match against a scripted
@@ -81,7 +83,7 @@ def _node_plays_one_match(
     other.autoplay()
     try:
         seats = (name, f"python-{name}")
-        spec = MatchSpec(name, "glaves", 2, seats, seed=4, time_control=clock, fault_policy=policy or FaultPolicy())
+        spec = MatchSpec(name, game, 2, seats, seed=4, time_control=clock, fault_policy=policy or FaultPolicy())
         result = _play_to_the_end(matches, spec)
         assert policy is not None or result["strikes"] == [0, 0]
         replay = matches.replay(name)
@@ -106,6 +108,21 @@ def _adapted(choose: str, prefix: str) -> Path:
     script = NODE_DIR / f"{prefix}-{os.getpid()}.js"
     script.write_text(mine)
     return script
+
+
+def _adapted_plays_one_match(node: str, redis_url: str, choose: str, name: str, game: str = "glaves") -> dict[str, Any]:
+    """The example with its ``choose`` replaced by ``choose`` plays one match of ``game`` as
+    ``name`` against a service of its own (no strike allowed); the replay."""
+    script = _adapted(choose, name)
+    client = client_for(redis_url)
+    service = ServiceProcess(redis_url)
+    env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register(name), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    try:
+        return _node_plays_one_match(node, service, env, [], name, script=script.name, game=game)[1]
+    finally:
+        script.unlink()
+        service.stop()
+        client.close()
 
 
 def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str) -> None:
@@ -133,16 +150,24 @@ def test_a_bot_adapted_from_the_node_example_is_asked_again_after_an_illegal_ans
   if (!rejected.reason.includes(rejected.answer)) throw new Error(`no reason: ${rejected.reason}`);
   return legal[0].id;
 }"""
-    script = _adapted(student, "adapted")
-    client = client_for(redis_url)
-    service = ServiceProcess(redis_url)
-    env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register("node-2"), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
-    try:
-        _node_plays_one_match(node, service, env, [], "node-2", script=script.name)
-    finally:
-        script.unlink()
-        service.stop()
-        client.close()
+    _adapted_plays_one_match(node, redis_url, student, "node-2")
+
+
+def test_a_node_bot_gets_a_generic_view_as_plain_json(node: str, redis_url: str, key_prefix: str) -> None:
+    """A game without a typed view message (the test-only entry point game) sends its views as a
+    ``google.protobuf.Struct``; the example hands ``choose`` the same plain ``view_json`` keys as
+    for a typed view (before, it passed the Struct itself: ``{fields: {hand: {listValue: ...}}}``)."""
+    student = """function choose(view, legal, rejected) {
+  if (view.game !== 'test_trumps' || !Array.isArray(view.hand) || typeof view.players !== 'number'
+      || !Array.isArray(view.seats) || typeof view.seats[0].tricks !== 'number') {
+    throw new Error(`not a plain view: ${JSON.stringify(view)}`);
+  }
+  const mine = legal.filter((a) => view.hand.includes(a.cards[0]));
+  if (mine.length !== legal.length) throw new Error('a legal card is not in the hand');
+  return legal[0].id;
+}"""
+    replay = _adapted_plays_one_match(node, redis_url, student, "node-g", game=FIXTURE_GAME)
+    assert replay["game"] == FIXTURE_GAME and not replay.get("faults")
 
 
 def test_a_node_bot_whose_choose_throws_hands_each_request_back(

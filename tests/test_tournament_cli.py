@@ -22,6 +22,7 @@ from cardarena.store.matches import MatchStore
 from cardarena.store.tournaments import TournamentStore
 from cardarena_tournament.run import bot_names
 
+from .conftest import FIXTURE_GAME
 from .redis_server import only_neighbours_left, plant_neighbours, port_for_restarts
 from .tournament_fixtures import LocalMatchPlayer, WorkerProcess, tournament_report, wait_for
 
@@ -619,3 +620,28 @@ def test_standings_export_for_grading_has_every_bot_with_its_faults_in_this_tour
     data = json.loads(capsys.readouterr().out)
     assert {r["bot"]: (r["strikes"], r["forfeits"]) for r in data["standings"]} == {"ghost": (4, 1), 'b "2nd"': (0, 0)}
     client.close()
+
+
+def test_a_game_registered_through_an_entry_point_runs_as_a_match_and_a_tournament(
+    tmp_path: Path, redis_url: str, key_prefix: str
+) -> None:
+    """The designer's path for a game that is not in ``cardarena.games`` (tests/conftest.py
+    registers it through the ``cardarena.games`` entry point group): ``cardarena match`` and
+    ``cardarena tournament run`` play it over gRPC, every part in its own process."""
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    out = tmp_path / "replays"
+    done = _cli(
+        "match", FIXTURE_GAME, "--players", "2", "--bots", "random,random", "--matches", "2", "--replays", str(out),
+        env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    replays = [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
+    assert len(replays) == 2 and all(r["game"] == FIXTURE_GAME and r["result"] for r in replays)
+    done = _cli(
+        "tournament", "run", "--game", FIXTURE_GAME, "--players", "2", "--bots", "random,random",
+        "--deal-sets", "1", "--json", env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert sorted(r["bot"] for r in report["standings"]) == ["random-1", "random-2"]
+    assert len(report["matches"]) == 2 and all(m["scores"] for m in report["matches"])

@@ -75,6 +75,20 @@ def test_server_messages_coalesce_as_bytes_into_one_batch() -> None:
         assert pb.ActionRequest.FromString(codec.action_request_bytes("m", value, 0, b"", b"", 0, 0)).seq == value
 
 
+def misfit(game_id: str, view_json: dict[str, Any]) -> str:
+    """Why ``view_json`` does not fit the game's typed view message (the codec then sends it
+    as ``generic``): the parse error, naming the field, and what to fix."""
+    message = type(getattr(codec.View(), game_id))()
+    try:
+        json_format.ParseDict(view_json, message)
+    except json_format.ParseError as exc:
+        return (
+            f"{game_id}'s view does not fit {message.DESCRIPTOR.name} ({exc}): make the message's fields "
+            f"match view_json (docs/engine.md, Adding a game), then run python -m cardarena.wire.generate"
+        )
+    return f"{game_id}'s view fits {message.DESCRIPTOR.name}, but an earlier one did not (logged above)"
+
+
 @pytest.mark.parametrize(("game_id", "players"), list(game_seatings()))
 def test_views_round_trip(game_id: str, players: int) -> None:
     game = games()[game_id]
@@ -90,7 +104,7 @@ def test_views_round_trip(game_id: str, players: int) -> None:
             view_json = state.view_json(seat)
             wire = codec.encode_view(game_id, view_json)
             expected = "generic" if game_id not in codec.typed_games() else game_id
-            assert wire.WhichOneof("view") == expected
+            assert wire.WhichOneof("view") == expected, misfit(game_id, view_json)
             assert codec.decode_view(type(wire).FromString(wire.SerializeToString())) == view_json
             if expected != "generic":  # the constructor (the fast path) takes every real view,
                 # and sets exactly what ParseDict sets
@@ -141,3 +155,13 @@ def test_options_round_trip() -> None:
     assert codec.decode_options(codec.encode_options({"deals": 3, "target": None})) == {"deals": 3, "target": None}
     with pytest.raises(ValueError):
         codec.decode_options("[1]")
+
+
+def test_a_view_of_a_game_unknown_to_this_generated_code_is_an_error_not_an_empty_view() -> None:
+    """A newer server's typed view (a ``View`` member added after this client was generated)
+    arrives as an unknown field: decoding says so instead of handing the bot ``{}``."""
+    newer = b"\xfa\x3e\x02\x0a\x00"  # field 1007 (length-delimited): a View member unknown here
+    view = codec.View.FromString(newer)
+    with pytest.raises(codec.UnknownView, match="upgrade cardarena_sdk"):
+        codec.decode_view(view)
+    assert codec.decode_view(codec.View()) == {}

@@ -126,6 +126,33 @@ function stop(code) {
   process.exit(code);
 }
 
+// A google.protobuf.Value as proto-loader decodes it ({kind: 'numberValue', numberValue: 3}) as plain JSON.
+function plainValue(value) {
+  switch (value.kind) {
+    case 'structValue': return plainStruct(value.structValue);
+    case 'listValue': return (value.listValue.values || []).map(plainValue);
+    case 'nullValue': return null;
+    default: return value.kind ? value[value.kind] : null;
+  }
+}
+
+function plainStruct(struct) {
+  const out = {};
+  for (const [key, value] of Object.entries(struct.fields || {})) out[key] = plainValue(value);
+  return out;
+}
+
+// The seat's view with the game's view_json keys. The View oneof's set member is named by
+// `view.view`: the game id for a game with a typed view message, or `generic` (a
+// google.protobuf.Struct, made plain JSON here) for a game without one (docs/protocol.md, Views).
+function viewJson(view) {
+  if (!view.view) {
+    // A oneof member this copy of proto/ does not define: a game added to the server later.
+    throw new Error('the view is of a game this bot\'s proto/ files do not know: update proto/ from the server\'s release');
+  }
+  return view.view === 'generic' ? plainStruct(view.generic) : view[view.view];
+}
+
 // The open requests (`match_id/seq` -> {request, answer}), to ask the bot again after a rejection.
 const asked = new Map();
 
@@ -134,8 +161,7 @@ function answer(stream, request, rejected) {
   const key = `${request.match_id}/${request.seq}`;
   let id;
   try {
-    // The View oneof's set member is named by `view.view` (the game id), its keys are view_json's.
-    id = choose(request.view[request.view.view], request.legal, rejected);
+    id = choose(viewJson(request.view), request.legal, rejected);
   } catch (err) {
     if (stream.handBack) {
       console.error(`choose threw in ${key}: handed back; the server plays a default action now\n${err.stack}`);

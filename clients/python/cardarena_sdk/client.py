@@ -424,12 +424,16 @@ async def _session(
                     log.info("resuming %s", ", ".join(w.resumed))
             elif kind == "action_request":
                 request = message.action_request
-                view = codec.decode_view(request.view)
                 legal = codec.decode_legal(request.legal)
+                unknown: codec.UnknownView | None = None
+                try:
+                    view = codec.decode_view(request.view)
+                except codec.UnknownView as exc:  # handed back (logged as a failed choose)
+                    view, unknown = {}, exc
                 question = _Asked(request, view, legal)
                 question.restart(request.move_ms_left, request.bank_ms_left)
                 asked.setdefault(request.match_id, {})[request.seat] = question
-                decide(question, lambda: bot.choose(view, legal))
+                decide(question, _raiser(unknown) if unknown else lambda: bot.choose(view, legal))
             elif kind == "batch":
                 for item in message.batch.messages:
                     handle(item)
@@ -492,6 +496,15 @@ async def _session(
 
 
 _PLUMBING = (Path(asyncio.__file__).resolve().parent, Path(contextlib.__file__).resolve().parent / "concurrent")
+
+
+def _raiser(exc: Exception) -> Callable[[], str]:
+    """A ``choose`` stand-in that raises ``exc`` (a request the SDK cannot give the bot)."""
+
+    def fail() -> str:
+        raise exc
+
+    return fail
 
 
 def _raised(question: _Asked, exc: Exception, handed_back: bool) -> None:

@@ -286,10 +286,21 @@ def _message_dict(message: Any) -> dict[str, Any]:
     return out
 
 
+class UnknownView(ValueError):
+    """A :class:`View` whose member this copy of the generated code does not know: the typed
+    view of a game added to the server's ``views.proto`` after this client was built."""
+
+
 def decode_view(view: Any) -> dict[str, Any]:
-    """A :class:`View` back to the view JSON dict (the keys of ``State.view_json``)."""
+    """A :class:`View` back to the view JSON dict (the keys of ``State.view_json``); an empty
+    ``View`` gives ``{}``, one set to a member unknown here raises :class:`UnknownView`."""
     which = view.WhichOneof("view")
     if which is None:
+        if view.ByteSize():  # set, but to a field number this generated code does not define
+            raise UnknownView(
+                "the view is of a game whose view message this cardarena_sdk does not know "
+                "(the server is newer): upgrade cardarena_sdk"
+            )
         return {}
     if which == "generic":
         return {k: _struct_value(v) for k, v in view.generic.fields.items()}

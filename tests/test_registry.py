@@ -1,0 +1,115 @@
+"""The registry: built-in game modules and the ``cardarena.games`` entry point group.
+
+The test session registers ``tests/plugin/cardarena_test_trumps.py`` through an entry point
+(``tests/conftest.py``); every registry-driven test plays it.  Here: that it is registered that
+way and nowhere else, and that a registration breaking a rule stops with an error naming it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cardarena.engine import games, get_game, registry
+from cardarena.engine.registry import GameRegistrationError, check_registration
+
+from .conftest import FIXTURE_GAME
+
+
+def test_the_fixture_game_comes_from_an_entry_point_not_from_the_package() -> None:
+    game = get_game(FIXTURE_GAME)
+    assert type(game).__module__ == "cardarena_test_trumps"
+    assert importlib.util.find_spec(f"cardarena.games.{FIXTURE_GAME}") is None
+    assert FIXTURE_GAME not in {g.id for g, _ in registry._builtin()}
+
+
+@pytest.fixture
+def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A directory on ``sys.path`` for distributions a test writes; the registry is read again
+    with them, and once more without them afterwards."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.games.cache_clear()
+    yield tmp_path
+    monkeypatch.undo()
+    registry.games.cache_clear()
+
+
+def distribution(site: Path, name: str, entry_points: str, module: str = "", source: str = "") -> None:
+    """Write an installed distribution ``name`` declaring ``entry_points`` (and a module)."""
+    info = site / f"{name}-1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1\n")
+    (info / "entry_points.txt").write_text(f"[cardarena.games]\n{entry_points}\n")
+    if module:
+        (site / f"{module}.py").write_text(source)
+
+
+RENAMED = """from cardarena_test_trumps import TestTrumps
+class Renamed(TestTrumps):
+    id = "{id}"
+GAME = Renamed()
+"""
+
+
+def test_a_game_whose_id_is_not_its_entry_point_name_is_refused(plugin_site: Path) -> None:
+    distribution(
+        plugin_site,
+        "odd_trumps",
+        "odd_trumps = odd_trumps_mod:GAME",
+        "odd_trumps_mod",
+        RENAMED.format(id="even_trumps"),
+    )
+    with pytest.raises(
+        GameRegistrationError,
+        match=r"entry point odd_trumps = 'odd_trumps_mod:GAME' of odd_trumps .*"
+        r"game id 'even_trumps' must equal the name it is registered under, 'odd_trumps'",
+    ):
+        games()
+
+
+def test_an_entry_point_that_does_not_load_is_named(plugin_site: Path) -> None:
+    distribution(plugin_site, "broken_trumps", "broken_trumps = no_such_module:GAME")
+    with pytest.raises(
+        GameRegistrationError, match=r"broken_trumps = 'no_such_module:GAME'.* does not load: ModuleNotFoundError"
+    ):
+        get_game("glaves")
+
+
+def test_a_second_game_with_a_built_in_id_names_both(plugin_site: Path) -> None:
+    distribution(
+        plugin_site, "glaves_again", "glaves = glaves_again_mod:GAME", "glaves_again_mod", RENAMED.format(id="glaves")
+    )
+    with pytest.raises(
+        GameRegistrationError,
+        match=r"two games claim the id 'glaves': module cardarena.games.glaves and entry point glaves",
+    ):
+        games()
+
+
+def test_an_entry_point_to_a_built_in_game_registers_it_once(plugin_site: Path) -> None:
+    distribution(plugin_site, "alias", "glaves = cardarena.games.glaves:GAME")
+    assert games()["glaves"] is get_game("glaves")
+    assert list(games()).count("glaves") == 1
+
+
+@pytest.mark.parametrize(
+    ("game_id", "problem"),
+    [("Test-Trumps", "is not snake case"), ("test__trumps", "is not snake case"), ("2trumps", "is not snake case")],
+)
+def test_ids_must_be_snake_case(game_id: str, problem: str) -> None:
+    game = get_game(FIXTURE_GAME)
+    renamed = type("Renamed", (type(game),), {"id": game_id})()
+    with pytest.raises(GameRegistrationError, match=problem):
+        check_registration(renamed, game_id, "here")
+
+
+def test_a_game_needs_a_name_and_a_summary() -> None:
+    game = get_game(FIXTURE_GAME)
+    for attribute in ("name", "summary"):
+        nameless = type("Nameless", (type(game),), {attribute: ""})()
+        with pytest.raises(GameRegistrationError, match=f"game 'test_trumps' has no {attribute}"):
+            check_registration(nameless, FIXTURE_GAME, "here")
+    with pytest.raises(GameRegistrationError, match=r"is not a cardarena\.engine\.Game instance"):
+        check_registration(object(), FIXTURE_GAME, "here")

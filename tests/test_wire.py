@@ -165,3 +165,28 @@ def test_a_view_of_a_game_unknown_to_this_generated_code_is_an_error_not_an_empt
     with pytest.raises(codec.UnknownView, match="upgrade cardarena_sdk"):
         codec.decode_view(view)
     assert codec.decode_view(codec.View()) == {}
+
+
+def test_a_game_from_another_package_never_borrows_a_built_in_view_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A built-in game without a ``view_<id>.proto`` shares a message named like its Python view
+    class (``TrickView``); a game from another package whose view class merely has that name
+    holds other fields, so it stays generic unless it brings its own file."""
+    import types
+
+    import cardarena.engine
+
+    class TrickView:  # a designer's own class, named like ours
+        pass
+
+    class PluginState:
+        def view(self, seat: int | None) -> TrickView:
+            return TrickView()
+
+    PluginState.view.__annotations__ = {"seat": "int | None", "return": TrickView}
+    assert PluginState.__module__ == __name__  # not under cardarena.games
+    plugin = types.SimpleNamespace(min_players=2, new_state=lambda players, options=None: PluginState())
+    real = cardarena.engine.games()
+    monkeypatch.setattr(cardarena.engine, "games", lambda: {**real, "plugin_tricks": plugin})
+    found = generate.view_messages()
+    assert "plugin_tricks" not in found
+    assert found["german_whist"] == ("TrickView", "view_trick.proto")  # a built-in one still shares it

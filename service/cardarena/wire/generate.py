@@ -3,8 +3,8 @@
 1. Writes ``proto/cardarena/v1/views.proto``: the ``View`` message whose ``oneof`` holds one
    typed view per registered game (field name = game id) plus ``google.protobuf.Struct
    generic``.  A game's view message is ``<Camel>View`` from ``view_<game>.proto`` if that
-   file exists, else a message named like the game's Python view class (``TrickView``), else
-   the game uses ``generic``.  Field numbers of games already listed are kept, new games get
+   file exists, else (a built-in game only) a message named like the game's Python view class
+   (``TrickView``), else the game uses ``generic``.  Field numbers of games already listed are kept, new games get
    the next free number, removed games' numbers are reserved: the wire stays compatible.
 2. Runs ``grpc_tools.protoc`` on every ``.proto`` into ``cardarena/wire/v1/`` (``_pb2``,
    ``_pb2_grpc`` and ``.pyi``) and rewrites the generated imports to that package.
@@ -66,7 +66,12 @@ def view_messages() -> dict[str, tuple[str, str]]:
             state_class = type(game.new_state(game.min_players))
             hint = typing.get_type_hints(state_class.view).get("return")
         except Exception:  # a game whose state or hints cannot be built here: generic
-            hint = None
+            continue
+        if not state_class.__module__.startswith("cardarena.games."):
+            # a game from another package (an entry point) shares a message only by its own
+            # view_<game>.proto: a view class that happens to be named like one of ours may
+            # hold other fields
+            continue
         name = str(getattr(hint, "__name__", ""))
         if name and name in by_message:
             found[game_id] = (name, by_message[name])

@@ -237,7 +237,8 @@ def check_bot(bot: Bot) -> None:
     unknown = [g for g in bot.games if g not in known]
     if unknown:
         raise ValueError(
-            f"{cls}.games: unknown game id(s) {', '.join(repr(g) for g in unknown)}; known: {', '.join(sorted(known))}"
+            f"{cls}.games: unknown game id(s) {', '.join(repr(g) for g in unknown)}; known: {', '.join(sorted(known))} "
+            "(a game from another package is known once that package is installed here)"
         )
     if isinstance(bot.max_matches, bool) or not isinstance(bot.max_matches, int) or bot.max_matches < 1:
         raise ValueError(f"{cls}.max_matches must be a whole number of at least 1, not {bot.max_matches!r}")

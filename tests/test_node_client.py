@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -397,6 +398,84 @@ def test_node_bot_plays_with_a_client_certificate_and_stops_without_one(
     finally:
         service.stop()
         client.close()
+
+
+def test_a_node_bots_client_certificate_rotated_on_disk_is_presented_at_the_next_reconnect(
+    node: str, redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """The example reads its TLS files for each connection attempt.  Welcomed with client
+    certificate A, its files are replaced by B (of another CA), the certificate first: while the
+    key does not match, each attempt is skipped with one line and a doubled wait, and the bot
+    goes on; once the key is in place too, the service that came back trusting only B's CA
+    welcomes it (before, it kept presenting A until restarted)."""
+    import threading
+
+    import trustme
+
+    ca, ca_a, ca_b = trustme.CA(), trustme.CA(), trustme.CA()
+    served = ca.issue_cert("localhost", "127.0.0.1")
+    files = {n: tmp_path / f"{n}.pem" for n in ("cert", "key", "ca", "ca-a", "ca-b", "bot-cert", "bot-key")}
+    served.cert_chain_pems[0].write_to_path(str(files["cert"]))
+    served.private_key_pem.write_to_path(str(files["key"]))
+    ca.cert_pem.write_to_path(str(files["ca"]))
+    ca_a.cert_pem.write_to_path(str(files["ca-a"]))
+    ca_b.cert_pem.write_to_path(str(files["ca-b"]))
+    bot_a, bot_b = ca_a.issue_cert("node-bot@cardarena.test"), ca_b.issue_cert("node-bot@cardarena.test")
+    bot_a.cert_chain_pems[0].write_to_path(str(files["bot-cert"]))
+    bot_a.private_key_pem.write_to_path(str(files["bot-key"]))
+
+    def rotate(name: str, data: bytes) -> None:  # as a rotation should: beside it, then renamed
+        fresh = files[name].with_name(files[name].name + ".new")
+        fresh.write_bytes(data)
+        os.replace(fresh, files[name])
+
+    client = client_for(redis_url)
+    tls = ["--grace", "0", "--tls-cert", str(files["cert"]), "--tls-key", str(files["key"])]
+    first = ServiceProcess(redis_url, *tls, "--tls-client-ca", str(files["ca-a"]))
+    second: ServiceProcess | None = None
+    env = {**first.env, "CARDARENA_TOKEN": BotStore(client).register("node-rot")}
+    pair = ["--client-cert", str(files["bot-cert"]), "--client-key", str(files["bot-key"])]
+    argv = [node, "random_bot.js", "--ca-cert", str(files["ca"]), *pair, first.address, "node-rot"]
+    proc = subprocess.Popen(argv, cwd=NODE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said: dict[str, list[str]] = {"out": [], "err": []}
+    readers = [
+        threading.Thread(target=lambda n=name, f=pipe: said[n].extend(f), daemon=True)  # type: ignore[misc]
+        for name, pipe in (("out", proc.stdout), ("err", proc.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    deadline = time.monotonic() + 60
+
+    def until(count: int, text: str, where: str) -> None:
+        while sum(text in line for line in list(said[where])) < count:
+            assert time.monotonic() < deadline and proc.poll() is None, said
+            time.sleep(0.05)
+
+    try:
+        until(1, '"connected"', "out")
+        rotate("bot-cert", bot_b.cert_chain_pems[0].bytes())  # the rotation, half done
+        first.stop()
+        second = ServiceProcess(redis_url, "--port", str(first.port), *tls, "--tls-client-ca", str(files["ca-b"]))
+        until(3, "not connecting: a TLS file cannot be used", "err")
+        rotate("bot-key", bot_b.private_key_pem.bytes())  # ... and done
+        until(2, '"connected"', "out")
+    finally:
+        proc.kill()
+        proc.wait()
+        for reader in readers:
+            reader.join(10)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        if second is not None:
+            second.stop()
+        first.stop()
+        client.close()
+    broken = [line for line in said["err"] if "not connecting: a TLS file cannot be used" in line]
+    assert all("the key does not match the certificate" in line for line in broken), broken
+    waits = [int(re.search(r"reconnecting in (\d+) ms", line).group(1)) for line in broken]  # type: ignore[union-attr]
+    assert all(later == min(5000, 2 * wait) for wait, later in itertools.pairwise(waits)), waits  # backed off
+    assert not any("did not accept the client certificate" in line for line in said["err"]), said
 
 
 def test_node_bot_backs_off_from_a_server_that_ends_each_session_after_its_welcome(node: str) -> None:

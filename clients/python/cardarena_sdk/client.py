@@ -10,11 +10,14 @@ bot's own address is reconnected to for as long as the client runs.
 
 TLS (``run_async(tls=True, ca_cert=...)``, ``cardarena bot run --tls [--ca-cert FILE]``): every
 session of the client, to its own address, after a reconnect, or to an invited address, uses the
-same credentials.  A failed TLS handshake (a certificate the client does not trust or that names
-another host, a port that does not speak TLS) is a setting a retry cannot fix: at an address that
-has not yet welcomed the client it ends the run (:class:`SessionEnded`, saying which it is); at an
-address that has (a server redeployed with another certificate) it is logged as an error each
-time and retried with back-off like any lost connection.
+same files, read again for each connection attempt: a client certificate (or CA file) renewed on
+disk is presented from the next reconnect on, and one that cannot be used then (a rotation half
+done) is logged as an error and that attempt skipped, with the usual back-off.  A failed TLS
+handshake (a certificate the client does not trust or that names another host, a port that does
+not speak TLS) is a setting a retry cannot fix: at an address that has not yet welcomed the
+client it ends the run (:class:`SessionEnded`, saying which it is); at an address that has (a
+server redeployed with another certificate) it is logged as an error each time and retried with
+back-off like any lost connection.
 
 Mutual TLS (``client_cert=..., client_key=...``, ``cardarena bot run --client-cert FILE
 --client-key FILE``): the client presents that certificate in every handshake, for a service

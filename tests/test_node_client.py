@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import re
 import shutil
@@ -70,15 +72,17 @@ def _node_plays_one_match(
     clock: TimeControl = CLOCK,
     stderr: IO[bytes] | None = None,
     game: str = "glaves",
+    stdout: IO[bytes] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The example (or ``script`` beside it), started with ``flags`` as ``name`` (``env`` makes
-    it exit after one match, its stderr to ``stderr``), plays a whole match against a scripted
-    bot that connects with ``credentials``, with no strike unless a fault ``policy`` is given
-    (the strikes are then the caller's to check); the replay reproduces it.  The result and the
-    replay."""
+    it exit after one match, its stdout and stderr to ``stdout`` and ``stderr``), plays a whole
+    match of ``game`` against a scripted bot that connects with ``credentials``, with no strike
+    unless a fault ``policy`` is given (the strikes are then the caller's to check); the replay
+    reproduces it.  The result and the replay."""
     client = client_for(service.env["REDIS_URL"])
     matches, bots = MatchStore(client), BotStore(client)
-    proc = subprocess.Popen([node, script, *flags, service.address, name], cwd=NODE_DIR, env=env, stderr=stderr)
+    argv = [node, script, *flags, service.address, name]
+    proc = subprocess.Popen(argv, cwd=NODE_DIR, env=env, stdout=stdout, stderr=stderr)
     other = ScriptedBot(service.address, bots.register(f"python-{name}"), f"python-{name}", credentials=credentials)
     other.autoplay()
     try:
@@ -99,11 +103,12 @@ def _node_plays_one_match(
         client.close()
 
 
-def _adapted(choose: str, prefix: str) -> Path:
-    """The example with its ``choose`` replaced by ``choose`` (JavaScript source), written beside
-    it (its packages and ``proto/``) under a name starting with ``prefix``."""
+def _adapted(replacement: str, prefix: str, function: str = "choose") -> Path:
+    """The example with its ``function`` (``choose``, ``onResult``) replaced by ``replacement``
+    (JavaScript source), written beside it (its packages and ``proto/``) under a name starting
+    with ``prefix``."""
     source = (NODE_DIR / "random_bot.js").read_text()
-    mine = re.sub(r"function choose\(view, legal, rejected\) \{\n.*?\n\}", lambda _: choose, source, flags=re.S)
+    mine = re.sub(rf"^function {function}\(.*?\) \{{\n.*?\n\}}", lambda _: replacement, source, flags=re.S | re.M)
     assert mine != source
     script = NODE_DIR / f"{prefix}-{os.getpid()}.js"
     script.write_text(mine)
@@ -204,6 +209,64 @@ def test_a_node_bot_whose_choose_throws_hands_each_request_back(
     said = log.read_text()
     assert said.count(": handed back; the server plays a default action now") == len(mine)
     assert "Error: a bug in choose" in said
+
+
+def test_the_node_example_says_how_each_match_ended_for_it(
+    node: str, redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """The default ``onResult`` prints one line per match: the id, status, the bot's seats and
+    place, and the scores and ranks of every seat as the service recorded them."""
+    client = client_for(redis_url)
+    service = ServiceProcess(redis_url)
+    env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register("node-5"), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    out = tmp_path / "node.out"
+    try:
+        with out.open("wb") as sink:
+            result, _ = _node_plays_one_match(node, service, env, [], "node-5", stdout=sink)
+    finally:
+        service.stop()
+        client.close()
+    lines = [json.loads(line) for line in out.read_text().splitlines() if '"match_end"' in line]
+    assert lines == [
+        {
+            "match_end": "node-5",
+            "status": "completed",
+            "reason": "",
+            "seats": [0],
+            "place": result["ranks"][0],
+            "scores": result["scores"],
+            "ranks": result["ranks"],
+        }
+    ]
+
+
+def test_an_on_result_that_throws_is_printed_and_the_node_bot_plays_on(
+    node: str, redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """A bot author's ``onResult`` gets the result with the bot's seats; an exception in it is
+    printed with its stack and the bot goes on (here: to the end of its run, exit status 0)."""
+    hook = """function onResult(result) {
+  console.log(`mine: ${result.match_id} ${result.status} seats=${result.seats} ranks=${result.ranks}`);
+  throw new Error(`no statistics kept for ${result.match_id}`);
+}"""
+    script = _adapted(hook, "on-result", "onResult")
+    client = client_for(redis_url)
+    service = ServiceProcess(redis_url)
+    env = {**service.env, "CARDARENA_TOKEN": BotStore(client).register("node-6"), "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    out, err = tmp_path / "node.out", tmp_path / "node.err"
+    try:
+        with out.open("wb") as stdout, err.open("wb") as stderr:
+            result, _ = _node_plays_one_match(
+                node, service, env, [], "node-6", script=script.name, stdout=stdout, stderr=stderr
+            )
+    finally:
+        script.unlink()
+        service.stop()
+        client.close()
+    ranks = ",".join(str(r) for r in result["ranks"])
+    assert f"mine: node-6 completed seats=0 ranks={ranks}" in out.read_text().splitlines()
+    said = err.read_text()
+    assert "onResult threw in node-6: the bot plays on\nError: no statistics kept for node-6\n    at onResult" in said
 
 
 def test_node_bot_says_what_to_check_when_its_token_is_refused(node: str, redis_url: str, key_prefix: str) -> None:
@@ -335,6 +398,84 @@ def test_node_bot_plays_with_a_client_certificate_and_stops_without_one(
     finally:
         service.stop()
         client.close()
+
+
+def test_a_node_bots_client_certificate_rotated_on_disk_is_presented_at_the_next_reconnect(
+    node: str, redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """The example reads its TLS files for each connection attempt.  Welcomed with client
+    certificate A, its files are replaced by B (of another CA), the certificate first: while the
+    key does not match, each attempt is skipped with one line and a doubled wait, and the bot
+    goes on; once the key is in place too, the service that came back trusting only B's CA
+    welcomes it (before, it kept presenting A until restarted)."""
+    import threading
+
+    import trustme
+
+    ca, ca_a, ca_b = trustme.CA(), trustme.CA(), trustme.CA()
+    served = ca.issue_cert("localhost", "127.0.0.1")
+    files = {n: tmp_path / f"{n}.pem" for n in ("cert", "key", "ca", "ca-a", "ca-b", "bot-cert", "bot-key")}
+    served.cert_chain_pems[0].write_to_path(str(files["cert"]))
+    served.private_key_pem.write_to_path(str(files["key"]))
+    ca.cert_pem.write_to_path(str(files["ca"]))
+    ca_a.cert_pem.write_to_path(str(files["ca-a"]))
+    ca_b.cert_pem.write_to_path(str(files["ca-b"]))
+    bot_a, bot_b = ca_a.issue_cert("node-bot@cardarena.test"), ca_b.issue_cert("node-bot@cardarena.test")
+    bot_a.cert_chain_pems[0].write_to_path(str(files["bot-cert"]))
+    bot_a.private_key_pem.write_to_path(str(files["bot-key"]))
+
+    def rotate(name: str, data: bytes) -> None:  # as a rotation should: beside it, then renamed
+        fresh = files[name].with_name(files[name].name + ".new")
+        fresh.write_bytes(data)
+        os.replace(fresh, files[name])
+
+    client = client_for(redis_url)
+    tls = ["--grace", "0", "--tls-cert", str(files["cert"]), "--tls-key", str(files["key"])]
+    first = ServiceProcess(redis_url, *tls, "--tls-client-ca", str(files["ca-a"]))
+    second: ServiceProcess | None = None
+    env = {**first.env, "CARDARENA_TOKEN": BotStore(client).register("node-rot")}
+    pair = ["--client-cert", str(files["bot-cert"]), "--client-key", str(files["bot-key"])]
+    argv = [node, "random_bot.js", "--ca-cert", str(files["ca"]), *pair, first.address, "node-rot"]
+    proc = subprocess.Popen(argv, cwd=NODE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said: dict[str, list[str]] = {"out": [], "err": []}
+    readers = [
+        threading.Thread(target=lambda n=name, f=pipe: said[n].extend(f), daemon=True)  # type: ignore[misc]
+        for name, pipe in (("out", proc.stdout), ("err", proc.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    deadline = time.monotonic() + 60
+
+    def until(count: int, text: str, where: str) -> None:
+        while sum(text in line for line in list(said[where])) < count:
+            assert time.monotonic() < deadline and proc.poll() is None, said
+            time.sleep(0.05)
+
+    try:
+        until(1, '"connected"', "out")
+        rotate("bot-cert", bot_b.cert_chain_pems[0].bytes())  # the rotation, half done
+        first.stop()
+        second = ServiceProcess(redis_url, "--port", str(first.port), *tls, "--tls-client-ca", str(files["ca-b"]))
+        until(3, "not connecting: a TLS file cannot be used", "err")
+        rotate("bot-key", bot_b.private_key_pem.bytes())  # ... and done
+        until(2, '"connected"', "out")
+    finally:
+        proc.kill()
+        proc.wait()
+        for reader in readers:
+            reader.join(10)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        if second is not None:
+            second.stop()
+        first.stop()
+        client.close()
+    broken = [line for line in said["err"] if "not connecting: a TLS file cannot be used" in line]
+    assert all("the key does not match the certificate" in line for line in broken), broken
+    waits = [int(re.search(r"reconnecting in (\d+) ms", line).group(1)) for line in broken]  # type: ignore[union-attr]
+    assert all(later == min(5000, 2 * wait) for wait, later in itertools.pairwise(waits)), waits  # backed off
+    assert not any("did not accept the client certificate" in line for line in said["err"]), said
 
 
 def test_node_bot_backs_off_from_a_server_that_ends_each_session_after_its_welcome(node: str) -> None:

@@ -8,7 +8,7 @@ ordering and scheduling rules that those can only observe indirectly."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import pytest
@@ -37,32 +37,18 @@ def _spec(
     )
 
 
-class _Counts:
-    """The bot statistics store (an IO boundary: Redis in the service), in memory."""
-
-    def __init__(self) -> None:
-        self.counted: list[tuple[str, str, int]] = []
-        self.fail = False
-        """``count_each`` raises (Redis gone)."""
-
-    def count(self, bot: str, stat: str, n: int = 1) -> None:
-        self.counted.append((bot, stat, n))
-
-    def count_each(self, bots: Iterable[str], stat: str, n: int = 1) -> None:
-        if self.fail:
-            raise ConnectionError("redis went away")
-        self.counted += [(bot, stat, n) for bot in bots]
-
-
 class _Results:
     """The match store's ``complete`` (an IO boundary): whether this call writes the result."""
 
     def __init__(self, writes: bool) -> None:
         self.writes = writes
-        self.completed: list[str] = []
+        self.completed: list[tuple[str, dict[str, dict[str, int]]]] = []
+        """Each call: the match id and the statistics it would count."""
 
-    def complete(self, mid: str, instance: str, result: Any, replay: Any, *, tournament: str) -> bool:
-        self.completed.append(mid)
+    def complete(
+        self, mid: str, instance: str, result: Any, replay: Any, *, tournament: str, stats: dict[str, dict[str, int]]
+    ) -> bool:
+        self.completed.append((mid, stats))
         return self.writes
 
     # Not written here: another run of the match recorded it first, with this result.
@@ -80,7 +66,6 @@ def _runner(hub: Hub, spec: MatchSpec) -> MatchRunner:
         spec,
         hub=hub,
         matches=None,  # type: ignore[arg-type]
-        bots=_Counts(),  # type: ignore[arg-type]
         metrics=Metrics(),
         instance="i",
         lease_ms=1000,
@@ -185,7 +170,7 @@ def test_an_illegal_answer_is_rejected_and_the_request_stays_open(hub: Hub) -> N
         assert rejected.action_rejected.code == pb.REJECT_ILLEGAL_ACTION
         request = await _play_first_legal(hub, session, request)  # the same request, answered legally
         assert runner.actions == 2 and not runner.faults
-        assert ("b", "illegal_actions", 1) in runner.bots.counted  # type: ignore[attr-defined]
+        assert runner.stats == {"b": {"illegal_actions": 1}}  # counted with the result
         task.cancel()
 
     asyncio.run(main())
@@ -194,7 +179,7 @@ def test_an_illegal_answer_is_rejected_and_the_request_stays_open(hub: Hub) -> N
 def test_one_answer_per_request_is_judged_at_a_time_and_its_rejections_are_one_write(hub: Hub) -> None:
     """An answer to a request whose previous answer is not judged yet is stale (a bad message,
     answered at once by the hub): a batch of answers to one request gets one judged.  Illegal
-    answers are each counted, in one statistics write per request (not one per answer)."""
+    answers are each counted, once per request (not once per answer)."""
 
     async def main() -> None:
         session = _open(hub)
@@ -212,12 +197,7 @@ def test_one_answer_per_request_is_judged_at_a_time_and_its_rejections_are_one_w
             (rejected,) = _drain(session)  # one judged answer, one rejection
             assert rejected.action_rejected.code == pb.REJECT_ILLEGAL_ACTION, n
         await _play_first_legal(hub, session, request)  # the request was still open: answered now
-        counts: _Counts = runner.bots  # type: ignore[assignment]
-        for _ in range(100):
-            if any(stat == "illegal_actions" for _, stat, _ in counts.counted):
-                break
-            await asyncio.sleep(0.05)
-        assert [c for c in counts.counted if c[1] == "illegal_actions"] == [("b", "illegal_actions", len(illegal))]
+        assert runner.stats == {"b": {"illegal_actions": len(illegal)}}
         assert runner.actions == 1 and not runner.faults
         task.cancel()
 
@@ -295,16 +275,19 @@ def test_wait_change_wakes_on_a_change_and_times_out_otherwise(hub: Hub) -> None
     asyncio.run(main())
 
 
-@pytest.mark.parametrize(("writes", "fail"), [(True, False), (False, False), (True, True)])
-def test_a_recorded_match_counts_once_per_bot_and_only_when_written(hub: Hub, writes: bool, fail: bool) -> None:
+@pytest.mark.parametrize("writes", [True, False])
+def test_a_recorded_match_counts_once_per_bot_with_its_result(hub: Hub, writes: bool) -> None:
+    """The run's statistics and one match per bot (however many seats it held) go with the
+    result, in one write that counts them only if it records the match."""
     runner = _seated(hub, _open(hub), _spec())  # one bot in both seats
-    results, counts = _Results(writes), _Counts()
-    counts.fail = fail
-    runner.store, runner.bots = results, counts  # type: ignore[assignment]
-    recorded = runner._record({}, {})  # a failure to count is not a failure to record: nothing raised
+    results = _Results(writes)
+    runner.store = results  # type: ignore[assignment]
+    runner._stat(0, "timeouts")
+    runner._stat(1, "timeouts")
+    runner._stat(1, "illegal_actions", 3)
+    recorded = runner._record({}, {})
     assert recorded == (None if writes else _Results.RECORDED)  # not written: the other run's result
-    assert results.completed == ["m1"]
-    assert counts.counted == ([("b", "matches", 1)] if writes and not fail else [])
+    assert results.completed == [("m1", {"b": {"timeouts": 2, "illegal_actions": 3, "matches": 1}})]
 
 
 def test_a_match_of_forfeited_seats_lets_the_loop_run_meanwhile(hub: Hub) -> None:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
 from dataclasses import replace
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
+from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 
@@ -58,6 +63,94 @@ def test_complete_writes_once_and_emits_one_event(redis_url: str, key_prefix: st
     events = st.r.xrange(st.STREAM)
     assert len(events) == 1 and events[0][1][b"match_id"] == got.match_id.encode()
     assert events[0][1][b"tournament"] == b"t1"
+
+
+def test_a_matchs_statistics_count_once_with_its_result(redis_url: str, key_prefix: str) -> None:
+    """The bot statistics go with the result: a second completion (another run of the match)
+    writes nothing and counts nothing."""
+    st = store(redis_url)
+    bots = BotStore(st.r)
+    for name in ("a", "b", "c"):
+        bots.register(name)
+    st.enqueue(spec())
+    got = st.claim("inst-a", wait_s=0.5)
+    assert got is not None
+    stats = {"a": {"matches": 1, "timeouts": 2}, "b": {"matches": 1, "illegal_actions": 0}, "c": {"forfeits": 1}}
+    assert st.complete(got.match_id, "inst-a", {"scores": [1, 2, 3]}, {}, stats=stats)
+    assert not st.complete(got.match_id, "inst-b", {"scores": [3, 2, 1]}, {}, stats=stats)
+    counted = {n: {k: v for k, v in bots.get(n).stats.items() if v} for n in "abc"}  # type: ignore[union-attr]
+    assert counted == {"a": {"matches": 1, "timeouts": 2}, "b": {"matches": 1}, "c": {"forfeits": 1}}
+
+
+class _LostReply:
+    """A TCP proxy in front of Redis (the network, an IO boundary) that loses one reply: the
+    first command holding ``marker`` reaches Redis, and the connection is then closed instead of
+    passing Redis's reply on, as when a link fails after the server acted.  The client's retry
+    sends the command again on a new connection."""
+
+    def __init__(self, url: str, marker: bytes) -> None:
+        parts = urlsplit(url)
+        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 6379)
+        self.marker = marker
+        self.lost = 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        host = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+        self.url = urlunsplit(parts._replace(netloc=f"{host}127.0.0.1:{self.listener.getsockname()[1]}"))
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                near, _ = self.listener.accept()
+            except OSError:
+                return
+            far = socket.create_connection(self.upstream)
+            armed = threading.Event()  # the next reply on this connection is to be lost
+            threading.Thread(target=self._pump, args=(near, far, armed, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(far, near, armed, False), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, armed: threading.Event, to_redis: bool) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(65536):
+                if to_redis and not self.lost and self.marker in data:
+                    armed.set()
+                elif not to_redis and armed.is_set():
+                    self.lost += 1
+                    break
+                dst.sendall(data)
+        for end in (src, dst):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            end.close()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_completion_whose_reply_was_lost_is_sent_again_and_counts_once(redis_url: str, key_prefix: str) -> None:
+    """redis-py sends a command again when its reply is lost (the connection dropped after
+    Redis ran it).  The repeated completion is the same call: it reports the match as written
+    by this run, and the statistics are counted once, not twice."""
+    st = store(redis_url)
+    BotStore(st.r).register("a")
+    first, second = spec("m-warm"), spec("m-lost")
+    for s in (first, second):
+        st.enqueue(s)
+    assert st.claim("inst-a", wait_s=0.5) is not None and st.claim("inst-a", wait_s=0.5) is not None
+    proxy = _LostReply(redis_url, second.match_id.encode())
+    try:
+        through = MatchStore(client_for(proxy.url))
+        stats = {"a": {"matches": 1, "errors": 1}}
+        # The first completion loads the script (a first EVALSHA is refused: NOSCRIPT, then EVAL).
+        assert through.complete(first.match_id, "inst-a", {"scores": [1]}, {}, tournament="t1", stats=stats)
+        assert through.complete(second.match_id, "inst-a", {"scores": [2]}, {}, tournament="t1", stats=stats)
+        assert proxy.lost == 1  # the reply to the second one was lost, and the command sent again
+        through.r.close()
+    finally:
+        proxy.close()
+    record = BotStore(st.r).get("a")
+    assert record is not None and (record.stats["matches"], record.stats["errors"]) == (2, 2)
+    assert st.info(second.match_id)["finished_by"] == "inst-a" and len(st.r.xrange(st.STREAM)) == 2
 
 
 def test_void_requeues_and_lost_lease_is_reconciled(redis_url: str, key_prefix: str) -> None:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -732,6 +733,75 @@ def test_a_client_certificate_refused_after_a_welcome_is_logged_as_an_error_and_
         client_cert=clients.cert,
         client_key=clients.key,
     )
+
+
+def test_a_client_certificate_rotated_on_disk_is_presented_at_the_next_reconnect(
+    redis_url: str,
+    key_prefix: str,
+    pki: Pki,
+    clients: ClientPki,
+    tmp_path: Path,
+    stores: tuple[MatchStore, BotStore],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The SDK reads its certificate files for each connection attempt.  A bot welcomed with
+    certificate A has its files replaced by B (of another CA), the certificate first: while the
+    key does not match it, each attempt is logged as an ERROR and backed off from, and the bot
+    goes on.  Once the key is in place too, the service that came back trusting only B's CA
+    welcomes it: it presented B (before, it kept presenting A until restarted)."""
+    _, bots = stores
+    cert, key = tmp_path / "rotated.crt", tmp_path / "rotated.key"
+    _replace(cert, clients.cert.read_bytes())
+    _replace(key, clients.key.read_bytes())
+    ca_b = trustme.CA()
+    ca_b_file = tmp_path / "client-ca-b.pem"
+    ca_b.cert_pem.write_to_path(str(ca_b_file))
+    issued_b = ca_b.issue_cert("bot@cardarena.test")
+    tls = ["--grace", "0", "--tls-cert", str(pki.cert), "--tls-key", str(pki.key)]
+    first = ServiceProcess(redis_url, *tls, "--tls-client-ca", str(clients.ca))
+    second: ServiceProcess | None = None
+    token = bots.register("rotating")
+    caplog.set_level(logging.INFO, logger="cardarena_sdk")
+
+    def logged(text: str, level: int = logging.INFO) -> list[str]:
+        return [r.getMessage() for r in list(caplog.records) if text in r.getMessage() and r.levelno >= level]
+
+    async def main() -> None:
+        nonlocal second
+        stop = asyncio.Event()
+        pair = {"ca_cert": pki.ca, "client_cert": cert, "client_key": key}
+        run = asyncio.create_task(run_async(RandomBot(), first.address, token, stop=stop, **pair))  # type: ignore[arg-type]
+        deadline = time.monotonic() + 60
+
+        async def until(done: Callable[[], bool]) -> None:
+            while not done():
+                assert time.monotonic() < deadline and not run.done(), caplog.text
+                await asyncio.sleep(0.05)
+
+        await until(lambda: len(logged("connected to")) == 1)
+        _replace(cert, issued_b.cert_chain_pems[0].bytes())  # the rotation, half done
+        await asyncio.to_thread(first.stop)
+        second = await asyncio.to_thread(
+            ServiceProcess, redis_url, "--port", str(first.port), *tls, "--tls-client-ca", str(ca_b_file)
+        )
+        await until(lambda: len(logged("a TLS file cannot be used", logging.ERROR)) >= 3)
+        _replace(key, issued_b.private_key_pem.bytes())  # ... and done
+        await until(lambda: len(logged("connected to")) == 2)
+        stop.set()
+        await run
+
+    try:
+        asyncio.run(main())
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+    broken = logged("a TLS file cannot be used", logging.ERROR)
+    assert all("the key does not match the certificate" in line for line in broken), broken
+    # Backed off, not spinning: each wait at least half the doubled delay (0.05 s doubled per attempt).
+    waits = [float(re.search(r"retrying in ([0-9.]+) s", line).group(1)) for line in broken]  # type: ignore[union-attr]
+    assert all(wait >= 0.025 * 2**n for n, wait in enumerate(waits)), waits
+    assert not logged("did not accept the client certificate"), caplog.text  # certificate A was never presented again
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,22 @@ function choose(view, legal, rejected) {
   return legal[Math.floor(Math.random() * legal.length)].id;
 }
 
+// Called when a match this bot played ends (MatchEnd), with how it ended for the bot; adapt it
+// to keep your own statistics. `result` has the proto's fields plus the bot's seats:
+// - match_id; status: 'completed' (the result is recorded) or 'voided' (nothing counts; the
+//   match is played again), reason: why it was voided ('' when completed);
+// - seats: the seats this bot held (usually one; a bot seated twice holds two);
+// - scores, ranks: per seat in table order (ranks: 1 = first, tied seats share a place,
+//   forfeiting seats rank last; both empty when voided); forfeited: the seats that forfeited;
+// - place: this bot's place (its best one if it held several seats), null when voided.
+// The default prints one line. An exception here is printed with its stack; the bot plays on.
+function onResult(result) {
+  console.log(JSON.stringify({
+    match_end: result.match_id, status: result.status, reason: result.reason, seats: result.seats,
+    place: result.place, scores: result.scores, ranks: result.ranks,
+  }));
+}
+
 const fs = require('fs');
 const net = require('net');
 const path = require('path');
@@ -50,22 +66,15 @@ const v1 = grpc.loadPackageDefinition(definition).cardarena.v1;
 // certificate instead (a private CA or a self-signed certificate; implies --tls);
 // --client-cert FILE --client-key FILE: present this client certificate, for a service that
 // requires one (mutual TLS, `cardarena service --tls-client-ca`; implies --tls). Every session
-// (reconnects, invited addresses) uses the same credentials.
+// (reconnects, invited addresses) uses the same files, read again for each connection attempt:
+// a certificate rotated on disk is presented from the next reconnect on.
 function usage(message) {
   console.error(message);
   process.exit(2);
 }
 
-function readFile(flag, file) {
-  try {
-    return fs.readFileSync(file);
-  } catch (err) {
-    return usage(`${flag} ${file}: ${err.message}`);
-  }
-}
-
 const positional = [];
-const files = {};
+const files = {}; // flag -> path
 let useTls = false;
 for (let i = 2; i < process.argv.length; i += 1) {
   const arg = process.argv[i];
@@ -73,30 +82,54 @@ for (let i = 2; i < process.argv.length; i += 1) {
     useTls = true;
   } else if (['--ca-cert', '--client-cert', '--client-key'].includes(arg)) {
     i += 1;
-    files[arg] = { path: process.argv[i], pem: readFile(arg, process.argv[i]) };
+    files[arg] = process.argv[i];
     useTls = true;
   } else {
     positional.push(arg);
   }
 }
-const caCert = files['--ca-cert'] ? files['--ca-cert'].pem : null;
-const clientCert = files['--client-cert'] ? files['--client-cert'].pem : null;
-const clientKey = files['--client-key'] ? files['--client-key'].pem : null;
-if (Boolean(clientCert) !== Boolean(clientKey)) {
-  usage(clientCert ? '--client-cert needs --client-key as well (both or neither)'
+if (Boolean(files['--client-cert']) !== Boolean(files['--client-key'])) {
+  usage(files['--client-cert'] ? '--client-cert needs --client-key as well (both or neither)'
     : '--client-key needs --client-cert as well (both or neither)');
 }
-if (clientCert) {
-  try {
-    tls.createSecureContext({ cert: clientCert, key: clientKey });
-  } catch (err) {
-    const why = /KEY_VALUES_MISMATCH/i.test(`${err.code} ${err.message}`)
-      ? 'the key does not match the certificate' : `not a valid PEM certificate and key (${err.message})`;
-    usage(`--client-cert ${files['--client-cert'].path} / --client-key ${files['--client-key'].path}: ${why}`);
+
+// The TLS files as they are now, checked: {ca, cert, key} (PEM buffers, null when not given).
+// Throws an Error naming the file that cannot be used.
+function readTls() {
+  const read = (flag) => {
+    if (!files[flag]) return null;
+    try {
+      return fs.readFileSync(files[flag]);
+    } catch (err) {
+      throw new Error(`${flag} ${files[flag]}: ${err.message}`);
+    }
+  };
+  const pems = { ca: read('--ca-cert'), cert: read('--client-cert'), key: read('--client-key') };
+  if (pems.cert) {
+    try {
+      tls.createSecureContext({ cert: pems.cert, key: pems.key });
+    } catch (err) {
+      const why = /KEY_VALUES_MISMATCH/i.test(`${err.code} ${err.message}`)
+        ? 'the key does not match the certificate' : `not a valid PEM certificate and key (${err.message})`;
+      throw new Error(`--client-cert ${files['--client-cert']} / --client-key ${files['--client-key']}: ${why}`);
+    }
   }
+  return pems;
 }
-const credentials = useTls
-  ? grpc.credentials.createSsl(caCert, clientKey, clientCert) : grpc.credentials.createInsecure();
+
+let pems = { ca: null, cert: null, key: null }; // as last read (the TLS probes present the same)
+try {
+  pems = readTls();
+} catch (err) {
+  usage(err.message);
+}
+
+// The channel credentials of one connection attempt, from the files as they are now.
+function credentialsNow() {
+  if (!useTls) return grpc.credentials.createInsecure();
+  pems = readTls();
+  return grpc.credentials.createSsl(pems.ca, pems.key, pems.cert);
+}
 const home = positional[0] || '127.0.0.1:50051';
 const name = positional[1] || '';
 const token = process.env.CARDARENA_TOKEN;
@@ -110,11 +143,12 @@ const GIVE_UP_MS = 60000; // an invited address that stays unreachable this long
 // A failed TLS handshake (an untrusted certificate, one for another host, a port without TLS) is a
 // setting a retry cannot fix: fatal at an address that never welcomed this bot, retried after.
 const TLS_FAILURE = /certificate|handshake|ssl|tls|wrong version|self.signed|altnames/i;
-const CERTIFICATE_REFUSED = clientCert
+const CERTIFICATE_REFUSED = files['--client-cert']
   ? 'the server did not accept the client certificate (it must be signed by the CA the service trusts and be valid now)'
   : 'the server requires a client certificate (mutual TLS: pass --client-cert FILE --client-key FILE)';
 
 const sessions = new Map(); // address -> { stream }
+const seated = new Map(); // match id -> the seats this bot holds in it (from MatchStart)
 let ended = 0;
 let stopping = false;
 
@@ -198,15 +232,40 @@ function handle(stream, message) {
     case 'match_invite':
       if (message.match_invite.address) connect(message.match_invite.address, false);
       break;
-    case 'match_end':
+    case 'match_start': {
+      const start = message.match_start;
+      if (!seated.has(start.match_id)) seated.set(start.match_id, new Set());
+      seated.get(start.match_id).add(start.seat);
+      break;
+    }
+    case 'match_end': {
+      const end = message.match_end;
       for (const key of asked.keys()) {
-        if (key.startsWith(`${message.match_end.match_id}/`)) asked.delete(key);
+        if (key.startsWith(`${end.match_id}/`)) asked.delete(key);
+      }
+      const seats = [...(seated.get(end.match_id) || [])].sort((a, b) => a - b);
+      seated.delete(end.match_id);
+      const mine = seats.filter((seat) => seat < end.ranks.length).map((seat) => end.ranks[seat]);
+      const result = {
+        match_id: end.match_id,
+        status: end.status,
+        reason: end.reason,
+        seats,
+        scores: end.scores,
+        ranks: end.ranks,
+        forfeited: end.forfeited,
+        place: end.status === 'completed' && mine.length ? Math.min(...mine) : null,
+      };
+      try {
+        onResult(result);
+      } catch (err) {
+        console.error(`onResult threw in ${end.match_id}: the bot plays on\n${err.stack}`);
       }
       ended += 1;
-      console.log(JSON.stringify({ match_end: message.match_end.match_id, status: message.match_end.status }));
       if (exitAfter && ended >= exitAfter) stop(0);
       break;
-    default: // match_start, event: a random bot needs neither
+    }
+    default: // event: a random bot needs none
       break;
   }
 }
@@ -217,11 +276,39 @@ const MAX_DELAY_MS = 5000; // the longest wait between reconnects
 // kept for ever; an invited one is given up once unreachable for GIVE_UP_MS.
 function connect(address, isHome) {
   if (sessions.has(address)) return;
-  const client = new v1.Arena(address, credentials);
+  let client = null; // a new one per attempt: the TLS files are read again for each
   const state = { stream: null, delay: 100, lastWelcome: Date.now(), welcomed: false };
   sessions.set(address, state);
-  const open = () => {
+  const close = () => {
+    if (client) client.close();
+    client = null;
+  };
+  let open = null;
+  // Wait and open again; only a session that lasted (welcomed at `welcomedAt`) starts the
+  // back-off again: a server that ends every session right after its welcome is not
+  // reconnected to ten times a second.
+  const retry = (why, welcomedAt) => {
     if (stopping) return;
+    if (welcomedAt && Date.now() - welcomedAt >= MAX_DELAY_MS) state.delay = 100;
+    if (!isHome && Date.now() - state.lastWelcome > GIVE_UP_MS) {
+      console.error(`${address}: ${why}; giving up on it`);
+      sessions.delete(address);
+      close();
+      return;
+    }
+    console.error(`${address}: ${why}; reconnecting in ${state.delay} ms`);
+    setTimeout(open, state.delay);
+    state.delay = Math.min(MAX_DELAY_MS, state.delay * 2);
+  };
+  open = () => {
+    if (stopping) return;
+    close();
+    try {
+      client = new v1.Arena(address, credentialsNow());
+    } catch (err) { // a rotation half done, or a broken file: tried again after the back-off
+      retry(`not connecting: a TLS file cannot be used (${err.message})`, 0);
+      return;
+    }
     const metadata = new grpc.Metadata();
     metadata.add('authorization', `Bearer ${token}`);
     const stream = client.Play(metadata);
@@ -229,32 +316,17 @@ function connect(address, isHome) {
     let over = false;
     let welcomedHere = false;
     let welcomedAt = 0;
-    const retry = (why) => {
-      if (stopping) return;
-      // Only a session that lasted starts the back-off again: a server that ends every session
-      // right after its welcome is not reconnected to ten times a second.
-      if (welcomedAt && Date.now() - welcomedAt >= MAX_DELAY_MS) state.delay = 100;
-      if (!isHome && Date.now() - state.lastWelcome > GIVE_UP_MS) {
-        console.error(`${address}: ${why}; giving up on it`);
-        sessions.delete(address);
-        client.close();
-        return;
-      }
-      console.error(`${address}: ${why}; reconnecting in ${state.delay} ms`);
-      setTimeout(open, state.delay);
-      state.delay = Math.min(MAX_DELAY_MS, state.delay * 2);
-    };
     const again = (why) => {
       if (over || stopping) return;
       over = true;
-      retry(why);
+      retry(why, welcomedAt);
     };
     const handshakeFailed = (why) => {
       console.error(`${address}: TLS handshake failed: ${why}: not retrying`);
       if (isHome) stop(1);
       over = true;
       sessions.delete(address);
-      client.close();
+      close();
     };
     stream.write({ hello: { bot: name, games: [], max_matches: 4, client: 'cardarena-node-example/0.2' } });
     stream.on('data', (message) => {
@@ -281,23 +353,23 @@ function connect(address, isHome) {
         over = true; // decided once a bare TLS handshake there has been tried
         servesTls(address).then((tlsPort) => {
           if (!tlsPort) {
-            retry(`stream error ${err.code} ${err.details}`);
+            retry(`stream error ${err.code} ${err.details}`, welcomedAt);
             return;
           }
           console.error(`${address}: the service serves TLS on this port: connect with --tls (add --ca-cert FILE `
             + 'for a private CA or a self-signed certificate): not retrying');
           if (isHome) stop(1);
           sessions.delete(address);
-          client.close();
+          close();
         });
         return;
       }
       if (useTls && !welcomedHere && err.code === grpc.status.UNAVAILABLE) {
         over = true; // decided once the server has been asked about the client certificate
         certificateRefused(address).then((refused) => {
-          if (!refused) retry(`stream error ${err.code} ${err.details}`);
+          if (!refused) retry(`stream error ${err.code} ${err.details}`, welcomedAt);
           else if (!state.welcomed) handshakeFailed(CERTIFICATE_REFUSED);
-          else retry(`TLS handshake failed: ${CERTIFICATE_REFUSED}`);
+          else retry(`TLS handshake failed: ${CERTIFICATE_REFUSED}`, welcomedAt);
         });
         return;
       }
@@ -337,8 +409,8 @@ function tlsProbe(address) {
       servername: net.isIP(host) ? '' : host,
       ALPNProtocols: ['h2'],
       rejectUnauthorized: false, // only the server's verdict on this client's certificate matters
-      key: clientKey || undefined,
-      cert: clientCert || undefined,
+      key: pems.key || undefined,
+      cert: pems.cert || undefined,
     });
     socket.setTimeout(5000, () => {
       timedOut = true;

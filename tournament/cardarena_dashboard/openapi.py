@@ -336,7 +336,8 @@ SCHEMAS: dict[str, Any] = {
             "stats": {
                 "type": "object",
                 "additionalProperties": {"type": "integer"},
-                "description": "Counters over every match the bot was seated in: `matches` (played to the "
+                "description": "Counters over every recorded match the bot was seated in (counted when its "
+                "result is written): `matches` (played to the "
                 "end; a no-show plays none), `timeouts`, `illegal_actions`, `errors` (decisions handed back "
                 "unanswered: the bot's code failed), `disconnects`, `forfeits` (too "
                 "many strikes, a resignation or a no-show).",

@@ -10,11 +10,14 @@ bot's own address is reconnected to for as long as the client runs.
 
 TLS (``run_async(tls=True, ca_cert=...)``, ``cardarena bot run --tls [--ca-cert FILE]``): every
 session of the client, to its own address, after a reconnect, or to an invited address, uses the
-same credentials.  A failed TLS handshake (a certificate the client does not trust or that names
-another host, a port that does not speak TLS) is a setting a retry cannot fix: at an address that
-has not yet welcomed the client it ends the run (:class:`SessionEnded`, saying which it is); at an
-address that has (a server redeployed with another certificate) it is logged as an error each
-time and retried with back-off like any lost connection.
+same files, read again for each connection attempt: a client certificate (or CA file) renewed on
+disk is presented from the next reconnect on, and one that cannot be used then (a rotation half
+done) is logged as an error and that attempt skipped, with the usual back-off.  A failed TLS
+handshake (a certificate the client does not trust or that names another host, a port that does
+not speak TLS) is a setting a retry cannot fix: at an address that has not yet welcomed the
+client it ends the run (:class:`SessionEnded`, saying which it is); at an address that has (a
+server redeployed with another certificate) it is logged as an error each time and retried with
+back-off like any lost connection.
 
 Mutual TLS (``client_cert=..., client_key=...``, ``cardarena bot run --client-cert FILE
 --client-key FILE``): the client presents that certificate in every handshake, for a service
@@ -94,16 +97,22 @@ def channel_credentials(
 
 @dataclass(frozen=True)
 class _Credentials:
-    """How every session of one client connects."""
+    """How every session of one client connects: the files, read again for each connection."""
 
-    channel: Any = None
-    """The channel credentials (``None``: plaintext)."""
+    tls: bool = False
+    """Whether it connects with TLS."""
+    ca_cert: str | None = None
+    """The CA certificate file the server's certificate is checked against (``None``: the
+    system's root certificates)."""
     client_pair: tuple[str, str] | None = None
     """The client certificate and key files it presents (mutual TLS)."""
 
-    @property
-    def tls(self) -> bool:
-        return self.channel is not None
+    def channel(self) -> Any:
+        """The channel credentials from the files as they are now (``None``: plaintext), so a
+        certificate rotated on disk is presented from the next connection on; ``ValueError``
+        (:func:`channel_credentials`) when one of them cannot be used just now."""
+        cert, key = self.client_pair or (None, None)
+        return channel_credentials(self.tls, self.ca_cert, cert, key) if self.tls else None
 
 
 def _dropped_after_handshake(server: str, client_pair: tuple[str, str] | None) -> bool:
@@ -643,8 +652,10 @@ async def run_async(
     certificates, or against ``ca_cert`` (a PEM file; implies ``tls``) when given.
     ``client_cert`` and ``client_key`` (PEM files, both or neither; imply ``tls``): the client
     certificate for a service that requires one (mutual TLS).  Every session (reconnects,
-    invited addresses) uses the same credentials.  ``ValueError`` at once when a file cannot be
-    used (see :func:`channel_credentials`).
+    invited addresses) uses the same credentials, read from the files again for each connection
+    attempt: a certificate rotated on disk is presented from the next reconnect on.
+    ``ValueError`` at once when a file cannot be used (see :func:`channel_credentials`); later,
+    at a reconnect, such a file is logged as an error and tried again after the back-off.
 
     ``server`` is reconnected to for as long as this runs.  An address the bot is invited to
     (another instance hosting one of its matches) is followed with its own reconnects until it
@@ -662,8 +673,9 @@ async def run_async(
     """
     check_bot(bot)
     check_address(server)
+    secure = channel_credentials(tls, ca_cert, client_cert, client_key) is not None  # the files checked now
     pair = (os.fspath(client_cert), os.fspath(client_key)) if client_cert and client_key else None
-    credentials = _Credentials(channel_credentials(tls, ca_cert, client_cert, client_key), pair)
+    credentials = _Credentials(secure, None if ca_cert is None else os.fspath(ca_cert), pair)
     stop = stop or asyncio.Event()
     followed: dict[str, asyncio.Task[None]] = {}
 
@@ -716,45 +728,22 @@ async def _keep(
     one) after its welcome; a shorter one counts as a failed attempt.  A TLS handshake failure
     (a refused client certificate included), or a plaintext client at a port that serves TLS,
     ends it (:class:`SessionEnded`) while the address has never welcomed the client; later it
-    is logged as an error and retried."""
+    is logged as an error and retried.  The TLS files are read again for each attempt; one that
+    cannot be used then (a rotation half done) is logged as an error and the attempt is skipped,
+    with the back-off of a failed one."""
     delay = 0.05
     reached = time.monotonic()
     welcomed_once = False
-    tls = credentials.tls
     while not stop.is_set():
         link = _Link()
-        tls_failed = False
         try:
-            await _session(bot, server, token, stop, on_invite, link, credentials.channel)
-            what = f"the server at {server} ended the session"
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() in FATAL:
-                details = exc.details() or ""
-                hint = _refused_hint(exc.code(), details)
-                raise SessionEnded(f"{server}: {exc.code().name}: {details}{hint}") from None
-            details = exc.details() or ""
-            why = f"{exc.code().name}: {details}"
-            problem = _tls_problem(details, tls) if not link.welcomed else None
-            if problem is None and tls and not link.welcomed and "Socket closed" in details:
-                problem = await _certificate_problem(server, credentials)
-            plain_at_tls = not tls and not welcomed_once and "Socket closed" in details
-            if plain_at_tls and await asyncio.to_thread(_serves_tls, server):
-                raise SessionEnded(
-                    f"{server}: the service serves TLS on this port: connect with --tls (add --ca-cert FILE for a "
-                    f"private CA or a self-signed certificate; tls=True, ca_cert=...) ({why})"
-                ) from None
-            if problem is not None:
-                if not welcomed_once:
-                    raise SessionEnded(f"{server}: {problem} ({why})") from None
-                tls_failed = True
-                what = f"{server}: {problem} ({why})"
-            elif link.welcomed:
-                what = f"session to {server} lost ({why})"
-            elif exc.code() == grpc.StatusCode.UNAVAILABLE:
-                hint = _plaintext_hint(details, tls) or ("" if welcomed_once else _unreachable_hint(details))
-                what = f"cannot reach {server} ({why}{hint})"
-            else:
-                what = f"session to {server} failed ({why})"
+            channel = credentials.channel()
+        except ValueError as exc:  # a rotation half done, or a broken file: tried again after the back-off
+            what, tls_failed = f"{server}: not connecting: a TLS file cannot be used ({exc})", True
+        else:
+            what, tls_failed = await _attempt(
+                bot, server, token, stop, on_invite, link, credentials, channel, welcomed_once
+            )
         if stop.is_set():
             break
         welcomed_once = welcomed_once or link.welcomed
@@ -778,6 +767,52 @@ async def _keep(
             await asyncio.wait_for(stop.wait(), wait)
         delay = min(max_backoff, delay * 2)
     log.info("stopped: no more sessions to %s", server)
+
+
+async def _attempt(
+    bot: Bot,
+    server: str,
+    token: str,
+    stop: asyncio.Event,
+    on_invite: Callable[[str], None] | None,
+    link: _Link,
+    credentials: _Credentials,
+    channel: Any,
+    welcomed_once: bool,
+) -> tuple[str, bool]:
+    """One session to ``server`` with the channel credentials ``channel`` until it ends: how it
+    ended, for the log, and whether that was a failed TLS handshake (logged as an error).
+    :class:`SessionEnded` when a retry cannot help (see :func:`_keep`)."""
+    tls = credentials.tls
+    try:
+        await _session(bot, server, token, stop, on_invite, link, channel)
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() in FATAL:
+            details = exc.details() or ""
+            hint = _refused_hint(exc.code(), details)
+            raise SessionEnded(f"{server}: {exc.code().name}: {details}{hint}") from None
+        details = exc.details() or ""
+        why = f"{exc.code().name}: {details}"
+        problem = _tls_problem(details, tls) if not link.welcomed else None
+        if problem is None and tls and not link.welcomed and "Socket closed" in details:
+            problem = await _certificate_problem(server, credentials)
+        plain_at_tls = not tls and not welcomed_once and "Socket closed" in details
+        if plain_at_tls and await asyncio.to_thread(_serves_tls, server):
+            raise SessionEnded(
+                f"{server}: the service serves TLS on this port: connect with --tls (add --ca-cert FILE for a "
+                f"private CA or a self-signed certificate; tls=True, ca_cert=...) ({why})"
+            ) from None
+        if problem is not None:
+            if not welcomed_once:
+                raise SessionEnded(f"{server}: {problem} ({why})") from None
+            return f"{server}: {problem} ({why})", True
+        if link.welcomed:
+            return f"session to {server} lost ({why})", False
+        if exc.code() == grpc.StatusCode.UNAVAILABLE:
+            hint = _plaintext_hint(details, tls) or ("" if welcomed_once else _unreachable_hint(details))
+            return f"cannot reach {server} ({why}{hint})", False
+        return f"session to {server} failed ({why})", False
+    return f"the server at {server} ended the session", False
 
 
 def run(

@@ -38,7 +38,6 @@ from typing import Any
 
 from ..engine import MatchRng, State, build_replay, forfeit_ranks, get_game, public_forms
 from ..engine.core import JSON, GameError
-from ..store.bots import BotStore
 from ..store.matches import MatchSpec, MatchStore
 from ..wire import codec
 from .hub import RESIGN, Hub, LiveMatch, Pending
@@ -74,7 +73,6 @@ class MatchRunner:
         *,
         hub: Hub,
         matches: MatchStore,
-        bots: BotStore,
         metrics: Metrics,
         instance: str,
         lease_ms: int,
@@ -88,7 +86,6 @@ class MatchRunner:
         """``invite(match_id, bot, game)``: ask the bot's other instances to send it here."""
         self.hub = hub
         self.store = matches
-        self.bots = bots
         self.metrics = metrics
         self.instance = instance
         self.lease_ms = lease_ms
@@ -107,6 +104,9 @@ class MatchRunner:
         self.forfeited: set[int] = set()
         self.annotations: dict[int, dict[str, JSON]] = {}
         self.faults: list[dict[str, JSON]] = []
+        self.stats: dict[str, dict[str, int]] = {}
+        """The bots' statistics of this run (bot -> statistic -> amount), counted only if this
+        run records the match (:meth:`_record`): a voided or superseded run counts nothing."""
         self.actions = 0
         self.seq = 0
         self.default_rng = MatchRng(f"{spec.seed}/default")
@@ -124,9 +124,9 @@ class MatchRunner:
             hub.reserve(bot, 1)
 
     def _stat(self, seat: int, stat: str, amount: int = 1) -> None:
-        bot = self.spec.seats[seat]
-        task = asyncio.get_running_loop().run_in_executor(None, self.bots.count, bot, stat, amount)
-        task.add_done_callback(lambda f: f.exception())
+        """Count ``amount`` of ``stat`` for the bot of ``seat``: written with the result."""
+        counts = self.stats.setdefault(self.spec.seats[seat], {})
+        counts[stat] = counts.get(stat, 0) + amount
 
     # ------------------------------------------------------------------ join
     async def join(self) -> None:
@@ -407,24 +407,24 @@ class MatchRunner:
         return result, replay
 
     def _record(self, result: dict[str, JSON], replay: dict[str, JSON]) -> dict[str, Any] | None:
-        """Write the result and the replay, then count a match for each bot that played (once
-        per bot, however many seats it held); in a worker thread, one job for both.  The match
-        is recorded once the result is written: a failure to count is logged, never raised.
+        """Write the result and the replay with the bots' statistics of this run and a match
+        for each bot that played (once per bot, however many seats it held), in one atomic
+        step that happens once (:meth:`MatchStore.complete`); in a worker thread.
 
         ``None`` once this run's result is written.  If another run recorded the match first
         (this instance lost its lease while Redis was out of reach, and the match was requeued
         and played elsewhere), that run's result, which stays the only one: nothing of this run
         is written or counted.  :class:`Voided` if the match is not stored at all any more."""
         spec = self.spec
-        if not self.store.complete(spec.match_id, self.instance, result, replay, tournament=spec.tournament or ""):
+        stats = {bot: dict(counts) for bot, counts in self.stats.items()}
+        for bot in {spec.seats[seat] for seat in self.live.present}:
+            stats.setdefault(bot, {})["matches"] = 1
+        tournament = spec.tournament or ""
+        if not self.store.complete(spec.match_id, self.instance, result, replay, tournament=tournament, stats=stats):
             recorded = self._recorded()
             if recorded is None:
                 raise Voided("not recorded: the match is no longer stored")
             return recorded
-        try:
-            self.bots.count_each(sorted({spec.seats[seat] for seat in self.live.present}), "matches")
-        except Exception as exc:  # Redis went away just now: the statistic is lost, the match is not
-            log.warning("stats_failed", extra={"fields": {"match_id": spec.match_id, "error": repr(exc)}})
         return None
 
     def end_message(self, status: str, result: dict[str, Any] | None, reason: str = "") -> Any:

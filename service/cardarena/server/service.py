@@ -693,7 +693,6 @@ class Instance:
                     spec,
                     hub=self.hub,
                     matches=self.matches,
-                    bots=self.bots,
                     metrics=self.metrics,
                     instance=self.name,
                     lease_ms=self.limits.lease_ms,

@@ -20,7 +20,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -218,10 +218,26 @@ class BotStore:
         self.count_each((name,), stat, amount)
 
     def count_each(self, names: Iterable[str], stat: str, amount: int = 1) -> None:
-        """Add ``amount`` to one statistics counter of each of ``names`` (one round trip)."""
-        if stat not in STATS:
-            raise ValueError(f"unknown statistic {stat!r}")
+        """Add ``amount`` to one statistics counter of each of ``names`` (one round trip).
+
+        Not idempotent: a command whose reply is lost is sent again by the client's retry and
+        counted twice.  The service counts a match's statistics with its result instead
+        (:meth:`~cardarena.store.matches.MatchStore.complete`, ``stats``), exactly once."""
         pipe = self.r.pipeline(transaction=False)
-        for name in names:
-            pipe.hincrby(self._bot(name), f"stat:{stat}", amount)
+        for counter, field_name, n in stat_increments({name: {stat: amount} for name in names}):
+            pipe.hincrby(counter, field_name, n)
         pipe.execute()
+
+
+def stat_increments(stats: Mapping[str, Mapping[str, int]]) -> list[tuple[str, str, int]]:
+    """The writes that add ``stats`` (bot name -> statistic -> amount, statistics from
+    :data:`STATS`) to the bots' counters: ``(key, field, amount)`` each, zero amounts left out.
+    ``ValueError`` for an unknown statistic."""
+    writes = []
+    for name, counts in stats.items():
+        for stat, amount in counts.items():
+            if stat not in STATS:
+                raise ValueError(f"unknown statistic {stat!r}")
+            if amount:
+                writes.append((BotStore._bot(name), f"stat:{stat}", amount))
+    return writes

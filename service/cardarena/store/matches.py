@@ -10,8 +10,9 @@ The contract between the tournament workers (producers) and service instances (c
    A match whose lease expired (a crashed instance) is put back by :meth:`requeue_lost` (the
    reconciler) and replayed from its seed by whoever claims it next.
 3. At the end the instance calls :meth:`MatchStore.complete` once: result and replay are
-   written **exactly once** (the first completion wins, later ones return ``False``), and an
-   event is appended to the results stream (:data:`RESULTS_STREAM`).  A match that cannot
+   written **exactly once** (the first completion wins, later ones return ``False``), the
+   match's bot statistics are counted with them, and an event is appended to the results
+   stream (:data:`RESULTS_STREAM`).  A match that cannot
    finish (a server stopped mid-match) is :meth:`void`-ed: put back for a rerun, never
    half-recorded.  :meth:`withdraw` takes matches out of play for good (``withdrawn``).
 4. Consumers of the stream (standings) must themselves count each ``match_id`` once.
@@ -26,6 +27,7 @@ existed.
 from __future__ import annotations
 
 import json
+import secrets
 import time
 import zlib
 from collections.abc import Mapping, Sequence
@@ -34,6 +36,7 @@ from typing import Any
 
 import redis
 
+from .bots import stat_increments
 from .keys import key
 
 LEASE, REPLAY = "lease", "replay"
@@ -199,8 +202,11 @@ return false
 _COMPLETE = """
 local h = KEYS[1]
 local status = redis.call('HGET', h, 'status')
+if status == 'done' and redis.call('HGET', h, 'finished_call') == ARGV[7] then return 1 end
 if status == false or status == 'done' then return 0 end
-redis.call('HSET', h, 'status', 'done', 'result', ARGV[1], 'finished_at', ARGV[3], 'finished_by', ARGV[4])
+redis.call('HSET', h, 'status', 'done', 'result', ARGV[1], 'finished_at', ARGV[3], 'finished_by', ARGV[4],
+  'finished_call', ARGV[7])
+for i = 7, #KEYS do redis.call('HINCRBY', KEYS[i], ARGV[2 * i - 6], ARGV[2 * i - 5]) end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('DEL', KEYS[3])
 redis.call('SREM', KEYS[4], ARGV[5])
@@ -413,18 +419,33 @@ class MatchStore:
         replay: dict[str, Any],
         *,
         tournament: str | None = None,
+        stats: Mapping[str, Mapping[str, int]] | None = None,
     ) -> bool:
-        """Write result and replay once and emit the result event; ``False`` if already done.
+        """Write result and replay once, add ``stats`` (bot name -> statistic -> amount, see
+        :data:`~cardarena.store.bots.STATS`) to the bots' counters and emit the result event,
+        all in one atomic step; ``False`` if already done (nothing written or counted).
 
-        ``tournament`` (``""`` for none) saves reading the spec back when the caller has it.
+        Exactly once even when the client sends the command again because its reply was lost
+        (redis-py's retry): each call carries its own id, and the repeat of the call that wrote
+        the result returns ``True`` without counting again.  ``tournament`` (``""`` for none)
+        saves reading the spec back when the caller has it.
         """
         if tournament is None:
             spec = self.spec(mid)
             tournament = (spec.tournament if spec else "") or ""
         blob = zlib.compress(json.dumps(replay, separators=(",", ":")).encode(), 6)
+        increments = stat_increments(stats or {})
         return bool(
             self._complete(
-                keys=[self._h(mid), self._replay(mid), self._lease(mid), self.RUNNING, self.STREAM, self.QUEUED],
+                keys=[
+                    self._h(mid),
+                    self._replay(mid),
+                    self._lease(mid),
+                    self.RUNNING,
+                    self.STREAM,
+                    self.QUEUED,
+                    *(counter for counter, _, _ in increments),
+                ],
                 args=[
                     json.dumps(result, sort_keys=True),
                     blob,
@@ -432,6 +453,8 @@ class MatchStore:
                     instance,
                     mid,
                     tournament,
+                    secrets.token_hex(8),
+                    *(x for _, stat, amount in increments for x in (stat, amount)),
                 ],
             )
         )

@@ -215,8 +215,8 @@ def _fields(values: dict[str, Any]) -> str:
 
 def status_lines(t: Tournament) -> list[str]:
     """``tournament status``: the id (and the name unless it is the default ``<Game> <n>p``),
-    status, game, players and counted matches; entrants; rated or practice; the time control;
-    the fault policy."""
+    status, game, players and counted matches; entrants; the time control; the fault policy;
+    rated or practice."""
     from dataclasses import asdict
 
     from cardarena.store.matches import FaultPolicy, TimeControl
@@ -225,9 +225,9 @@ def status_lines(t: Tournament) -> list[str]:
     return [
         f"{t.id}{name}  [{t.status}]  {t.game}  {t.players} players  {t.counted}/{t.total_matches} matches counted",
         f"entrants: {', '.join(t.entrants)}  deal sets: {t.deal_sets}",
-        "ratings: " + ("rated (its matches update the OpenSkill ratings)" if t.rated else "practice, not rated"),
         f"time control: {_fields({**asdict(TimeControl()), **t.time_control})}",  # empty: the defaults
         f"fault policy: {_fields({**asdict(FaultPolicy()), **t.fault_policy})}",
+        "rated: yes (its matches update the bots' ratings)" if t.rated else "rated: no (practice: ratings left alone)",
     ]
 
 

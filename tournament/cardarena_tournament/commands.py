@@ -196,7 +196,7 @@ def _list(args: argparse.Namespace) -> int:
         when = _utc(t.created_at) + " UTC" if t.created_at else "-"
         print(
             f"{t.id}{name}  [{t.status}]  {t.game} {t.players}p  {len(t.entrants)} bots  "
-            f"{t.counted}/{t.total_matches} matches counted  created {when}"
+            f"{t.counted}/{t.total_matches} matches counted  created {when}" + ("" if t.rated else "  practice")
         )
     return 0
 

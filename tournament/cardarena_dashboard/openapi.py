@@ -203,7 +203,7 @@ SCHEMAS: dict[str, Any] = {
                 "type": "boolean",
                 "description": "false: a practice tournament, whose matches leave the OpenSkill ratings and "
                 "their histories alone (its standings are computed as usual). Tournaments stored before the "
-                "field existed are rated. docs/tournaments.md, 'Ratings'.",
+                "field existed are rated. docs/tournaments.md, 'Practice tournaments'.",
             },
             "status": {"type": "string", "enum": ["upcoming", "running", "finished", "cancelled"]},
             "total_matches": {"type": "integer"},

@@ -364,6 +364,38 @@ def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: See
     assert client.post("/api/v1/admin/tournaments/nope/cancel", headers=ADMIN).status_code == 404
 
 
+def test_admin_creates_a_practice_tournament_the_api_and_its_page_show(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """`"rated": false` makes a practice tournament: stored, in the API's answers, marked on its
+    page and in the list; without the field a tournament is rated; only a JSON boolean will do."""
+    definition = {"game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 1}
+    created = client.post(
+        "/api/v1/admin/tournaments", json={**definition, "id": "drill", "rated": False}, headers=ADMIN
+    )
+    assert created.status_code == 201, created.get_json()
+    assert created.get_json()["rated"] is False
+    assert client.post("/api/v1/admin/tournaments", json={**definition, "id": "exam"}, headers=ADMIN).status_code == 201
+    ts = TournamentStore(client_for(redis_url))
+    assert not ts.require("drill").rated and ts.require("exam").rated
+    assert _json(client, "/api/v1/tournaments/exam")["rated"] is True
+    listed = {t["id"]: t["rated"] for t in _json(client, "/api/v1/tournaments?limit=100")["items"]}
+    assert listed["drill"] is False and listed["exam"] is True
+    for bad in ("no", 0, None):
+        got = client.post("/api/v1/admin/tournaments", json={**definition, "id": "b", "rated": bad}, headers=ADMIN)
+        assert got.status_code == 400 and "rated must be a JSON boolean" in got.get_json()["error"]["message"]
+    mark = "practice — not rated"
+    assert mark in client.get("/tournaments/drill").get_data(as_text=True)
+    assert mark not in client.get("/tournaments/exam").get_data(as_text=True)
+    rows = {
+        tid: row
+        for row in client.get("/tournaments").get_data(as_text=True).split("<tr ")
+        for tid in ("drill", "exam")
+        if f'id="tournament-{tid}"' in row
+    }
+    assert "practice" in rows["drill"] and "practice" not in rows["exam"]
+
+
 def test_admin_tournament_is_stored_as_tournament_create_stores_it(
     client: FlaskClient, seeded: Seeded, redis_url: str
 ) -> None:

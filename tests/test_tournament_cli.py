@@ -273,6 +273,34 @@ def test_list_shows_the_tournaments_newest_first(redis_url: str, key_prefix: str
     client.close()
 
 
+def test_unrated_round_trips_through_the_cli(redis_url: str, key_prefix: str) -> None:
+    """`create --unrated` makes a practice tournament (or schedule, whose runs inherit it);
+    `status`, `list` and their `--json` say so; without the flag a tournament is rated."""
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    for name in ("a", "b"):
+        BotStore(client).register(name)
+    client.close()
+    ids = {}
+    for label, extra in (("practice", ["--unrated"]), ("graded", [])):
+        done = _cli("tournament", "create", "--game", "glaves", "--players", "2", "--bots", "a,b", *extra, env=env)
+        assert done.returncode == 0, done.stderr
+        ids[label] = done.stdout.strip()
+    status = _cli("tournament", "status", ids["practice"], env=env).stdout.splitlines()
+    assert status[-1] == "rated: no (practice: ratings left alone)"
+    assert _cli("tournament", "status", ids["graded"], env=env).stdout.splitlines()[-1].startswith("rated: yes")
+    assert json.loads(_cli("tournament", "status", ids["practice"], "--json", env=env).stdout)["rated"] is False
+    listed = json.loads(_cli("tournament", "list", "--json", env=env).stdout)["tournaments"]
+    assert {t["id"]: t["rated"] for t in listed} == {ids["practice"]: False, ids["graded"]: True}
+    lines = _cli("tournament", "list", env=env).stdout.splitlines()
+    assert [line.endswith("  practice") for line in lines] == [False, True]  # newest first
+    done = _cli("tournament", "create", "--game", "glaves", "--players", "2", "--all", "--unrated",
+                "--schedule", "1h", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (schedule,) = json.loads(_cli("tournament", "schedules", "--json", env=env).stdout)["schedules"]
+    assert schedule["template"]["rated"] is False
+
+
 def test_schedules_are_listed_with_their_next_run_and_removed(redis_url: str, key_prefix: str) -> None:
     env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
     done = _cli("tournament", "schedules", env=env)

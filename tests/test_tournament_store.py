@@ -485,3 +485,72 @@ def test_the_reconciler_leaves_live_standings_to_their_turn_unless_it_counted_so
     play(1)  # completed, its result event lost: the reconciler counts it
     assert lifecycle.reconcile(store, ms)["counted"] == 1
     assert (store.standings("rec") or {})["counted"] == 4
+
+
+def _play(store: TournamentStore, ms: MatchStore, tid: str, count: int) -> None:
+    """Play ``count`` queued matches of ``tid`` (the first seat wins) and consume the results
+    stream as the workers do."""
+    from cardarena_tournament import lifecycle
+
+    for _ in range(count):
+        spec = ms.claim("i", wait_s=0)
+        assert spec is not None and spec.tournament == tid
+        ms.complete(spec.match_id, "i", {"scores": [1, 0], "ranks": [1, 2]}, {})
+    lifecycle.consume_results(store, ms, "c")
+
+
+def test_a_practice_tournament_is_counted_but_leaves_the_ratings_alone(store: TournamentStore) -> None:
+    """An unrated tournament's matches are counted once and make its standings; the ratings and
+    their histories stay as the rated tournament before it left them."""
+    from cardarena_tournament import lifecycle
+
+    ms = MatchStore(store.r)
+    for tid, rated in (("graded", True), ("practice", False)):
+        store.create(lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=2, tid=tid,
+                                              rated=rated))  # fmt: skip
+    assert lifecycle.start_tournament(store, ms, "graded") == 4
+    _play(store, ms, "graded", 4)
+    ratings = store.ratings("glaves")
+    histories = {bot: store.rating_history(bot, "glaves") for bot in ("a", "b")}
+    assert {bot: r["matches"] for bot, r in ratings.items()} == {"a": 4, "b": 4}  # the rated one counts
+    assert len(histories["a"]) == 4
+    assert lifecycle.start_tournament(store, ms, "practice") == 4
+    _play(store, ms, "practice", 3)
+    assert store.require("practice").counted == 3
+    # the reconciler finds nothing left to rate (it used to count unrated matches again and again)
+    assert lifecycle.reconcile(store, ms)["counted"] == 0
+    _play(store, ms, "practice", 1)
+    t = store.require("practice")
+    assert (t.status, t.counted, t.rated) == ("finished", 4, False)
+    assert store.ratings("glaves") == ratings
+    assert {bot: store.rating_history(bot, "glaves") for bot in ("a", "b")} == histories
+    assert not any(store.rated_among("glaves", [m["match_id"] for m in store.matches("practice")]))
+    snap = store.standings("practice")
+    assert snap is not None and snap["status"] == "finished"
+    rows = {row["bot"]: row for row in snap["rows"]}
+    assert sum(row["matches"] for row in rows.values()) == 8
+    assert rows["a"]["rating"] == ratings["a"]  # the bots' ratings, from their rated matches
+    lifecycle.count_matches(store, ms, [m["match_id"] for m in store.matches("practice")])  # redelivered
+    assert store.require("practice").counted == 4 and store.ratings("glaves") == ratings
+
+
+def test_the_rated_flag_round_trips_and_an_old_record_is_rated(store: TournamentStore) -> None:
+    assert store.create(dataclasses.replace(_t("p"), rated=False))
+    assert store.create(_t("r"))
+    assert store.create(_t("old"))
+    store.r.hdel(key("tournament", "old"), "rated")  # as stored before the field existed
+    assert store.r.hget(key("tournament", "p"), "rated") == b"0"
+    assert [(t.id, t.rated) for t in store.list()] == [("old", True), ("r", True), ("p", False)]
+    assert store.require("p").to_json()["rated"] is False
+    assert Tournament.from_json({**_t().to_json(), "rated": False}).rated is False
+
+
+def test_a_practice_schedule_makes_practice_runs(store: TournamentStore) -> None:
+    from cardarena_tournament import lifecycle
+
+    ms = MatchStore(store.r)
+    template = {"game": "glaves", "players": 2, "entrants": ["x", "y"], "deal_sets": 1, "rated": False}
+    lifecycle.create_schedule(store, "every 1h", template, sid="drill", now=100.0)
+    lifecycle.create_schedule(store, "every 1h", {**template, "rated": True}, sid="weekly", now=100.0)
+    assert sorted(lifecycle.start_due_schedules(store, ms, 100.0)) == ["drill-100", "weekly-100"]
+    assert not store.require("drill-100").rated and store.require("weekly-100").rated

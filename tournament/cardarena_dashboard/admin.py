@@ -103,8 +103,10 @@ TOURNAMENT_FIELDS = {
     "options": dict,
     "time_control": dict,
     "fault_policy": dict,
+    "rated": bool,
 }
-"""Fields a tournament definition may have, with their JSON types."""
+"""Fields a tournament definition may have, with their JSON types (``rated``: false for a
+practice tournament, which leaves the ratings alone; default true)."""
 REQUIRED = ("id", "game", "players", "entrants", "deal_sets")
 MAX_TOURNAMENT_NAME = 200
 """Longest tournament name (the OpenAPI document's ``maxLength``)."""
@@ -125,9 +127,10 @@ def tournament_from(data: dict[str, Any]) -> Any:
     if missing:
         raise ValueError(f"missing field(s): {', '.join(missing)}")
     for name, kind in TOURNAMENT_FIELDS.items():
-        if name in data and (not isinstance(data[name], kind) or isinstance(data[name], bool)):
+        if name in data and (not isinstance(data[name], kind) or (kind is not bool and isinstance(data[name], bool))):
             raise ValueError(
-                f"{name} must be a JSON {kind.__name__.replace('str', 'string').replace('dict', 'object')}"
+                f"{name} must be a JSON "
+                + kind.__name__.replace("str", "string").replace("dict", "object").replace("bool", "boolean")
             )
     tid = data["id"]
     if tournament_id_problem(tid) or len(tid) > 64 or not tid.isprintable():

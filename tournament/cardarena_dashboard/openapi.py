@@ -199,6 +199,12 @@ SCHEMAS: dict[str, Any] = {
                 description="Time-outs, strikes, illegal answers and no-shows of every match, the defaults "
                 "filled in (empty: the defaults). docs/tournaments.md, 'Match rules'."
             ),
+            "rated": {
+                "type": "boolean",
+                "description": "false: a practice tournament, whose matches leave the OpenSkill ratings and "
+                "their histories alone (its standings are computed as usual). Tournaments stored before the "
+                "field existed are rated. docs/tournaments.md, 'Practice tournaments'.",
+            },
             "status": {"type": "string", "enum": ["upcoming", "running", "finished", "cancelled"]},
             "total_matches": {"type": "integer"},
             "counted": {"type": "integer"},
@@ -229,7 +235,7 @@ SCHEMAS: dict[str, Any] = {
                 "type": "object",
                 "description": "The runs' definition: `game`, `players`, `entrants` (a list of bot names, or "
                 '`"all"`: every bot registered when a run starts), `deal_sets`, `options`, `time_control`, '
-                "`fault_policy`, `name`. `options`, `time_control` and `fault_policy` are as given when the "
+                "`fault_policy`, `name`, `rated`. `options`, `time_control` and `fault_policy` are as given when the "
                 "schedule was created: null or only the fields given; each run fills in the defaults.",
                 "properties": {
                     "game": {"type": "string"},
@@ -245,6 +251,7 @@ SCHEMAS: dict[str, Any] = {
                     "time_control": _time_control(nullable=True),
                     "fault_policy": _fault_policy(nullable=True),
                     "name": {"type": "string", "description": "Empty: each run is named `<Game> <n>p`."},
+                    "rated": {"type": "boolean", "description": "false: every run is a practice (unrated) one."},
                 },
             },
             "cron": {**_STR, "description": "Cron expression (UTC), or null for an interval schedule."},
@@ -395,6 +402,11 @@ SCHEMAS: dict[str, Any] = {
             "options": {"type": "object", "description": "Game options; stored with the defaults filled in."},
             "time_control": _time_control(additionalProperties=False),
             "fault_policy": _fault_policy(additionalProperties=False),
+            "rated": {
+                "type": "boolean",
+                "default": True,
+                "description": "false: a practice tournament; its matches do not change the ratings.",
+            },
         },
     },
     "Page_Match": _page_of("Match"),

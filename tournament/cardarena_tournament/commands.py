@@ -73,6 +73,15 @@ def add_match_rules(parser: Any) -> None:
     )
 
 
+def add_unrated(parser: Any) -> None:
+    """``--unrated`` (for ``create`` and ``run``)."""
+    parser.add_argument(
+        "--unrated",
+        action="store_true",
+        help="a practice tournament: its matches leave the bots' OpenSkill ratings alone (standings as usual)",
+    )
+
+
 def match_rules(args: argparse.Namespace) -> dict[str, Any]:
     """The ``options``, ``time_control`` and ``fault_policy`` keywords of ``new_tournament``."""
     clocks = json_object(args.time_control, "--time-control")
@@ -112,6 +121,7 @@ def _create(args: argparse.Namespace) -> int:
             "deal_sets": args.deal_sets,
             **match_rules(args),
             "name": args.name or "",
+            "rated": not args.unrated,  # a schedule's runs inherit it
         }
         lifecycle.check_template(template)  # the bad input first, before the bots are looked up
         if args.schedule:
@@ -186,7 +196,7 @@ def _list(args: argparse.Namespace) -> int:
         when = _utc(t.created_at) + " UTC" if t.created_at else "-"
         print(
             f"{t.id}{name}  [{t.status}]  {t.game} {t.players}p  {len(t.entrants)} bots  "
-            f"{t.counted}/{t.total_matches} matches counted  created {when}"
+            f"{t.counted}/{t.total_matches} matches counted  created {when}" + ("" if t.rated else "  practice")
         )
     return 0
 
@@ -205,7 +215,8 @@ def _fields(values: dict[str, Any]) -> str:
 
 def status_lines(t: Tournament) -> list[str]:
     """``tournament status``: the id (and the name unless it is the default ``<Game> <n>p``),
-    status, game, players and counted matches; entrants; the time control; the fault policy."""
+    status, game, players and counted matches; entrants; the time control; the fault policy;
+    rated or practice."""
     from dataclasses import asdict
 
     from cardarena.store.matches import FaultPolicy, TimeControl
@@ -216,6 +227,7 @@ def status_lines(t: Tournament) -> list[str]:
         f"entrants: {', '.join(t.entrants)}  deal sets: {t.deal_sets}",
         f"time control: {_fields({**asdict(TimeControl()), **t.time_control})}",  # empty: the defaults
         f"fault policy: {_fields({**asdict(FaultPolicy()), **t.fault_policy})}",
+        "rated: yes (its matches update the bots' ratings)" if t.rated else "rated: no (practice: ratings left alone)",
     ]
 
 
@@ -555,6 +567,7 @@ def register(sub: Any) -> None:
         "--deal-sets", type=int, default=1, help="deals per table, each played in every seating (default %(default)s)"
     )
     add_match_rules(create)
+    add_unrated(create)
     create.add_argument("--name")
     create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")
     create.set_defaults(func=_create)

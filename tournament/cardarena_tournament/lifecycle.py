@@ -88,10 +88,12 @@ def new_tournament(
     tid: str | None = None,
     schedule_id: str | None = None,
     queue: str = "",
+    rated: bool = True,
 ) -> Tournament:
     """A validated :class:`Tournament` (not stored); without ``seed``, a secret random one
-    (:func:`new_seed`).  Raises ``GameError``, ``FormatError`` or
-    ``TournamentError`` with a message naming the bad input."""
+    (:func:`new_seed`); ``rated=False`` makes a practice tournament (:attr:`Tournament.rated`).
+    Raises ``GameError``, ``FormatError`` or ``TournamentError`` with a message naming the bad
+    input."""
     g = get_game(game)
     full_options = g.options(players, options)
     g.new_state(players, full_options)  # some games check ranges only when they build a match
@@ -119,6 +121,7 @@ def new_tournament(
         fault_policy=policy,
         schedule_id=schedule_id,
         queue=queue,
+        rated=bool(rated),
         total_matches=len(expand_parts(tid, entrants, players, deal_sets, seed)),
     )
 
@@ -262,7 +265,9 @@ def count_matches(
     match records, one rating transaction per game, one counting pipeline per tournament.
 
     Ratings are applied before counting (once every match is counted, every rating is in); both
-    steps are once per match id, so a redelivered batch changes nothing.  Returns, per match id,
+    steps are once per match id, so a redelivered batch changes nothing.  The matches of an
+    unrated (practice) tournament are counted only: the ratings and their histories stay as
+    they are.  Returns, per match id,
     its tournament id if it belongs to a live tournament, else ``None``.
     """
     cache = known if known is not None else {}
@@ -290,7 +295,7 @@ def count_matches(
         for fault in ("forfeited", "strikes"):  # the standings' forfeit rule; `tournament run` names the bots
             if result.get(fault) is not None:
                 entry[fault] = list(result[fault])
-        if len(spec.seats) > 1:
+        if len(spec.seats) > 1 and t.rated:
             ratings.setdefault(t.game, []).append((match_id, spec.seats, _rater(spec.seats, result["ranks"])))
         counts.setdefault(t.id, []).append((match_id, entry))
         out[-1] = t.id
@@ -370,7 +375,8 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
     * running matches with an expired lease and queued matches missing from the queue are put
       back (:meth:`MatchStore.requeue_lost`);
     * every match of a running tournament missing from the match store is queued again;
-    * completed matches of running tournaments not yet counted (or rated) are counted (rated);
+    * completed matches of running tournaments not yet counted (or, in a rated tournament,
+      rated) are counted (rated);
     * running tournaments with every match counted are finished; the standings of those it
       counted matches of are refreshed (the others' when their turn comes, see :func:`settle`);
     * tournaments still ``upcoming`` ``upcoming_grace_s`` after creation (their start task was
@@ -389,7 +395,7 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
         report["enqueued"] += sum(ms.enqueue_many(missing))
         done = [m.match_id for m, info in zip(matches, infos, strict=True) if info.get("status") == "done"]
         counted = ts.counted_among(t.id, done)
-        rated = ts.rated_among(t.game, done) if t.players > 1 else [True] * len(done)
+        rated = ts.rated_among(t.game, done) if t.players > 1 and t.rated else [True] * len(done)
         todo = [mid for mid, c, r in zip(done, counted, rated, strict=True) if not (c and r)]
         count_matches(ts, ms, todo)
         report["counted"] += len(todo)

@@ -75,9 +75,10 @@ def register_run(tsub: Any) -> None:
     run.add_argument(
         "--deal-sets", type=int, default=1, help="deals per table, each played in every seating (default %(default)s)"
     )
-    from .commands import add_match_rules
+    from .commands import add_match_rules, add_unrated
 
     add_match_rules(run)
+    add_unrated(run)
     run.add_argument("--seed", help="tournament seed (default: a random one; --json lists each match's seed)")
     run.add_argument(
         "--timeout", type=float, default=3600, help="give up after this many seconds (default %(default)g)"
@@ -179,6 +180,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 name=f"local run {run_id}",
                 queue=lane,
+                rated=not args.unrated,
             )
             ts.create(t)
             tid = t.id
@@ -215,6 +217,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                     "game": t.game,
                     "players": t.players,
                     "deal_sets": t.deal_sets,
+                    "rated": t.rated,
                     "metric": snap["metric"],
                     "standings": snap["rows"],
                     "matches": [

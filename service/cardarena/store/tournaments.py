@@ -87,6 +87,10 @@ class Tournament:
     total_matches: int = 0
     counted: int = 0
     """Matches whose result is counted."""
+    rated: bool = True
+    """Whether its matches update the OpenSkill ratings; ``False``: a practice tournament (its
+    standings are computed as usual, the ratings and their histories are left alone).  Records
+    stored before the field existed are rated."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON form."""
@@ -159,10 +163,21 @@ return due
 _INT_FIELDS = ("players", "deal_sets", "total_matches", "counted")
 _FLOAT_FIELDS = ("created_at", "started_at", "finished_at")
 _JSON_FIELDS = ("entrants", "options", "time_control", "fault_policy")
+_BOOL_FIELDS = ("rated",)
+"""Stored as ``"1"`` / ``"0"``."""
 
 
 def _s(raw: Any) -> str:
     return raw.decode() if isinstance(raw, bytes) else str(raw)
+
+
+def _stored(name: str, value: Any) -> Any:
+    """A tournament field as a hash value."""
+    if name in _JSON_FIELDS:
+        return json.dumps(value)
+    if name in _BOOL_FIELDS:
+        return "1" if value else "0"
+    return "" if value is None else value
 
 
 def tournament_id_problem(tid: str) -> str | None:
@@ -210,9 +225,7 @@ class TournamentStore:
         h = self._h(t.id)
         if not self.r.hsetnx(h, "id", t.id):
             return False
-        mapping = {
-            k: json.dumps(v) if k in _JSON_FIELDS else ("" if v is None else v) for k, v in data.items() if k != "id"
-        }
+        mapping = {k: _stored(k, v) for k, v in data.items() if k != "id"}
         pipe = self.r.pipeline()
         pipe.hset(h, mapping=mapping)
         pipe.zadd(self.ALL, {t.id: data["created_at"]})
@@ -240,6 +253,8 @@ class TournamentStore:
                 out[k] = int(v or 0)
             elif k in _FLOAT_FIELDS:
                 out[k] = float(v) if v else (0.0 if k == "created_at" else None)
+            elif k in _BOOL_FIELDS:
+                out[k] = v != "0"
             elif k == "schedule_id":
                 out[k] = v or None
             else:

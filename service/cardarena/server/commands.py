@@ -51,6 +51,8 @@ def _redis(args: argparse.Namespace) -> Iterator[str]:
 
 
 def _service(args: argparse.Namespace) -> int:
+    from ..engine import games
+    from ..engine.registry import GameRegistrationError
     from ..pem import PemError
     from ..store.connection import client_for
     from .observability import configure_logging
@@ -60,6 +62,10 @@ def _service(args: argparse.Namespace) -> int:
     try:  # the files are checked now: a bad one is a one-line error before anything starts
         tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
     except PemError as exc:
+        _usage(str(exc))
+    try:  # a game that cannot be registered (a broken plugin) too, not "cannot listen" later
+        games()
+    except GameRegistrationError as exc:
         _usage(str(exc))
     problem = _port_problem(args)  # a busy port too (gRPC would say "Failed to bind", not which)
     if problem:

@@ -147,7 +147,7 @@ def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
 
 
 def _bot_register(args: argparse.Namespace) -> int:
-    if len(args.names) == 1 and args.roster is None:
+    if len(args.names) == 1 and args.roster is None and not args.skip_registered:
         args.name = args.names[0]
         return _issue_token(args, False, "")
     names = list(args.names)
@@ -840,7 +840,7 @@ def register(sub: Any) -> None:
     reg = bot_sub.add_parser(
         "register",
         help="register a bot (prints its token once), or several: a name,token CSV",
-        description="One NAME prints its token alone. Several names, or --from, print CSV: a "
+        description="One NAME prints its token alone. Several names, --from or --skip-registered print CSV: a "
         "'name,token' header, then one row per bot registered. Every name is checked first: a bad, "
         "repeated or already registered one registers nothing (exit 2).",
     )

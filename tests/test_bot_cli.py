@@ -286,3 +286,25 @@ def test_a_class_is_registered_from_a_roster_in_one_command(
     assert main(["bot", "register", "solo"]) == 0  # one name: the token alone, as before
     assert store.authenticate(capsys.readouterr().out.strip()) == "solo"
     client.close()
+
+
+def test_skip_registered_with_one_name_skips_it_instead_of_refusing(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``bot register NAME --skip-registered`` (a script adding one late student) ignored the
+    flag and failed on a taken name: it is skipped (exit 0), a new one registered, as CSV."""
+    import csv
+
+    from cardarena.cli import main
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    client = client_for(redis_url)
+    store = BotStore(client)
+    store.register("ann")
+    assert main(["bot", "register", "ann", "--skip-registered"]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines() == ["name,token"] and "skipped 1 already registered: ann" in out.err
+    assert main(["bot", "register", "bea", "--skip-registered"]) == 0
+    [(name, token)] = list(csv.reader(capsys.readouterr().out.splitlines()))[1:]
+    assert name == "bea" and store.authenticate(token) == "bea"
+    client.close()

@@ -259,3 +259,37 @@ def test_plain_http_beyond_loopback_is_served_with_one_warning(
         local = base.replace("0.0.0.0", "127.0.0.1")
         with urllib.request.urlopen(f"{local}/api/v1/games", timeout=10, context=_trusting(ca)) as response:
             assert response.status == 200
+
+
+@pytest.mark.parametrize("secure", [False, True], ids=["http", "https"])
+def test_a_silent_connection_is_closed_and_frees_its_thread(
+    tls_files: tuple[trustme.CA, Path, Path], secure: bool
+) -> None:
+    """A client that connects and says nothing (no TLS ClientHello, no request) held one of the
+    server's threads for ever, so enough of them starved the dashboard: it is closed once idle
+    for the server's ``idle_timeout``, and the server still answers."""
+    import threading
+
+    from cardarena.server.tls import load_server_tls
+    from cardarena_dashboard.commands import dashboard_server
+    from flask import Flask
+
+    ca, cert, key = tls_files
+    app = Flask("idle")
+    app.add_url_rule("/", "index", lambda: "ok")
+    listener = socket.create_server(("127.0.0.1", 0))
+    tls = load_server_tls(str(cert), str(key)) if secure else None
+    server = dashboard_server("127.0.0.1", 0, app, listener.fileno(), tls, idle_timeout=0.5)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as idle:
+            assert idle.recv(1) == b""  # closed by the server (a client timeout raises instead)
+        scheme, context = ("https", _trusting(ca)) if secure else ("http", None)
+        with urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}/", timeout=10, context=context) as response:
+            assert response.read() == b"ok"
+    finally:
+        server.shutdown()
+        server.server_close()
+        listener.close()

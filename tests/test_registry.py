@@ -113,3 +113,29 @@ def test_a_game_needs_a_name_and_a_summary() -> None:
             check_registration(nameless, FIXTURE_GAME, "here")
     with pytest.raises(GameRegistrationError, match=r"is not a cardarena\.engine\.Game instance"):
         check_registration(object(), FIXTURE_GAME, "here")
+
+
+@pytest.mark.parametrize("command", [["simulate", "glaves"], ["service", "--port", "0"]])
+def test_a_broken_plugin_stops_a_command_with_one_line_naming_it(tmp_path: Path, command: list[str]) -> None:
+    """A broken entry point stopped ``simulate`` with a traceback and ``service`` with
+    ``cannot listen: ...``: each says what is wrong in one line, exit status 2, before
+    starting anything (no embedded Redis)."""
+    import os
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    distribution(site, "broken_trumps", "broken_trumps = no_such_module:GAME")
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env |= {"HOME": str(home), "XDG_DATA_HOME": str(home / "share")}
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", *command], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("cardarena: error: entry point broken_trumps = 'no_such_module:GAME'"), line
+    assert line.endswith("does not load: ModuleNotFoundError: No module named 'no_such_module'"), line
+    assert not home.exists()

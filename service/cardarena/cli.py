@@ -13,6 +13,7 @@ from typing import Any
 
 from .cliargs import at_least, json_object
 from .engine import GameError, MatchRng, build_replay, get_game, play_match, random_policy, rerun
+from .engine.registry import GameRegistrationError
 from .summary import Tally
 
 AREA_COMMANDS = (
@@ -158,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.func(args))
         sys.stdout.flush()  # inside the try: a reader that left is handled below
         return code
-    except (GameError, UsageError) as exc:
+    except (GameError, GameRegistrationError, UsageError) as exc:
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

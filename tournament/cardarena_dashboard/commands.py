@@ -16,10 +16,14 @@ import signal
 import socket
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardarena.cliargs import add_tls_files, port_number
 from cardarena.ports import bind_problem, is_loopback, join_host_port
+
+if TYPE_CHECKING:
+    from cardarena.server.tls import ServerTls
+    from werkzeug.serving import BaseWSGIServer
 
 CLEAR_WARNING = (
     "cardarena: warning: --host {host} is reachable from other machines and there is no TLS "
@@ -31,10 +35,8 @@ CLEAR_WARNING = (
 def _dashboard(args: argparse.Namespace) -> int:
     from cardarena.server.observability import configure_logging
     from cardarena.server.tls import load_server_tls
-    from werkzeug.serving import make_server
 
     from .app import create_app
-    from .https import serve_tls
     from .replay_cache import DEFAULT_MATCHES, DEFAULT_MB, MATCHES_ENV, MB_ENV, setting
 
     try:  # a typo in a setting or an unusable certificate shows at the start, in one line
@@ -69,11 +71,8 @@ def _dashboard(args: argparse.Namespace) -> int:
     try:  # Ctrl-C or SIGTERM, whenever it comes, stops it without a traceback
         with listener, _redis(args) as url:
             app = create_app({"REDIS_URL": url})
-            server = make_server(args.host, args.port, app, threaded=True, fd=listener.fileno())
-            scheme = "http"
-            if tls is not None:
-                serve_tls(server, tls)
-                scheme = "https"
+            server = dashboard_server(args.host, args.port, app, listener.fileno(), tls)
+            scheme = "http" if tls is None else "https"
             try:
                 address = join_host_port(args.host, server.port)
                 print(f"cardarena dashboard: {scheme}://{address}/", file=sys.stderr, flush=True)
@@ -83,6 +82,31 @@ def _dashboard(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+IDLE_TIMEOUT_S = 30.0
+"""Seconds a dashboard connection may stay silent (before or during its TLS handshake, within a
+request, or between two requests on a kept-alive connection) before it is closed, so that idle
+or stalled clients cannot hold the server's threads (one per connection) forever."""
+
+
+def dashboard_server(
+    host: str, port: int, app: Any, fd: int, tls: ServerTls | None, *, idle_timeout: float = IDLE_TIMEOUT_S
+) -> BaseWSGIServer:
+    """werkzeug's threaded server for ``app`` on the listening socket ``fd``: HTTPS only with
+    ``tls`` (:func:`.https.serve_tls`), and every connection closed after ``idle_timeout``
+    seconds without progress."""
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    from .https import serve_tls
+
+    class Handler(WSGIRequestHandler):
+        timeout = idle_timeout  # socketserver sets it on each connection (handshake included)
+
+    server = make_server(host, port, app, threaded=True, fd=fd, request_handler=Handler)
+    if tls is not None:
+        serve_tls(server, tls)
+    return server
 
 
 @contextlib.contextmanager

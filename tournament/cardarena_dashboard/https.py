@@ -7,7 +7,8 @@ service watches its own (:class:`~cardarena.server.tls.CertificateWatch`): at ea
 handshake (at most once a second) their metadata is looked at, and a replacement that passes the
 checks is served from that handshake on; connections already open keep theirs.  The handshake
 happens in the connection's own thread, never in the accepting one, so a client that connects
-and says nothing holds up nobody.
+and says nothing holds up no other client, and its thread is freed once the connection has
+been silent for the server's idle timeout (:data:`.commands.IDLE_TIMEOUT_S`).
 """
 
 from __future__ import annotations

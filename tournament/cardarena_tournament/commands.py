@@ -338,11 +338,21 @@ CSV_COLUMNS = (
 """The columns of ``tournament standings --csv`` after the tournament's and before the rest."""
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet cell starts with to be read as a formula (or its start)."""
+
+
 def _cell(value: Any) -> Any:
-    """A CSV cell: empty for an unknown value, ``true``/``false`` for a boolean (as in JSON)."""
+    """A CSV cell: empty for an unknown value, ``true``/``false`` for a boolean (as in JSON), and
+    text that a spreadsheet would run as a formula (a bot named ``=HYPERLINK(...)``) behind a
+    ``'``, which shows it as text (numbers are left as they are)."""
     if value is None:
         return ""
-    return str(value).lower() if isinstance(value, bool) else value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def write_standings_csv(tournament: Tournament, rows: list[dict[str, Any]], out: IO[str]) -> None:
@@ -360,8 +370,8 @@ def write_standings_csv(tournament: Tournament, rows: list[dict[str, Any]], out:
         rating = row.get("rating")
         writer.writerow(
             [
-                tournament.id,
-                tournament.game,
+                _cell(tournament.id),
+                _cell(tournament.game),
                 tournament.players,
                 *(_cell(row.get(c)) for c in (*CSV_COLUMNS, *record)),
                 *(row.get("places", {}).get(p.removeprefix("place_"), 0) for p in places),

@@ -51,6 +51,8 @@ def _redis(args: argparse.Namespace) -> Iterator[str]:
 
 
 def _service(args: argparse.Namespace) -> int:
+    from ..engine import games
+    from ..engine.registry import GameRegistrationError
     from ..pem import PemError
     from ..store.connection import client_for
     from .observability import configure_logging
@@ -60,6 +62,10 @@ def _service(args: argparse.Namespace) -> int:
     try:  # the files are checked now: a bad one is a one-line error before anything starts
         tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
     except PemError as exc:
+        _usage(str(exc))
+    try:  # a game that cannot be registered (a broken plugin) too, not "cannot listen" later
+        games()
+    except GameRegistrationError as exc:
         _usage(str(exc))
     problem = _port_problem(args)  # a busy port too (gRPC would say "Failed to bind", not which)
     if problem:
@@ -141,7 +147,7 @@ def _issue_token(args: argparse.Namespace, rotate: bool, note: str) -> int:
 
 
 def _bot_register(args: argparse.Namespace) -> int:
-    if len(args.names) == 1 and args.roster is None:
+    if len(args.names) == 1 and args.roster is None and not args.skip_registered:
         args.name = args.names[0]
         return _issue_token(args, False, "")
     names = list(args.names)
@@ -834,7 +840,7 @@ def register(sub: Any) -> None:
     reg = bot_sub.add_parser(
         "register",
         help="register a bot (prints its token once), or several: a name,token CSV",
-        description="One NAME prints its token alone. Several names, or --from, print CSV: a "
+        description="One NAME prints its token alone. Several names, --from or --skip-registered print CSV: a "
         "'name,token' header, then one row per bot registered. Every name is checked first: a bad, "
         "repeated or already registered one registers nothing (exit 2).",
     )

@@ -334,3 +334,34 @@ def test_forfeiting_seats_rank_last(
     from cardarena.engine import forfeit_ranks
 
     assert forfeit_ranks(ranks, scores, forfeited, higher) == expected
+
+
+def test_a_run_that_lost_its_lease_before_it_started_plays_nothing(hub: Hub) -> None:
+    """The claim loop may stop an older run of a match (``lose``) before that run's task has
+    reached ``run``; the run then stops at its first step, tells its seats ``voided`` and
+    records nothing, instead of playing the whole match."""
+
+    class _NotRecorded(_Results):
+        def status(self, mid: str) -> str:
+            return "running"
+
+    async def main() -> None:
+        session = _open(hub)
+        runner = _seated(hub, session, _spec())
+        results = _NotRecorded(writes=True)
+        runner.store = results  # type: ignore[assignment]
+        runner.lose("this instance claimed the match again")
+        task = asyncio.create_task(runner.run())
+        done, _ = await asyncio.wait({task}, timeout=30)  # a guard against a hang, not a timing
+        if not done:  # it waits for a move nobody will answer (the old behaviour)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        assert done, "the run did not stop"
+        assert task.result() == "voided" and runner.actions == 0
+        assert results.completed == []  # nothing written or counted
+        sent = _drain(session)
+        ends = [m.match_end for m in sent if m.WhichOneof("kind") == "match_end"]
+        assert [e.status for e in ends] == ["voided", "voided"] and "lost its lease" in ends[0].reason
+        assert not _requests(sent)  # no move was asked for
+
+    asyncio.run(main())

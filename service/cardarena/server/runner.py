@@ -504,6 +504,8 @@ class MatchRunner:
         renew = asyncio.create_task(self._renew())
         try:
             self._task = asyncio.current_task()
+            if self.lost and self._task is not None:  # lost before this task started: stop at once
+                self._task.cancel()
             await self.join()
             log.info("match_started", extra={"fields": {"match_id": spec.match_id, "game": spec.game}})
             await self.play()

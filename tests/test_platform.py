@@ -572,10 +572,7 @@ def test_the_connect_line_asks_for_what_the_port_serves(pki: dict[str, Path]) ->
     assert note.startswith("(ca.pem: the certificate of the CA that signed --tls-cert")
     mutual = load_server_tls(str(pki["cert"]), str(pki["key"]), str(pki["ca"]))
     [line, note] = printed(Serving(host="::", advertise=("[2001:db8::1]", 443), tls=mutual))
-    assert (
-        line
-        == f"{base} [2001:db8::1]:443 --token TOKEN --ca-cert ca.pem --client-cert bot.crt --client-key bot.key"
-    )
+    assert line == f"{base} [2001:db8::1]:443 --token TOKEN --ca-cert ca.pem --client-cert bot.crt --client-key bot.key"
     assert "bot.crt/bot.key: a client certificate the --tls-client-ca CA signed" in note
 
 

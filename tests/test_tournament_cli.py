@@ -645,3 +645,67 @@ def test_a_game_registered_through_an_entry_point_runs_as_a_match_and_a_tourname
     report = json.loads(done.stdout)
     assert sorted(r["bot"] for r in report["standings"]) == ["random-1", "random-2"]
     assert len(report["matches"]) == 2 and all(m["scores"] for m in report["matches"])
+
+
+def _subcommands(parser: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every leaf command of ``parser`` with its words (``("tournament", "status")``)."""
+    import argparse
+
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+    for action in subs:
+        for name, child in action.choices.items():
+            yield from _subcommands(child, (*path, name))
+
+
+def test_every_command_on_a_redis_of_its_choosing_takes_the_same_redis_url_option() -> None:
+    """`tournament standings` (and status, list, cancel, create ...) once had no --redis-url
+    although the bot commands had: now every command that opens a Redis of its own choosing
+    has it, with the same meaning."""
+    from cardarena.cli import build_parser
+
+    options = {
+        words: next((a for a in p._actions if "--redis-url" in a.option_strings), None)
+        for words, p in _subcommands(build_parser())
+    }
+    takes = {" ".join(w) for w, a in options.items() if a is not None}
+    assert {
+        "service",
+        "dashboard",
+        "match",
+        "prune",
+        *(f"bot {c}" for c in ("register", "token", "list", "retire")),
+        *(f"tournament {c}" for c in ("create", "list", "status", "cancel", "schedules", "unschedule", "standings")),
+        "tournament run",
+    } <= takes
+    assert len({(a.help, a.metavar, a.default) for a in options.values() if a is not None}) == 1
+
+
+def test_the_tournament_commands_use_the_redis_given_with_redis_url(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without REDIS_URL in the environment, `--redis-url` alone takes each tournament command
+    to that Redis (not to the embedded default)."""
+    from cardarena.cli import main
+
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    client = client_for(redis_url)
+    for name in ("a", "b"):
+        BotStore(client).register(name)
+    at = ["--redis-url", redis_url]
+    assert main(["tournament", "create", "--game", "glaves", "--players", "2", "--bots", "a,b", *at]) == 0
+    tid = capsys.readouterr().out.strip()
+    assert TournamentStore(client).require(tid).entrants == ("a", "b")
+    assert main(["tournament", "status", tid, "--json", *at]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == tid
+    assert main(["tournament", "list", "--json", *at]) == 0
+    assert [t["id"] for t in json.loads(capsys.readouterr().out)["tournaments"]] == [tid]
+    assert main(["tournament", "standings", tid, "--json", *at]) == 0
+    assert json.loads(capsys.readouterr().out) == {"standings": [], "counted": 0}
+    assert main(["tournament", "cancel", tid, *at]) == 0
+    assert capsys.readouterr().out.startswith(f"cancelled {tid}")
+    assert TournamentStore(client).require(tid).status == "cancelled"
+    assert main(["tournament", "schedules", "--json", *at]) == 0
+    assert json.loads(capsys.readouterr().out) == {"schedules": []}
+    client.close()

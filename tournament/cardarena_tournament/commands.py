@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from cardarena.cliargs import at_least
+from cardarena.cliargs import add_redis_url, at_least
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.retention import PruneReport
@@ -27,12 +27,12 @@ START_TASK = "cardarena_tournament.tasks.start_tournament"
 
 
 @contextlib.contextmanager
-def _stores() -> Iterator[tuple[TournamentStore, MatchStore, str]]:
-    """The repositories on ``REDIS_URL``, or else on the user's shared embedded default (the
-    one ``cardarena up``, ``demo`` and ``dashboard`` use), and its URL."""
-    from cardarena.store.connection import default_redis
+def _stores(args: argparse.Namespace) -> Iterator[tuple[TournamentStore, MatchStore, str]]:
+    """The repositories on ``--redis-url``, else ``REDIS_URL``, else the user's shared embedded
+    default (the one ``cardarena up``, ``demo`` and ``dashboard`` use), and its URL."""
+    from cardarena.store.connection import chosen_redis
 
-    with default_redis() as url:
+    with chosen_redis(args.redis_url) as url:
         client = client_for(url)
         try:
             yield TournamentStore(client), MatchStore(client), url
@@ -116,7 +116,7 @@ def _create(args: argparse.Namespace) -> int:
         lifecycle.check_template(template)  # the bad input first, before the bots are looked up
         if args.schedule:
             lifecycle.parse_schedule(args.schedule)
-        with _stores() as (ts, _, url):
+        with _stores(args) as (ts, _, url):
             if entrants != "all":
                 missing = _unregistered(ts, entrants)
                 if missing:
@@ -154,7 +154,7 @@ def _utc(t: float) -> str:
 
 def _status(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             t = ts.require(args.id)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
@@ -169,7 +169,7 @@ def _status(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             found = ts.list(args.status, limit=args.limit + 1, offset=args.offset)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
@@ -221,7 +221,7 @@ def status_lines(t: Tournament) -> list[str]:
 
 def _cancel(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             status = ts.require(args.id).status
             if not ts.cancel(args.id):
                 return _fail(f"tournament {args.id!r} is {status}: nothing to cancel")
@@ -233,7 +233,7 @@ def _cancel(args: argparse.Namespace) -> int:
 
 def _schedules(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             infos = [i for i in (ts.schedule_info(s.id) for s in ts.schedules()) if i is not None]
     except RuntimeError as exc:
         return _fail(str(exc))
@@ -258,7 +258,7 @@ def _schedules(args: argparse.Namespace) -> int:
 
 def _unschedule(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             if not ts.delete_schedule(args.id):
                 return _fail(f"unknown schedule {args.id!r}")
     except RuntimeError as exc:
@@ -362,7 +362,7 @@ def write_standings_csv(tournament: Tournament, rows: list[dict[str, Any]], out:
 
 def _standings(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             t = ts.require(args.id)
             snap = ts.standings(args.id)
             faults = fault_totals(ts.results(args.id).values()) if snap is not None and (args.json or args.csv) else {}
@@ -395,7 +395,7 @@ def _prune(args: argparse.Namespace) -> int:
             if args.older_than is not None
             else retention.retention_days()
         )
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             report = retention.prune(ts.r, older_than_days=days, dry_run=args.dry_run)
     except (ValueError, RuntimeError) as exc:
         return _fail(str(exc))
@@ -557,6 +557,7 @@ def register(sub: Any) -> None:
     add_match_rules(create)
     create.add_argument("--name")
     create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")
+    add_redis_url(create)
     create.set_defaults(func=_create)
 
     listing = tsub.add_parser("list", help="the tournaments, newest first")
@@ -568,25 +569,30 @@ def register(sub: Any) -> None:
     listing.add_argument(
         "--json", action="store_true", help='{"tournaments": [...]}, each as `status --json` prints it'
     )
+    add_redis_url(listing)
     listing.set_defaults(func=_list)
 
     status = tsub.add_parser("status", help="a tournament's status")
     status.add_argument("id")
     status.add_argument("--json", action="store_true")
+    add_redis_url(status)
     status.set_defaults(func=_status)
 
     cancel = tsub.add_parser(
         "cancel", help="cancel an upcoming or running tournament (its unplayed matches are withdrawn)"
     )
     cancel.add_argument("id")
+    add_redis_url(cancel)
     cancel.set_defaults(func=_cancel)
 
     scheds = tsub.add_parser("schedules", help="list the recurring tournaments: next run, last run, last error")
     scheds.add_argument("--json", action="store_true")
+    add_redis_url(scheds)
     scheds.set_defaults(func=_schedules)
 
     unsched = tsub.add_parser("unschedule", help="remove a recurring tournament (runs already started go on)")
     unsched.add_argument("id")
+    add_redis_url(unsched)
     unsched.set_defaults(func=_unschedule)
 
     stand = tsub.add_parser("standings", help="a tournament's standings")
@@ -601,6 +607,7 @@ def register(sub: Any) -> None:
         help="one CSV row per bot (for a spreadsheet): rank, mean and CI, matches, win share, places, "
         "rating, and its strikes and forfeits in this tournament",
     )
+    add_redis_url(stand)
     stand.set_defaults(func=_standings)
 
     from .run import register_run
@@ -612,8 +619,8 @@ def register(sub: Any) -> None:
         help="drop replays of tournaments that ended long ago and the results stream's acknowledged entries",
         description="Drop the replays of matches whose tournament ended more than DAYS ago (results, "
         "standings, ratings and match lists are kept) and the results-stream entries every consumer group has "
-        "acknowledged. Tournaments still upcoming or running are never touched. Redis: REDIS_URL, else the "
-        "embedded default. The deployment does this by itself: beat sends the prune task every "
+        "acknowledged. Tournaments still upcoming or running are never touched. Redis: --redis-url, else "
+        "REDIS_URL, else the embedded default. The deployment does this by itself: beat sends the prune task every "
         "CARDARENA_PRUNE_S seconds (default 3600) and a worker runs it with the CARDARENA_REPLAY_RETENTION_DAYS "
         "of the worker's environment.",
     )
@@ -624,6 +631,7 @@ def register(sub: Any) -> None:
     )
     prune.add_argument("--dry-run", action="store_true", help="report what would be dropped, change nothing")
     prune.add_argument("--json", action="store_true", help="the report as JSON")
+    add_redis_url(prune)
     prune.set_defaults(func=_prune)
 
     worker = sub.add_parser("worker", help="run one Celery tournament worker (needs REDIS_URL)")

@@ -709,3 +709,27 @@ def test_the_tournament_commands_use_the_redis_given_with_redis_url(
     assert main(["tournament", "schedules", "--json", *at]) == 0
     assert json.loads(capsys.readouterr().out) == {"schedules": []}
     client.close()
+
+
+def test_standings_json_of_a_three_player_game_has_places_and_no_win_draw_loss(
+    redis_url: str, key_prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """W/D/L is defined for two players only: `standings --json` and `--csv` of a 3-player
+    game once showed wins/draws/losses 0 for every bot; now they leave them out and keep the
+    places (as the REST API does)."""
+    from cardarena.cli import main
+
+    from .tournament_fixtures import counted_tournament
+
+    counted_tournament(redis_url, "tri", ["p", "q", "r"])
+    assert main(["tournament", "standings", "tri", "--json", "--redis-url", redis_url]) == 0
+    rows = json.loads(capsys.readouterr().out)["standings"]
+    assert [(r["bot"], r["places"], r["strikes"]) for r in rows] == [
+        ("p", {"1": 6}, 0),
+        ("q", {"2": 6}, 0),
+        ("r", {"3": 6}, 6),
+    ]
+    assert not {"wins", "draws", "losses"} & {k for r in rows for k in r}
+    assert main(["tournament", "standings", "tri", "--csv", "--redis-url", redis_url]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert "place_3" in header and not {"wins", "draws", "losses"} & set(header)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import json
 import os
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from cardarena.cliargs import add_redis_url, at_least
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
@@ -309,58 +308,9 @@ def render_standings(snapshot: dict[str, Any]) -> None:
     Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
-CSV_COLUMNS = (
-    "rank",
-    "bot",
-    "mean",
-    "ci_low",
-    "ci_high",
-    "separated_from_next",
-    "matches",
-    "deal_sets",
-    "points",
-    "win_share",
-    "win_rate",
-    "mean_score",
-)
-"""The columns of ``tournament standings --csv`` after the tournament's and before the rest."""
-
-
-def _cell(value: Any) -> Any:
-    """A CSV cell: empty for an unknown value, ``true``/``false`` for a boolean (as in JSON)."""
-    if value is None:
-        return ""
-    return str(value).lower() if isinstance(value, bool) else value
-
-
-def write_standings_csv(tournament: Tournament, rows: list[dict[str, Any]], out: IO[str]) -> None:
-    """The standings ``rows`` (with ``strikes`` and ``forfeits``) as CSV, one row per bot:
-    ``tournament``, ``game``, ``players``, the :data:`CSV_COLUMNS`, ``wins``/``draws``/``losses``
-    (two players; ``wins``/``losses`` for solitaires), ``place_1`` .. ``place_<players>`` (how
-    often it finished there), ``rating`` (OpenSkill ordinal; empty for solitaires) and its
-    ``strikes`` and ``forfeits`` in this tournament."""
-    record = {1: ("wins", "losses"), 2: ("wins", "draws", "losses")}.get(tournament.players, ())
-    places = [f"place_{p}" for p in range(1, tournament.players + 1)]
-    writer = csv.writer(out, lineterminator="\n")
-    head = ["tournament", "game", "players", *CSV_COLUMNS, *record, *places, "rating", "strikes", "forfeits"]
-    writer.writerow(head)
-    for row in rows:
-        rating = row.get("rating")
-        writer.writerow(
-            [
-                tournament.id,
-                tournament.game,
-                tournament.players,
-                *(_cell(row.get(c)) for c in (*CSV_COLUMNS, *record)),
-                *(row.get("places", {}).get(p.removeprefix("place_"), 0) for p in places),
-                rating["ordinal"] if rating else "",
-                row["strikes"],
-                row["forfeits"],
-            ]
-        )
-
-
 def _standings(args: argparse.Namespace) -> int:
+    from .export import export_rows, write_standings_csv
+
     try:
         with _stores(args) as (ts, _, _url):
             t = ts.require(args.id)
@@ -372,15 +322,15 @@ def _standings(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"standings": [], "counted": 0}))
         elif args.csv:
-            write_standings_csv(t, [], sys.stdout)
+            write_standings_csv(t.id, t.game, t.players, [], sys.stdout)
         else:
             print("no results counted yet")
         return 0
-    rows = [{**row, **faults.get(row["bot"], {"strikes": 0, "forfeits": 0})} for row in snap["rows"]]
+    rows = export_rows(snap["rows"], t.players, faults)
     if args.json:
         print(json.dumps({"standings": rows, **{k: v for k, v in snap.items() if k != "rows"}}))
     elif args.csv:
-        write_standings_csv(t, rows, sys.stdout)
+        write_standings_csv(t.id, t.game, t.players, rows, sys.stdout)
     else:
         render_standings(snap)
     return 0

@@ -26,6 +26,7 @@ from cardarena.engine import GameError
 from cardarena.store.bots import BotError
 from cardarena.store.tournaments import TournamentError
 
+from .export import export_rows
 from .formats import FormatError
 from .standings import fault_totals
 
@@ -220,7 +221,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                     "players": t.players,
                     "deal_sets": t.deal_sets,
                     "metric": snap["metric"],
-                    "standings": snap["rows"],
+                    "standings": export_rows(snap["rows"], t.players),
                     "matches": [
                         {
                             "match_id": m["match_id"],

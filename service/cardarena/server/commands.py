@@ -163,33 +163,20 @@ def _register_many(args: argparse.Namespace, names: list[str]) -> int:
     name is bad, repeated or (without ``--skip-registered``) already registered."""
     import csv
 
-    from ..store.bots import BotError, BotStore, check_name
+    from ..store.bots import BotError, BotStore, RosterRefused, check_roster
     from ..store.connection import client_for
 
-    problems = []
-    for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.append(f"{name!r} is listed more than once")
-    for name in dict.fromkeys(names):
-        try:
-            check_name(name)
-        except BotError as exc:
-            problems.append(f"{name!r}: {exc}")
-    if problems:
-        return _nothing_registered(problems)
     with _redis(args) as url:
         store = BotStore(client_for(url))
-        taken = [n for n in dict.fromkeys(names) if store.exists(n)]
-        if taken and not args.skip_registered:
-            return _nothing_registered(
-                [
-                    f"already registered: {', '.join(taken)} (--skip-registered registers only the others; "
-                    "`cardarena bot token NAME` replaces a lost token)"
-                ]
-            )
+        try:
+            todo, taken = check_roster(store, names, skip_registered=args.skip_registered)
+        except RosterRefused as exc:
+            hint = " (--skip-registered registers only the others; `cardarena bot token NAME` replaces a lost token)"
+            return _nothing_registered([p + hint if exc.taken else p for p in exc.problems])
         out = csv.writer(sys.stdout, lineterminator="\n")
         out.writerow(["name", "token"])
         done = 0
-        for name in (n for n in dict.fromkeys(names) if n not in taken):
+        for name in todo:
             try:
                 token = store.register(name)
             except BotError as exc:  # registered meanwhile by someone else: the rows so far stand

@@ -303,7 +303,8 @@ def standings(
 
         fields = ("deal_sets", "mean_score", "places", *ALL_RECORD_FIELDS)
         picked = [{"bot": r["bot"], **{k: row[k] for k in fields if k in row}} for r, row in zip(out, raw, strict=True)]
-        faults = fault_totals(store.results(tournament_id).values())
+        results = store.results(tournament_id).values()
+        faults = fault_totals(r for r in results if isinstance(r, Mapping) and isinstance(r.get("seats"), list))
         for r, extra in zip(out, export_rows(picked, players, faults), strict=True):
             r.update(extra)
             r["mean_score"] = _float(r.get("mean_score"))

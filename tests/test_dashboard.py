@@ -657,14 +657,24 @@ def test_api_reference_resolves_refs_to_the_schemas_section(client: FlaskClient)
     linked = set(re.findall(r'href="#schema-([^"]+)"', page))
     assert linked and linked <= set(schemas)  # every $ref link lands on a schema shown
     # an admin endpoint's request body: its $ref named, linked and expanded into its fields
-    body = _section(page, "op-post-admin-bots")
+    body = _section(page, "op-post-admin-tournaments")
     assert "<h3>Request body</h3>" in body
     assert (
-        '<code>application/json</code>, required: <a class="ref" href="#schema-BotRegistration">BotRegistration</a>'
-        in body
+        '<code>application/json</code>, required: <a class="ref" href="#schema-TournamentDefinition">'
+        "TournamentDefinition</a>" in body
     )
-    assert '<code class="prop">name</code> <span class="req">required</span>: <span class="type">string</span>' in body
-    assert "length 1–64" in body and "pattern <code>^[^:,]*$</code>" in body
+    assert '<code class="prop">id</code> <span class="req">required</span>: <span class="type">string</span>' in body
+    # one of several bodies (a bot or a roster): each named and linked, its fields in its schema
+    bots = _section(page, "op-post-admin-bots")
+    assert '<li><a class="ref" href="#schema-BotRegistration">BotRegistration</a></li>' in bots
+    assert '<li><a class="ref" href="#schema-BotRoster">BotRoster</a></li>' in bots
+    registration = page[page.index('id="schema-BotRegistration"') :]
+    registration = registration[: registration.index("</section>")]
+    assert (
+        '<code class="prop">name</code> <span class="req">required</span>: <span class="type">string</span>'
+        in registration
+    )
+    assert "length 1–64" in registration and "pattern <code>^[^:,]*$</code>" in registration
     # a nested $ref inside a schema is a link too (a page of matches: its items are Match)
     page_match = page[page.index('id="schema-Page_Match"') :]
     page_match = page_match[: page_match.index("</section>")]

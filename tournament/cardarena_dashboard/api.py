@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from cardarena.engine import games
@@ -110,10 +111,22 @@ def tournament_detail(tournament_id: str) -> Response:
 
 @bp.get("/tournaments/<tournament_id>/standings")
 def tournament_standings(tournament_id: str) -> Response:
-    """A tournament's standings, best first."""
+    """A tournament's standings, best first: JSON, or with ``?format=csv`` the CSV of
+    ``cardarena tournament standings ID --csv`` (one row per bot, the same columns)."""
+    form = request.args.get("format", "json")
+    if form not in ("json", "csv"):
+        raise BadQuery("format must be json or csv")
     found = reads.tournament(sources(), tournament_id)
     as_of = reads.rating_as_of(found)
-    rows = reads.standings(sources(), tournament_id, found.get("game"), as_of)
+    players = int(found.get("players") or 0)
+    rows = reads.standings(sources(), tournament_id, found.get("game"), as_of, players=players)
+    if form == "csv":
+        from cardarena_tournament.export import write_standings_csv
+
+        text = io.StringIO()
+        rows = [{**r, "separated_from_next": r["separated"]} for r in rows]
+        write_standings_csv(tournament_id, str(found.get("game") or ""), players, rows, text)
+        return _conditional(Response(text.getvalue(), mimetype="text/csv"))
     return _with_etag({"tournament": tournament_id, "items": rows, "rating_as_of": as_of})
 
 
@@ -157,7 +170,10 @@ def bot_detail(name: str) -> Response:
 
 
 def _with_etag(body: dict[str, Any]) -> Response:
-    response = jsonify(body)
+    return _conditional(jsonify(body))
+
+
+def _conditional(response: Response) -> Response:
     response.add_etag()
     response.make_conditional(request)
     return response

@@ -11,14 +11,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-import os
 import signal
 import socket
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from cardarena.cliargs import add_tls_files, port_number
+from cardarena.cliargs import add_redis_url, add_tls_files, port_number
 from cardarena.ports import bind_problem, is_loopback, join_host_port
 
 if TYPE_CHECKING:
@@ -112,14 +111,9 @@ def dashboard_server(
 @contextlib.contextmanager
 def _redis(args: argparse.Namespace) -> Iterator[str]:
     """``--redis-url``, else ``REDIS_URL``, else the embedded default, held while the block runs."""
-    from cardarena.store.connection import default_redis
+    from cardarena.store.connection import chosen_redis
 
-    url = args.redis_url or os.environ.get("REDIS_URL")
-    if url:
-        yield str(url)
-        return
-    with default_redis() as url:
-        print(f"cardarena dashboard: embedded Redis at {url}", file=sys.stderr)
+    with chosen_redis(args.redis_url, "cardarena dashboard") as url:
         yield url
 
 
@@ -145,7 +139,7 @@ def register(sub: Any) -> None:
     dash = sub.add_parser("dashboard", help="serve the web dashboard and REST API")
     dash.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     dash.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0 picks a free one)")
-    dash.add_argument("--redis-url", help="Redis to read (default: $REDIS_URL or the embedded default)")
+    add_redis_url(dash)
     add_tls_files(dash, "HTTPS", "plain HTTP")
     dash.add_argument(
         "--reindex",

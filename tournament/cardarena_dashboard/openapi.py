@@ -318,6 +318,35 @@ SCHEMAS: dict[str, Any] = {
                 "description": "Multi-player: mean share of opponents beaten per match (points / matches). "
                 "Null for solitaires.",
             },
+            "deal_sets": {"type": "integer", "minimum": 0, "description": "Deal sets the bot played in."},
+            "mean_score": {**_NUM, "description": "Mean raw game score per match."},
+            "places": {
+                "type": "object",
+                "additionalProperties": {"type": "integer", "minimum": 0},
+                "description": 'How often the bot finished in each place: {"1": 3, "2": 1, ...}.',
+            },
+            "wins": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Two-player games: matches won; solitaires: games won by the game's own standard. "
+                "Absent for 3 or more players (win/draw/loss is not defined there; see `places`).",
+            },
+            "draws": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Two-player games only (absent otherwise): matches drawn.",
+            },
+            "losses": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Two-player games: matches lost; solitaires: games lost. Absent for 3 or more players.",
+            },
+            "strikes": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The bot's strikes in this tournament (time-outs, disconnects, illegal answers).",
+            },
+            "forfeits": {"type": "integer", "minimum": 0, "description": "Matches of this tournament it forfeited."},
         },
     },
     "Standings": {
@@ -368,6 +397,50 @@ SCHEMAS: dict[str, Any] = {
                 "pattern": "^[^:,]*$",
                 "description": "1-64 printable characters, no leading or trailing space, no `:` or `,`.",
             }
+        },
+    },
+    "BotRoster": {
+        "type": "object",
+        "required": ["names"],
+        "additionalProperties": False,
+        "properties": {
+            "names": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 1000,
+                "items": {"type": "string"},
+                "description": "Bot names, each as in `BotRegistration`, each once. All are checked before any is "
+                "registered: a bad or repeated name registers nothing (400), nor does one already registered "
+                "(409) unless `skip_registered`.",
+            },
+            "skip_registered": {
+                "type": "boolean",
+                "default": False,
+                "description": "Leave out the names already registered instead of refusing (a roster that grew).",
+            },
+        },
+    },
+    "RegisteredRoster": {
+        "type": "object",
+        "required": ["bots", "skipped"],
+        "properties": {
+            "bots": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "token"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "token": {"type": "string", "description": "Shown once."},
+                    },
+                },
+                "description": "The bots registered, in the order given, with their tokens.",
+            },
+            "skipped": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Names already registered, left out (`skip_registered`).",
+            },
         },
     },
     "RegisteredBot": {
@@ -425,6 +498,25 @@ def _get(summary: str, ok: dict[str, Any], params: list[dict[str, Any]] | None =
 
 
 _UNAVAILABLE = "The store module is not installed"
+
+
+def _standings_get(tid: dict[str, Any]) -> dict[str, Any]:
+    """``GET /tournaments/{id}/standings``: JSON, or CSV with ``format=csv``."""
+    form = {
+        "name": "format",
+        "in": "query",
+        "description": "`json` (the default) or `csv`: the CSV of `cardarena tournament standings ID --csv`, one "
+        "row per bot (tournament, game, players, rank, bot, mean, ci_low, ci_high, separated_from_next, matches, "
+        "deal_sets, points, win_share, win_rate, mean_score, wins/draws/losses where defined, place_1.., rating, "
+        "strikes, forfeits).",
+        "schema": {"type": "string", "enum": ["json", "csv"], "default": "json"},
+    }
+    found = _get(
+        "Standings, best first (supports If-None-Match)", _ref("Standings"), [tid, form], e404="Unknown tournament"
+    )
+    found["get"]["responses"]["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}
+    found["get"]["responses"]["503"] = _error(_UNAVAILABLE)
+    return found
 
 
 @cache
@@ -512,13 +604,7 @@ def openapi_document() -> dict[str, Any]:
         "/tournaments/{tournament_id}": _get(
             "One tournament", _ref("Tournament"), [tid], e404="Unknown tournament", e503=_UNAVAILABLE
         ),
-        "/tournaments/{tournament_id}/standings": _get(
-            "Standings, best first (supports If-None-Match)",
-            _ref("Standings"),
-            [tid],
-            e404="Unknown tournament",
-            e503=_UNAVAILABLE,
-        ),
+        "/tournaments/{tournament_id}/standings": _standings_get(tid),
         "/tournaments/{tournament_id}/matches": _get(
             "A tournament's matches: those counted, most recently counted first, then the others in play order",
             _ref("Page_Match"),
@@ -536,12 +622,18 @@ def openapi_document() -> dict[str, Any]:
         "/bots/{name}": _get("One bot", _ref("Bot"), [bot], e404="Unknown bot", e503=_UNAVAILABLE),
         "/admin/bots": {
             "post": {
-                "summary": "Register a bot; the token is in the answer, once",
+                "summary": "Register a bot, or a roster of bots (as `cardarena bot register A B C`); the tokens "
+                "are in the answer, once",
                 "security": admin_security,
-                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("BotRegistration")}}},
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {"schema": {"oneOf": [_ref("BotRegistration"), _ref("BotRoster")]}}
+                    },
+                },
                 "responses": {
-                    "201": _json(_ref("RegisteredBot"), "Registered"),
-                    "409": _error("Name taken"),
+                    "201": _json({"oneOf": [_ref("RegisteredBot"), _ref("RegisteredRoster")]}, "Registered"),
+                    "409": _error("Name taken (a roster: some already registered; nothing was registered)"),
                     **admin_errors,
                 },
             }

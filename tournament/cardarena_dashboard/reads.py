@@ -267,7 +267,11 @@ def rating_as_of(tournament: Mapping[str, Any]) -> float | None:
 
 
 def standings(
-    sources: Sources, tournament_id: str, game: str | None = None, as_of: float | None = None
+    sources: Sources,
+    tournament_id: str,
+    game: str | None = None,
+    as_of: float | None = None,
+    players: int | None = None,
 ) -> list[dict[str, Any]]:
     """A tournament's standings rows, best first (empty before the first counted result).
 
@@ -276,6 +280,11 @@ def standings(
     it had at ``as_of`` (the tournament's end: :func:`rating_as_of`), the same value the
     tournament's rating plot ends on.  The snapshot's own rating (taken whenever the standings
     were last computed) is not shown: it would disagree with both.
+
+    Given the tournament's ``players`` (the API, not the page), each row also has what
+    ``tournament standings --json`` shows: ``deal_sets``, ``mean_score``, ``places``, the
+    win/draw/loss counts where ``players`` defines them (``cardarena_tournament.export``) and
+    the bot's ``strikes`` and ``forfeits`` in this tournament (read from its results).
     """
     store = _tournament_store(sources)
     snapshot = plain(store.standings(tournament_id))
@@ -286,7 +295,19 @@ def standings(
         rows = _first(snapshot, "rows", "standings", "entries", "items", "table") or []
     if not isinstance(rows, list):
         return []
-    out = [standing_row(r, n + 1) for n, r in enumerate(rows) if isinstance(r, Mapping)]
+    raw = [r for r in rows if isinstance(r, Mapping)]
+    out = [standing_row(r, n + 1) for n, r in enumerate(raw)]
+    if players is not None:
+        from cardarena_tournament.export import ALL_RECORD_FIELDS, export_rows
+        from cardarena_tournament.standings import fault_totals
+
+        fields = ("deal_sets", "mean_score", "places", *ALL_RECORD_FIELDS)
+        picked = [{"bot": r["bot"], **{k: row[k] for k in fields if k in row}} for r, row in zip(out, raw, strict=True)]
+        results = store.results(tournament_id).values()
+        faults = fault_totals(r for r in results if isinstance(r, Mapping) and isinstance(r.get("seats"), list))
+        for r, extra in zip(out, export_rows(picked, players, faults), strict=True):
+            r.update(extra)
+            r["mean_score"] = _float(r.get("mean_score"))
     if not game:
         return out
     if as_of is None:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import json
 import os
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from cardarena.cliargs import at_least
+from cardarena.cliargs import add_redis_url, at_least
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.retention import PruneReport
@@ -27,12 +26,12 @@ START_TASK = "cardarena_tournament.tasks.start_tournament"
 
 
 @contextlib.contextmanager
-def _stores() -> Iterator[tuple[TournamentStore, MatchStore, str]]:
-    """The repositories on ``REDIS_URL``, or else on the user's shared embedded default (the
-    one ``cardarena up``, ``demo`` and ``dashboard`` use), and its URL."""
-    from cardarena.store.connection import default_redis
+def _stores(args: argparse.Namespace) -> Iterator[tuple[TournamentStore, MatchStore, str]]:
+    """The repositories on ``--redis-url``, else ``REDIS_URL``, else the user's shared embedded
+    default (the one ``cardarena up``, ``demo`` and ``dashboard`` use), and its URL."""
+    from cardarena.store.connection import chosen_redis
 
-    with default_redis() as url:
+    with chosen_redis(args.redis_url) as url:
         client = client_for(url)
         try:
             yield TournamentStore(client), MatchStore(client), url
@@ -126,7 +125,7 @@ def _create(args: argparse.Namespace) -> int:
         lifecycle.check_template(template)  # the bad input first, before the bots are looked up
         if args.schedule:
             lifecycle.parse_schedule(args.schedule)
-        with _stores() as (ts, _, url):
+        with _stores(args) as (ts, _, url):
             if entrants != "all":
                 missing = _unregistered(ts, entrants)
                 if missing:
@@ -164,7 +163,7 @@ def _utc(t: float) -> str:
 
 def _status(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             t = ts.require(args.id)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
@@ -179,7 +178,7 @@ def _status(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             found = ts.list(args.status, limit=args.limit + 1, offset=args.offset)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
@@ -233,7 +232,7 @@ def status_lines(t: Tournament) -> list[str]:
 
 def _cancel(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             status = ts.require(args.id).status
             if not ts.cancel(args.id):
                 return _fail(f"tournament {args.id!r} is {status}: nothing to cancel")
@@ -245,7 +244,7 @@ def _cancel(args: argparse.Namespace) -> int:
 
 def _schedules(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             infos = [i for i in (ts.schedule_info(s.id) for s in ts.schedules()) if i is not None]
     except RuntimeError as exc:
         return _fail(str(exc))
@@ -270,7 +269,7 @@ def _schedules(args: argparse.Namespace) -> int:
 
 def _unschedule(args: argparse.Namespace) -> int:
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             if not ts.delete_schedule(args.id):
                 return _fail(f"unknown schedule {args.id!r}")
     except RuntimeError as exc:
@@ -321,70 +320,11 @@ def render_standings(snapshot: dict[str, Any]) -> None:
     Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
-CSV_COLUMNS = (
-    "rank",
-    "bot",
-    "mean",
-    "ci_low",
-    "ci_high",
-    "separated_from_next",
-    "matches",
-    "deal_sets",
-    "points",
-    "win_share",
-    "win_rate",
-    "mean_score",
-)
-"""The columns of ``tournament standings --csv`` after the tournament's and before the rest."""
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""What a spreadsheet cell starts with to be read as a formula (or its start)."""
-
-
-def _cell(value: Any) -> Any:
-    """A CSV cell: empty for an unknown value, ``true``/``false`` for a boolean (as in JSON), and
-    text that a spreadsheet would run as a formula (a bot named ``=HYPERLINK(...)``) behind a
-    ``'``, which shows it as text (numbers are left as they are)."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-def write_standings_csv(tournament: Tournament, rows: list[dict[str, Any]], out: IO[str]) -> None:
-    """The standings ``rows`` (with ``strikes`` and ``forfeits``) as CSV, one row per bot:
-    ``tournament``, ``game``, ``players``, the :data:`CSV_COLUMNS`, ``wins``/``draws``/``losses``
-    (two players; ``wins``/``losses`` for solitaires), ``place_1`` .. ``place_<players>`` (how
-    often it finished there), ``rating`` (OpenSkill ordinal; empty for solitaires) and its
-    ``strikes`` and ``forfeits`` in this tournament."""
-    record = {1: ("wins", "losses"), 2: ("wins", "draws", "losses")}.get(tournament.players, ())
-    places = [f"place_{p}" for p in range(1, tournament.players + 1)]
-    writer = csv.writer(out, lineterminator="\n")
-    head = ["tournament", "game", "players", *CSV_COLUMNS, *record, *places, "rating", "strikes", "forfeits"]
-    writer.writerow(head)
-    for row in rows:
-        rating = row.get("rating")
-        writer.writerow(
-            [
-                _cell(tournament.id),
-                _cell(tournament.game),
-                tournament.players,
-                *(_cell(row.get(c)) for c in (*CSV_COLUMNS, *record)),
-                *(row.get("places", {}).get(p.removeprefix("place_"), 0) for p in places),
-                rating["ordinal"] if rating else "",
-                row["strikes"],
-                row["forfeits"],
-            ]
-        )
-
-
 def _standings(args: argparse.Namespace) -> int:
+    from .export import export_rows, write_standings_csv
+
     try:
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             t = ts.require(args.id)
             snap = ts.standings(args.id)
             faults = fault_totals(ts.results(args.id).values()) if snap is not None and (args.json or args.csv) else {}
@@ -394,15 +334,15 @@ def _standings(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"standings": [], "counted": 0}))
         elif args.csv:
-            write_standings_csv(t, [], sys.stdout)
+            write_standings_csv(t.id, t.game, t.players, [], sys.stdout)
         else:
             print("no results counted yet")
         return 0
-    rows = [{**row, **faults.get(row["bot"], {"strikes": 0, "forfeits": 0})} for row in snap["rows"]]
+    rows = export_rows(snap["rows"], t.players, faults)
     if args.json:
         print(json.dumps({"standings": rows, **{k: v for k, v in snap.items() if k != "rows"}}))
     elif args.csv:
-        write_standings_csv(t, rows, sys.stdout)
+        write_standings_csv(t.id, t.game, t.players, rows, sys.stdout)
     else:
         render_standings(snap)
     return 0
@@ -417,7 +357,7 @@ def _prune(args: argparse.Namespace) -> int:
             if args.older_than is not None
             else retention.retention_days()
         )
-        with _stores() as (ts, _, _url):
+        with _stores(args) as (ts, _, _url):
             report = retention.prune(ts.r, older_than_days=days, dry_run=args.dry_run)
     except (ValueError, RuntimeError) as exc:
         return _fail(str(exc))
@@ -580,6 +520,7 @@ def register(sub: Any) -> None:
     add_unrated(create)
     create.add_argument("--name")
     create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")
+    add_redis_url(create)
     create.set_defaults(func=_create)
 
     listing = tsub.add_parser("list", help="the tournaments, newest first")
@@ -591,25 +532,30 @@ def register(sub: Any) -> None:
     listing.add_argument(
         "--json", action="store_true", help='{"tournaments": [...]}, each as `status --json` prints it'
     )
+    add_redis_url(listing)
     listing.set_defaults(func=_list)
 
     status = tsub.add_parser("status", help="a tournament's status")
     status.add_argument("id")
     status.add_argument("--json", action="store_true")
+    add_redis_url(status)
     status.set_defaults(func=_status)
 
     cancel = tsub.add_parser(
         "cancel", help="cancel an upcoming or running tournament (its unplayed matches are withdrawn)"
     )
     cancel.add_argument("id")
+    add_redis_url(cancel)
     cancel.set_defaults(func=_cancel)
 
     scheds = tsub.add_parser("schedules", help="list the recurring tournaments: next run, last run, last error")
     scheds.add_argument("--json", action="store_true")
+    add_redis_url(scheds)
     scheds.set_defaults(func=_schedules)
 
     unsched = tsub.add_parser("unschedule", help="remove a recurring tournament (runs already started go on)")
     unsched.add_argument("id")
+    add_redis_url(unsched)
     unsched.set_defaults(func=_unschedule)
 
     stand = tsub.add_parser("standings", help="a tournament's standings")
@@ -624,6 +570,7 @@ def register(sub: Any) -> None:
         help="one CSV row per bot (for a spreadsheet): rank, mean and CI, matches, win share, places, "
         "rating, and its strikes and forfeits in this tournament",
     )
+    add_redis_url(stand)
     stand.set_defaults(func=_standings)
 
     from .run import register_run
@@ -635,8 +582,8 @@ def register(sub: Any) -> None:
         help="drop replays of tournaments that ended long ago and the results stream's acknowledged entries",
         description="Drop the replays of matches whose tournament ended more than DAYS ago (results, "
         "standings, ratings and match lists are kept) and the results-stream entries every consumer group has "
-        "acknowledged. Tournaments still upcoming or running are never touched. Redis: REDIS_URL, else the "
-        "embedded default. The deployment does this by itself: beat sends the prune task every "
+        "acknowledged. Tournaments still upcoming or running are never touched. Redis: --redis-url, else "
+        "REDIS_URL, else the embedded default. The deployment does this by itself: beat sends the prune task every "
         "CARDARENA_PRUNE_S seconds (default 3600) and a worker runs it with the CARDARENA_REPLAY_RETENTION_DAYS "
         "of the worker's environment.",
     )
@@ -647,6 +594,7 @@ def register(sub: Any) -> None:
     )
     prune.add_argument("--dry-run", action="store_true", help="report what would be dropped, change nothing")
     prune.add_argument("--json", action="store_true", help="the report as JSON")
+    add_redis_url(prune)
     prune.set_defaults(func=_prune)
 
     worker = sub.add_parser("worker", help="run one Celery tournament worker (needs REDIS_URL)")

@@ -441,7 +441,7 @@ def connect_command(platform: Platform) -> list[str]:
     line = f"cardarena bot run my_bot.py --server {platform.service_address} --token TOKEN"
     if tls is None:
         return [line]
-    line += " --tls --ca-cert ca.pem"
+    line += " --ca-cert ca.pem"  # it implies --tls (as --client-cert does)
     note = "ca.pem: the certificate of the CA that signed --tls-cert; a public CA's: --tls alone"
     if tls.mutual:
         line += " --client-cert bot.crt --client-key bot.key"

@@ -26,6 +26,7 @@ from cardarena.engine import GameError
 from cardarena.store.bots import BotError
 from cardarena.store.tournaments import TournamentError
 
+from .export import export_rows
 from .formats import FormatError
 from .standings import fault_totals
 
@@ -64,7 +65,9 @@ def bot_names(specs: str) -> list[tuple[str, str]]:
 
 def register_run(tsub: Any) -> None:
     """Add ``tournament run``."""
-    run = tsub.add_parser("run", help="run one tournament locally end to end (embedded default Redis unless REDIS_URL)")
+    run = tsub.add_parser(
+        "run", help="run one tournament locally end to end (embedded default Redis unless --redis-url or REDIS_URL)"
+    )
     run.add_argument("--game", required=True)
     run.add_argument("--players", type=int, required=True)
     run.add_argument(
@@ -85,8 +88,10 @@ def register_run(tsub: Any) -> None:
     )
     run.add_argument("--json", action="store_true", help="print standings and matches as JSON")
     run.add_argument("--verbose", action="store_true", help="child processes log to stderr")
+    from cardarena.cliargs import add_redis_url
     from cardarena.server.commands import add_keep_data
 
+    add_redis_url(run)
     add_keep_data(run)
     run.set_defaults(func=_run)
 
@@ -144,7 +149,7 @@ def _run_checked(args: argparse.Namespace) -> int:
         return files[part]
 
     with (
-        run_namespace("run", run_id, keep=args.keep_data) as (url, prefix),
+        run_namespace("run", run_id, keep=args.keep_data, url=args.redis_url) as (url, prefix),
         tempfile.TemporaryDirectory(prefix="cardarena-run-") as tmp,
     ):
         env = {**os.environ, "REDIS_URL": url, "CARDARENA_PREFIX": prefix, "CARDARENA_TICK_S": "0.5"}
@@ -219,7 +224,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                     "deal_sets": t.deal_sets,
                     "rated": t.rated,
                     "metric": snap["metric"],
-                    "standings": snap["rows"],
+                    "standings": export_rows(snap["rows"], t.players),
                     "matches": [
                         {
                             "match_id": m["match_id"],

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from ..cliargs import add_tls_files, at_least, json_object, port_number
+from ..cliargs import add_redis_url, add_tls_files, at_least, json_object, port_number
 from ..processes import parent_death_signal, sigterm_as_keyboard_interrupt
 
 if TYPE_CHECKING:
@@ -39,14 +39,9 @@ def _usage(message: str) -> NoReturn:
 def _redis(args: argparse.Namespace) -> Iterator[str]:
     """``--redis-url``, else ``REDIS_URL``, else the user's shared embedded default (the one
     ``up``, ``dashboard``, ``match`` and ``tournament run`` use), held while the block runs."""
-    from ..store.connection import default_redis
+    from ..store.connection import chosen_redis
 
-    url = getattr(args, "redis_url", None) or os.environ.get("REDIS_URL")
-    if url:
-        yield str(url)
-        return
-    with default_redis() as url:
-        print(f"cardarena: embedded Redis at {url}", file=sys.stderr, flush=True)
+    with chosen_redis(getattr(args, "redis_url", None)) as url:
         yield url
 
 
@@ -174,33 +169,20 @@ def _register_many(args: argparse.Namespace, names: list[str]) -> int:
     name is bad, repeated or (without ``--skip-registered``) already registered."""
     import csv
 
-    from ..store.bots import BotError, BotStore, check_name
+    from ..store.bots import BotError, BotStore, RosterRefused, check_roster
     from ..store.connection import client_for
 
-    problems = []
-    for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.append(f"{name!r} is listed more than once")
-    for name in dict.fromkeys(names):
-        try:
-            check_name(name)
-        except BotError as exc:
-            problems.append(f"{name!r}: {exc}")
-    if problems:
-        return _nothing_registered(problems)
     with _redis(args) as url:
         store = BotStore(client_for(url))
-        taken = [n for n in dict.fromkeys(names) if store.exists(n)]
-        if taken and not args.skip_registered:
-            return _nothing_registered(
-                [
-                    f"already registered: {', '.join(taken)} (--skip-registered registers only the others; "
-                    "`cardarena bot token NAME` replaces a lost token)"
-                ]
-            )
+        try:
+            todo, taken = check_roster(store, names, skip_registered=args.skip_registered)
+        except RosterRefused as exc:
+            hint = " (--skip-registered registers only the others; `cardarena bot token NAME` replaces a lost token)"
+            return _nothing_registered([p + hint if exc.taken else p for p in exc.problems])
         out = csv.writer(sys.stdout, lineterminator="\n")
         out.writerow(["name", "token"])
         done = 0
-        for name in (n for n in dict.fromkeys(names) if n not in taken):
+        for name in todo:
             try:
                 token = store.register(name)
             except BotError as exc:  # registered meanwhile by someone else: the rows so far stand
@@ -394,30 +376,30 @@ def start_service(env: dict[str, str], *, extra: list[str] | None = None, log: A
 
 
 @contextlib.contextmanager
-def run_namespace(kind: str, run_id: str, *, keep: bool) -> Iterator[tuple[str, str]]:
+def run_namespace(kind: str, run_id: str, *, keep: bool, url: str | None = None) -> Iterator[tuple[str, str]]:
     """The Redis URL and key prefix of a local run (``match``, ``tournament run``, ``demo``), held while
     the block runs; ``CARDARENA_PREFIX`` in this process's environment is the prefix meanwhile.
 
-    Without ``REDIS_URL``: the user's shared embedded default (``store.connection.default_redis``)
-    and the usual prefix; the run's data stays there, as every local command's does (the
-    dashboard shows it).  With ``REDIS_URL``: a prefix of the run's own,
+    Without ``url`` (``--redis-url``) or ``REDIS_URL``: the user's shared embedded default
+    (``store.connection.default_redis``) and the usual prefix; the run's data stays there, as
+    every local command's does (the dashboard shows it).  With either: a prefix of the run's own,
     ``<CARDARENA_PREFIX><kind>-<run_id>:``, and when the block ends, however it ends, every key
     under it is deleted (the block must have stopped whatever writes under it) unless ``keep``:
     then a line on stderr says where the data is.  Nothing outside the prefix is touched.
     """
-    from ..store.connection import configured_url, default_redis
+    from ..store.connection import chosen_redis, configured_url
 
     base = os.environ.get("CARDARENA_PREFIX", "ca:")
-    private = configured_url() is not None
+    private = bool(url or configured_url())
     prefix = f"{base}{kind}-{run_id}:" if private else base
-    with default_redis() as url:
+    with chosen_redis(url, quiet=True) as where:
         os.environ["CARDARENA_PREFIX"] = prefix
         try:
-            yield url, prefix
+            yield where, prefix
         finally:
             os.environ["CARDARENA_PREFIX"] = base
             if private:
-                _leave_namespace(url, prefix, keep)
+                _leave_namespace(where, prefix, keep)
 
 
 def _leave_namespace(url: str, prefix: str, keep: bool) -> None:
@@ -618,7 +600,7 @@ class _MatchRun:
         procs: list[subprocess.Popen[bytes]] = []
         files: list[IO[bytes]] = []
         finished = False
-        with run_namespace("match", self.run_id, keep=args.keep_data) as (url, prefix):
+        with run_namespace("match", self.run_id, keep=args.keep_data, url=args.redis_url) as (url, prefix):
             env = {**os.environ, "REDIS_URL": url, "CARDARENA_PREFIX": prefix}
             client = client_for(url)
             store, bots = MatchStore(client), BotStore(client)
@@ -772,9 +754,9 @@ def add_keep_data(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--keep-data",
         action="store_true",
-        help="with REDIS_URL: leave the run's keys (under a key prefix of its own, printed at the end) "
+        help="with --redis-url or REDIS_URL: leave the run's keys (under a key prefix of its own, printed at the end) "
         "in Redis, e.g. to look at them with the dashboard; default: deleted when the run ends, also "
-        "on Ctrl-C. Without REDIS_URL the run's data always stays in the embedded default",
+        "on Ctrl-C. Without them the run's data always stays in the embedded default",
     )
 
 
@@ -785,7 +767,7 @@ def register(sub: Any) -> None:
     svc = sub.add_parser("service", help="run the gRPC match service")
     svc.add_argument("--port", type=port_number, default=50051, help="gRPC port (default %(default)s; 0: a free one)")
     svc.add_argument("--host", default="127.0.0.1", help="interface for gRPC and metrics (default %(default)s)")
-    svc.add_argument("--redis-url")
+    add_redis_url(svc)
     svc.add_argument("--metrics-port", type=port_number, default=0, help="Prometheus /metrics port, on --host (0: off)")
     svc.add_argument("--instance-name")
     svc.add_argument(
@@ -856,17 +838,17 @@ def register(sub: Any) -> None:
         action="store_true",
         help="leave out names already registered instead of refusing (a roster that grew)",
     )
-    reg.add_argument("--redis-url")
+    add_redis_url(reg)
     reg.set_defaults(func=_bot_register)
     tok = bot_sub.add_parser(
         "token", help="replace a bot's token (a lost or leaked one); prints the new one once, the old one stops working"
     )
     tok.add_argument("name")
-    tok.add_argument("--redis-url")
+    add_redis_url(tok)
     tok.set_defaults(func=_bot_token)
     lst = bot_sub.add_parser("list", help="the registered bots: registration date, matches and faults")
     lst.add_argument("--json", action="store_true")
-    lst.add_argument("--redis-url")
+    add_redis_url(lst)
     lst.set_defaults(func=_bot_list)
     ret = bot_sub.add_parser(
         "retire",
@@ -874,7 +856,7 @@ def register(sub: Any) -> None:
     )
     ret.add_argument("name")
     ret.add_argument("--undo", action="store_true", help="put a retired bot back")
-    ret.add_argument("--redis-url")
+    add_redis_url(ret)
     ret.set_defaults(func=_bot_retire)
     run = bot_sub.add_parser("run", help="connect a bot to a service")
     run.add_argument("bot", help="random, heuristic, or a path to a .py file defining a Bot subclass")
@@ -928,6 +910,7 @@ def register(sub: Any) -> None:
         "--concurrency", type=at_least(1), default=8, help="matches each bot plays at once (default %(default)s)"
     )
     match.add_argument("--verbose", action="store_true", help="show the service's log")
+    add_redis_url(match)
     add_keep_data(match)
     match.set_defaults(func=_match)
 

@@ -20,7 +20,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +67,36 @@ def check_name(name: str) -> str:
     if any(part in (".", "..") for part in name.split("/")):  # the page /bots/<name> must stay there
         raise InvalidBotName("a bot name must not be '.' or '..' nor have such a part between '/'")
     return name
+
+
+class RosterRefused(BotError):
+    """A roster of which nothing may be registered: ``problems`` says why, one line each;
+    ``taken`` lists the names already registered (when that is the reason)."""
+
+    def __init__(self, problems: list[str], taken: list[str] | None = None) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+        self.taken = taken or []
+
+
+def check_roster(store: BotStore, names: Sequence[str], *, skip_registered: bool) -> tuple[list[str], list[str]]:
+    """Check a roster before registering any of it (``cardarena bot register A B C`` and the
+    admin API's ``{"names": [...]}``): ``(names to register, in order; names already
+    registered and skipped)``.  Raises :class:`RosterRefused` when a name is listed twice or is
+    not a valid bot name, or, without ``skip_registered``, is already registered."""
+    problems = [f"{name!r} is listed more than once" for name in sorted({n for n in names if names.count(n) > 1})]
+    unique = list(dict.fromkeys(names))
+    for name in unique:
+        try:
+            check_name(name)
+        except BotError as exc:
+            problems.append(f"{name!r}: {exc}")
+    if problems:
+        raise RosterRefused(problems)
+    taken = [n for n in unique if store.exists(n)]
+    if taken and not skip_registered:
+        raise RosterRefused([f"already registered: {', '.join(taken)}"], taken)
+    return [n for n in unique if n not in taken], taken
 
 
 @dataclass(frozen=True)

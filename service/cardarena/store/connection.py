@@ -196,6 +196,21 @@ def throwaway_redis() -> Iterator[str]:
         yield r.url
 
 
+@contextlib.contextmanager
+def chosen_redis(url: str | None, who: str = "cardarena", *, quiet: bool = False) -> Iterator[str]:
+    """The Redis a command uses: ``url`` (its ``--redis-url``), else ``REDIS_URL``, else the
+    user's shared embedded default (:func:`default_redis`, held while the block runs; unless
+    ``quiet``, a line ``<who>: embedded Redis at <url>`` on stderr says so)."""
+    given = url or configured_url()
+    if given:
+        yield given
+        return
+    with default_redis() as embedded:
+        if not quiet:
+            print(f"{who}: embedded Redis at {embedded}", file=sys.stderr, flush=True)
+        yield embedded
+
+
 # ---------------------------------------------------------------- the embedded default
 KEEPER_POLL_S = 1.0
 """How often the keeper checks whether any user of the embedded default is still alive."""

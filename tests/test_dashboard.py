@@ -918,3 +918,74 @@ def test_the_replay_viewer_re_runs_the_replay_once_per_request(
     runs.clear()
     assert client.get(f"/matches/{mid}/moves?pov=all").status_code == 200
     assert runs == [len(steps)]
+
+
+def _store_faulted_match(url: str, mid: str, seats: tuple[str, ...]) -> dict[str, Any]:
+    """A finished two-player Glaves match whose seat 0 timed out twice (seq 3 and 5), the second
+    time forfeiting, as the service annotates and records it; its replay."""
+    from cardarena.engine import MatchRng, build_replay, play_match, random_policy
+    from cardarena.store.matches import MatchSpec
+
+    matches = MatchStore(client_for(url))
+    spec = MatchSpec(match_id=mid, game="glaves", players=2, seats=seats, seed=11, options={"deals": 1})
+    assert matches.enqueue(spec)
+    assert matches.claim("review-test", wait_s=1.0) == spec
+    policies = [random_policy(MatchRng(f"11/{s}")) for s in range(2)]
+    state = play_match("glaves", 2, policies, seed=11, options=spec.options)
+    replay = build_replay(state, seed=11, seats=seats, extra={"match_id": mid})
+    actions = replay["deals"][0]["actions"]
+    mine = [i for i, a in enumerate(actions) if a.get("seat") == 0 and "chance" not in a][:2]
+    actions[mine[0]].update({"fault": "timeout", "default": True})
+    actions[mine[1]].update({"fault": "timeout", "default": True, "forfeit": True})
+    replay["faults"] = [
+        {"seat": 0, "action_index": mine[0], "seq": 3, "fault": "timeout", "default": True},
+        {"seat": 0, "action_index": mine[1], "seq": 5, "fault": "timeout", "default": True, "forfeit": True},
+    ]
+    replay["forfeited"] = [0]
+    result = state.result().to_json()
+    result.update({"ranks": [2, 1], "strikes": [2, 0], "forfeited": [0]})
+    assert matches.complete(mid, "review-test", result, replay)
+    return replay
+
+
+def test_match_page_lists_faults_with_their_steps(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
+    replay = _store_faulted_match(redis_url, "review-faults", (XSS, "solid"))
+    page = client.get("/matches/review-faults")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and XSS not in text
+    faults = text.split('id="faults"', 1)[1].split("</section>", 1)[0]
+    # Deal start is step 0, so the n-th action (no chance entries in Glaves' deal) is step n + 1.
+    steps = [i + 1 for i, a in enumerate(replay["deals"][0]["actions"]) if "fault" in a]
+    for step, seq in zip(steps, (3, 5), strict=True):
+        assert f'href="/matches/review-faults?step={step}&amp;pov=0">step {step}</a>' in faults
+        assert f"seq {seq}" in faults
+    assert faults.count("time-out: no answer") == 2 and faults.count(">forfeits<") == 1
+    assert "&lt;script&gt;" in faults
+    assert '<span class="fault">forfeited</span>' in text.split('id="match-result"', 1)[1].split("</table>", 1)[0]
+    at = client.get(f"/matches/review-faults?step={steps[1]}&pov=1").get_data(as_text=True)
+    assert "default action: time-out · forfeits the seat" in at and "fault=" not in at
+    moves = client.get("/matches/review-faults/moves").get_data(as_text=True)
+    assert moves.count("default action: time-out") == 2
+    assert "no faults" not in text
+    clean, _ = store_game_match(redis_url, "glaves", 2)
+    assert "no faults: every decision was answered" in client.get(f"/matches/{clean}").get_data(as_text=True)
+
+
+def test_bot_page_lists_its_place_margin_strikes_and_head_to_head(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    from cardarena.store.bots import BotStore
+
+    BotStore(client_for(redis_url)).register("solid")
+    _store_faulted_match(redis_url, "review-a", (XSS, "solid"))
+    _store_faulted_match(redis_url, "review-b", ("solid", XSS))
+    page = client.get("/bots/solid")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and XSS not in text
+    rows = text.split('id="bot-matches"', 1)[1].split("</table>", 1)[0]
+    # review-b (newest first): solid sits in seat 0 and forfeits; review-a: seat 1, first.
+    assert 'href="/matches/review-b?pov=0"' in rows and 'href="/matches/review-a?pov=1"' in rows
+    assert rows.count("2 of 2 <span") == 1 and rows.count("1 of 2<") == 1
+    h2h = text.split('id="head-to-head"', 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r'<td class="num">(\d+)</td>', h2h)
+    assert "&lt;script&gt;" in h2h and cells == ["2", "1", "1", "0"]  # matches, ahead, behind, level

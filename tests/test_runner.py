@@ -213,7 +213,13 @@ def test_the_clock_runs_out_and_a_late_answer_is_stale(hub: Hub) -> None:
             request = await _play_first_legal(hub, session, request)
         await asyncio.sleep(0.6)  # no answer: the move clock runs out
         assert runner.actions >= 4
-        assert runner.faults[0] == {"seat": request.seat, "action_index": 3, "fault": "timeout", "default": True}
+        assert runner.faults[0] == {
+            "seat": request.seat,
+            "action_index": 3,
+            "seq": request.seq,
+            "fault": "timeout",
+            "default": True,
+        }
         assert runner.annotations[3] == {"fault": "timeout", "default": True}
         late = _answer(hub, session, request)  # its request is gone: stale
         assert late is not None and late.action_rejected.code == pb.REJECT_STALE_SEQ

@@ -280,6 +280,32 @@ def test_an_answer_after_the_clock_ran_out_is_said_to_be_late(
     )
 
 
+def test_a_fast_bot_slow_once_is_told_it_stalled_its_matches_and_its_fault_names_the_seq(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    class SlowOnce(Bot):
+        calls = 0
+
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            self.calls += 1
+            if self.calls == 10:  # fast so far, so called on the event loop: this one stalls it
+                time.sleep(0.6)
+            return legal[0].id
+
+    caplog.set_level(logging.INFO, logger="cardarena_sdk")
+    clock, policy = TimeControl(move_ms=200, bank_ms=0), FaultPolicy(max_strikes=0)
+    _, replay = _play(service, stores, SlowOnce(), "sdk-stall", clock=clock, policy=policy)
+    stalled = [r.getMessage() for r in caplog.records if "on the SDK's event loop" in r.getMessage()]
+    assert len(stalled) == 1
+    said = re.fullmatch(r"choose took \d+ ms in sdk-stall \(seq (\d+)\) on the SDK's event loop .*", stalled[0])
+    assert said is not None and "worker thread from now on" in stalled[0]
+    # The replay's fault names the request the log names: a log line finds its step.
+    # (a request that came meanwhile may have timed out too: it waited behind the stall)
+    assert replay["faults"][0]["seq"] == int(said.group(1))
+    assert {f["fault"] for f in replay["faults"]} == {"timeout"}
+    assert "not sent: the match has ended" not in caplog.text
+
+
 def test_a_late_answer_is_said_in_ms_below_a_second() -> None:
     # "0.0 s late" was what an answer 12 ms late was said to be
     assert [_duration(s) for s in (0.0001, 0.012, 0.3456, 0.9994)] == ["1 ms", "12 ms", "346 ms", "999 ms"]

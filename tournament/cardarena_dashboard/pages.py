@@ -22,6 +22,7 @@ from .paging import BadQuery, page_from, text_arg
 from .plot import Plot, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
+from .review import annotation_text, bot_match_rows, head_to_head, match_faults
 from .sources import MatchFilter, list_matches, match_summary
 
 bp = Blueprint("pages", __name__)
@@ -48,6 +49,9 @@ def _action_text(action: str) -> Markup:
         else:
             parts.append(escape(token))
     return Markup(" ").join(parts)
+
+
+bp.add_app_template_filter(annotation_text, "annotation_text")
 
 
 @bp.app_template_filter("doc_text")
@@ -218,6 +222,7 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         abort(400, "step must be an integer")
     try:
         at = replay_cache().position(match_id, _version(shown.match), replay, index, pov, log=LOG_LENGTH)
+        faults = match_faults(replay)
     except ReplayError as exc:
         return _unreadable(exc)
     now = at.situation
@@ -240,6 +245,8 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         deal_totals=[sum(col) for col in zip(*now.deal_scores, strict=True)],
         deal_start=at.deal_start,
         deals=len(replay.get("deals") or []),
+        faults=faults,
+        forfeited=set(replay.get("forfeited") or []),
     )
 
 
@@ -414,6 +421,8 @@ STAT_NOTES = {
 
 RECENT_ON_BOT = 20
 """Recent matches listed on a bot's page (its index, newest first; the match list pages on)."""
+HEAD_TO_HEAD_MATCHES = 200
+"""The bot's most recent matches its page's head-to-head table counts (one batched read)."""
 
 
 @bp.get("/bots")
@@ -431,17 +440,20 @@ def bot_list() -> str:
 
 @bp.get("/bots/<path:name>")
 def bot_page(name: str) -> str:
-    """A bot: games, rating, recent matches, time-outs and illegal actions."""
+    """A bot: games, rating, recent matches (its seat, place, margin and strikes in each),
+    head-to-head against each opponent, time-outs and illegal actions."""
     bot = reads.bot(sources(), name)
-    matches, more = list_matches(sources(), MatchFilter(bot=name), 0, RECENT_ON_BOT)
+    matches, more = list_matches(sources(), MatchFilter(bot=name), 0, HEAD_TO_HEAD_MATCHES)
     stats: dict[str, Any] = bot.get("stats") or {}
     names = [*STAT_NOTES, *sorted(set(stats) - set(STAT_NOTES))]  # a counter added later shows too
     counters = [(k, stats.get(k, 0), STAT_NOTES.get(k, "")) for k in names]
     return render_template(
         "bot.html",
         bot=bot,
-        matches=matches,
-        all_matches_url=url_for(".match_list", bot=name) if more else None,
+        matches=bot_match_rows(matches[:RECENT_ON_BOT], name),
+        all_matches_url=url_for(".match_list", bot=name) if more or len(matches) > RECENT_ON_BOT else None,
+        rivals=head_to_head(matches, name),
+        rivals_over=len(matches),
         games=list(bot.get("ratings", {})),
         counters=counters,
     )

@@ -329,6 +329,9 @@ async def _session(
                     question.budget_s,
                     _clock(request),
                 )
+            if request.match_id not in asked:  # it ended while the bot was choosing: nobody to answer
+                log.info("answer to %s (seq %s) not sent: the match has ended", request.match_id, request.seq)
+                return
             outbox.put_nowait(
                 pb.BotMessage(action=pb.Action(match_id=request.match_id, seq=request.seq, action_id=action))
             )
@@ -338,7 +341,7 @@ async def _session(
             the server plays its default action now (a server that cannot take that waits for
             the clock to run out)."""
             _raised(question, exc, hand_back)
-            if hand_back:
+            if hand_back and question.request.match_id in asked:
                 request = question.request
                 outbox.put_nowait(pb.BotMessage(hand_back=pb.HandBack(match_id=request.match_id, seq=request.seq)))
 
@@ -358,6 +361,17 @@ async def _session(
                 except Exception as exc:  # as in a worker thread
                     failed(question, exc)
                     return
+                finally:
+                    if chooser.stalled:
+                        log.warning(
+                            "%s took %s in %s (seq %s) on the SDK's event loop (its earlier calls were "
+                            "fast): every other match of this bot waited, and may have timed out; its "
+                            "calls run in a worker thread from now on",
+                            question.step,
+                            _duration(chooser.last),
+                            question.request.match_id,
+                            question.request.seq,
+                        )
                 send(question, action)
                 return
             task = asyncio.create_task(answer(question, choice))
@@ -612,15 +626,23 @@ class _Chooser:
     a slower one runs in a worker thread so the stream keeps flowing."""
 
     FAST_S = 0.0005
+    STALL_S = 0.05
+    """A call this long made inline held up every other match of the session: the bot is
+    never called inline again (a bot that is fast but now and then slow would stall its other
+    matches each time its average fell back under :attr:`FAST_S`)."""
 
     def __init__(self) -> None:
         self.average = float("inf")
         self.calls = 0
+        self.last = 0.0
+        """How long the latest call took (s)."""
+        self.stalled = False
+        """A call took :attr:`STALL_S` or more: threads only from now on."""
 
     @property
     def fast(self) -> bool:
         """Whether the recent choices were fast enough to make inline."""
-        return self.calls >= 3 and self.average < self.FAST_S
+        return not self.stalled and self.calls >= 3 and self.average < self.FAST_S
 
     def timed(self, choice: Callable[[], str]) -> str:
         """``choice()`` (a call of the bot), timed."""
@@ -628,9 +650,10 @@ class _Chooser:
         try:
             return choice()
         finally:
-            took = time.perf_counter() - start
+            took = self.last = time.perf_counter() - start
             self.calls += 1
             self.average = took if self.calls == 1 else 0.8 * self.average + 0.2 * took
+            self.stalled = self.stalled or took >= self.STALL_S
 
 
 async def run_async(

@@ -197,7 +197,8 @@ class MatchRunner:
             return legal[self.default_rng.below(len(legal))]
         return legal[0]
 
-    def _strike(self, seat: int, fault: str) -> dict[str, JSON]:
+    def _strike(self, seat: int, fault: str, seq: int) -> dict[str, JSON]:
+        """Count a strike against ``seat`` for request ``seq``; the default action's annotation."""
         note: dict[str, JSON] = {"fault": fault, "default": True}
         self.strikes[seat] += 1
         limit = self.spec.fault_policy.max_strikes
@@ -205,7 +206,7 @@ class MatchRunner:
             self.forfeited.add(seat)
             note["forfeit"] = True
             self._stat(seat, "forfeits")
-        self.faults.append({"seat": seat, "action_index": self.actions, **note})
+        self.faults.append({"seat": seat, "action_index": self.actions, "seq": seq, **note})
         return note
 
     def _resign(self, seat: int) -> dict[str, JSON]:
@@ -324,7 +325,7 @@ class MatchRunner:
                 "move_handed_back",
                 extra={"fields": {"match_id": self.spec.match_id, "seat": seat, "seq": pending.seq}},
             )
-        return self._default(legal), self._strike(seat, fault)
+        return self._default(legal), self._strike(seat, fault, pending.seq)
 
     def _announce(self, seat: int, action: str, note: dict[str, JSON] | None) -> None:
         """One ``Event`` per session (not per seat): a session holding several seats of the

@@ -1,0 +1,166 @@
+"""A bot's review: how it did in each of its matches, against each opponent, and where a match's
+faults happened.  Pure functions of match rows (``sources.summary_of``) and replays; no IO."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cardarena.engine import games
+
+from .replay_steps import ReplayError, transitions
+
+FAULT_TEXT = {
+    "timeout": "time-out: no answer within the move clock and the time bank",
+    "disconnect": "disconnected: no session when the clock ran out",
+    "illegal": "illegal answers: too many refused answers to one request",
+    "error": "handed back: the bot's code failed (an exception)",
+    "resign": "resigned",
+    "no-show": "no-show: never joined the match",
+    "forfeited": "seat forfeited earlier: played by the server",
+}
+"""What each fault of a replay (``faults``, an action's ``fault``) means, as the pages say it."""
+
+
+FAULT_SHORT = {
+    "timeout": "time-out",
+    "disconnect": "disconnected",
+    "illegal": "illegal answers",
+    "error": "handed back (error)",
+    "resign": "resigned",
+    "forfeited": "seat forfeited",
+}
+"""An action's ``fault`` annotation in a few words (the replay viewer's log and move list)."""
+
+
+def annotation_text(annotations: Mapping[str, Any]) -> str:
+    """A replay action's annotations (``fault``, ``default``, ``forfeit``) as a reader sees
+    them: ``default action: time-out``, ``... · forfeits the seat``; other keys as ``k=v``."""
+    parts = []
+    fault = annotations.get("fault")
+    if fault is not None:
+        what = FAULT_SHORT.get(str(fault), str(fault))
+        parts.append(f"default action: {what}" if annotations.get("default") else what)
+    elif annotations.get("default"):
+        parts.append("default action")
+    if annotations.get("forfeit"):
+        parts.append("forfeits the seat")
+    parts += [f"{k}={v}" for k, v in annotations.items() if k not in ("fault", "default", "forfeit")]
+    return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One fault of a match, where it happened."""
+
+    seat: int
+    bot: str
+    fault: str
+    step: int | None
+    """The replay viewer's step of the default action played for it (``None``: no action, e.g.
+    a no-show)."""
+    deal: int | None
+    """Its deal, 1-based (``None`` with ``step``)."""
+    seq: int | None
+    """The request's ``seq``, as the bot's SDK log names it (``None``: not recorded)."""
+    forfeit: bool
+    """This fault forfeited the seat."""
+
+    @property
+    def text(self) -> str:
+        return FAULT_TEXT.get(self.fault, self.fault)
+
+
+def match_faults(replay: Mapping[str, Any]) -> list[Fault]:
+    """Every fault of a replay (its ``faults`` list) in order, each with the step of the
+    replay viewer that shows the default action played for it.  Raises :class:`ReplayError`
+    for a replay whose deals cannot be read."""
+    seats = [str(s) for s in replay.get("seats") or []]
+    # The n-th action of the match (the service's action_index) is the n-th step that has a seat.
+    acted = [(step.index, step.deal) for step in transitions(replay) if step.seat is not None]
+    out = []
+    for entry in replay.get("faults") or []:
+        if not isinstance(entry, Mapping):
+            raise ReplayError(f"a fault is not an object: {entry!r}")
+        seat = _int(entry.get("seat"))
+        at = _int(entry.get("action_index"))
+        step, deal = acted[at] if at is not None and 0 <= at < len(acted) else (None, None)
+        out.append(
+            Fault(
+                seat=-1 if seat is None else seat,
+                bot=seats[seat] if seat is not None and 0 <= seat < len(seats) else "",
+                fault=str(entry.get("fault", "")),
+                step=step,
+                deal=None if deal is None else deal + 1,
+                seq=_int(entry.get("seq")),
+                forfeit=bool(entry.get("forfeit")),
+            )
+        )
+    return out
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _lower_is_better(game: str) -> bool:
+    found = games().get(game)
+    return found is not None and not found.higher_is_better
+
+
+def bot_match_rows(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict[str, Any]]:
+    """Each match row as the bot's page lists it: the row plus ``mine`` (``None`` until the
+    match has a result) with the bot's ``seat``, ``place`` (1 = first) ``of`` places, its
+    ``score``, ``margin`` (its score minus the best other seat's, positive when ahead, in the
+    game's direction), ``strikes`` and ``forfeited``."""
+    out = []
+    for row in matches:
+        out.append({**row, "mine": _mine(row, name)})
+    return out
+
+
+def _mine(row: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+    result = row.get("result")
+    seats = list(row.get("seats") or [])
+    if not isinstance(result, Mapping) or name not in seats:
+        return None
+    scores, ranks = list(result.get("scores") or []), list(result.get("ranks") or [])
+    strikes, forfeited = list(result.get("strikes") or []), list(result.get("forfeited") or [])
+    if len(scores) != len(seats) or len(ranks) != len(seats):
+        return None
+    mine = [s for s, bot in enumerate(seats) if bot == name]
+    seat = min(mine, key=lambda s: ranks[s])
+    others = [scores[s] for s in range(len(seats)) if s not in mine]
+    sign = -1 if _lower_is_better(str(row.get("game", ""))) else 1
+    best = (min(others) if sign < 0 else max(others)) if others else None
+    return {
+        "seat": seat,
+        "place": ranks[seat],
+        "of": len(seats),
+        "score": scores[seat],
+        "margin": None if best is None else sign * (scores[seat] - best),
+        "strikes": sum(strikes[s] for s in mine if s < len(strikes)),
+        "forfeited": any(s in forfeited for s in mine),
+    }
+
+
+def head_to_head(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict[str, Any]]:
+    """The bot against each opponent over ``matches`` (those with a result that seat both):
+    ``opponent``, ``matches``, ``ahead`` (the bot placed better), ``behind``, ``level``; most
+    met first, then by name."""
+    table: dict[str, dict[str, Any]] = {}
+    for row in matches:
+        result, seats = row.get("result"), list(row.get("seats") or [])
+        if not isinstance(result, Mapping) or name not in seats:
+            continue
+        ranks = list(result.get("ranks") or [])
+        if len(ranks) != len(seats):
+            continue
+        mine = min(ranks[s] for s, bot in enumerate(seats) if bot == name)
+        for opponent in sorted({bot for bot in seats if bot != name}):
+            theirs = min(ranks[s] for s, bot in enumerate(seats) if bot == opponent)
+            line = table.setdefault(opponent, {"opponent": opponent, "matches": 0, "ahead": 0, "behind": 0, "level": 0})
+            line["matches"] += 1
+            line["ahead" if mine < theirs else "behind" if mine > theirs else "level"] += 1
+    return sorted(table.values(), key=lambda line: (-line["matches"], line["opponent"]))

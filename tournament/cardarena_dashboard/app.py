@@ -53,7 +53,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     try:  # matches stored by an earlier version join the match indexes (once per Redis)
         indexed = found.index_matches()
         if indexed:
-            app.logger.info("indexed %d matches stored before the match indexes", indexed)
+            app.logger.info("indexed %d matches stored before the match indexes existed", indexed)
     except redis.RedisError as exc:  # done by the first filtered match list instead
         app.logger.warning("match indexes not checked at start (Redis: %s)", exc)
     app.json.sort_keys = False  # type: ignore[attr-defined]

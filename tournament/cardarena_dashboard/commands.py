@@ -58,7 +58,7 @@ def _dashboard(args: argparse.Namespace) -> int:
 
         with _redis(args) as url:
             done = Sources.from_url(url).matches.index_older(force=True)
-        print(f"cardarena dashboard: {done} matches indexed (by game, bot, and bot in game)")
+        print(f"cardarena dashboard: match indexes checked; {done} matches were missing from them and are indexed now")
         return 0
     try:  # first: a busy port is one line before anything starts
         listener = _listen(args.host, args.port)

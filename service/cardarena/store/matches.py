@@ -583,7 +583,8 @@ class MatchStore:
     def index_older(self, *, force: bool = False, chunk: int = 1000) -> int | None:
         """Index the matches stored before the indexes existed (an earlier version), once:
         ``None`` if that was done already (:attr:`INDEXED` is set; ``force`` does it again),
-        else how many matches were indexed.  Idempotent (each match is added with its score in
+        else how many matches were missing from an index (``0`` when this version wrote them
+        all, indexing each as it stored it).  Idempotent (each match is added with its score in
         ``matches:all``) and safe beside writers of new matches; one round trip per ``chunk``
         matches to read their specs and one to index them."""
         if not force and self.r.exists(self.INDEXED):
@@ -596,15 +597,18 @@ class MatchStore:
             for mid in mids:
                 read.hget(self._h(mid), "spec")
             write = self.r.pipeline(transaction=False)
+            adds: list[int] = []  # how many index additions each match's ZADDs are
             for mid, (_, score), raw in zip(mids, batch, read.execute(), strict=True):
                 try:
                     data: Any = json.loads(raw) if raw else None
                     game, seats = str(data["game"]), [str(s) for s in data["seats"]]
                 except (ValueError, KeyError, TypeError):
                     continue  # unknown or unreadable: no list shows it
-                for index in self.index_keys(game, seats):
+                indexes = self.index_keys(game, seats)
+                for index in indexes:
                     write.zadd(index, {mid: score})
-                done += 1
-            write.execute()
+                adds.append(len(indexes))
+            added = iter(write.execute())
+            done += sum(1 for n in adds if any([int(next(added)) for _ in range(n)]))
         self.r.set(self.INDEXED, repr(time.time()))
         return done

@@ -22,6 +22,8 @@ from cardarena.store.tournaments import Schedule, Tournament, TournamentStore
 from cardarena_dashboard import create_app
 from prometheus_client.parser import text_string_to_metric_families
 
+from .test_monitoring import platform_names
+
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
@@ -178,6 +180,7 @@ def test_dashboard_metrics_endpoint_reports_the_platform(r: redis.Redis, private
     assert got[("cardarena_service_instances", ())] == 1
     assert got[("cardarena_bot_stats_total", (("bot", "alpha"), ("stat", "timeouts")))] == 3
     assert not any(labels and dict(labels).get("bot") == "random-1" for _, labels in got)
+    assert {name for name, _ in got} == platform_names()  # what the alert rules and Grafana may name
 
 
 def test_dashboard_metrics_report_redis_down_instead_of_failing() -> None:

@@ -146,3 +146,22 @@ def test_monitoring_profile_scrapes_the_ports_the_services_listen_on() -> None:
         for volume in services[name]["volumes"]:
             source = volume.split(":")[0]
             assert (DEPLOY / source).exists(), volume
+
+
+def test_k8s_scrape_annotations_name_the_ports_the_pods_serve_metrics_on() -> None:
+    docs = [d for d in yaml.safe_load_all((DEPLOY / "k8s" / "cardarena.yaml").read_text()) if d]
+    annotated = {}
+    for doc in docs:
+        if doc["kind"] != "Deployment":
+            continue
+        template = doc["spec"]["template"]
+        notes = template["metadata"].get("annotations") or {}
+        if notes.get("prometheus.io/scrape") != "true":
+            continue
+        (container,) = template["spec"]["containers"]
+        args = container["args"]
+        flag = "--metrics-port" if args[0] == "service" else "--port"
+        assert notes["prometheus.io/port"] == args[args.index(flag) + 1]
+        assert notes["prometheus.io/path"] == "/metrics"
+        annotated[args[0]] = notes
+    assert set(annotated) == {"service", "dashboard"}

@@ -4,16 +4,14 @@ budget however many matches there are, and an unreachable Redis is reported, not
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
 from cardarena.store.bots import BotStore
-from cardarena.store.connection import EmbeddedRedis, client_for, free_port
+from cardarena.store.connection import client_for, free_port
 from cardarena.store.health import BEAT_LEADER_KEY, FIXED_COMMANDS, read_health
 from cardarena.store.keys import key
 from cardarena.store.matches import RESULTS_GROUP, MatchSpec, MatchStore
@@ -22,6 +20,7 @@ from cardarena.store.tournaments import Schedule, Tournament, TournamentStore
 from cardarena_dashboard import create_app
 from prometheus_client.parser import text_string_to_metric_families
 
+from .redis_server import embedded_redis
 from .test_monitoring import platform_names
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -30,12 +29,8 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 @pytest.fixture(scope="module")
 def private_url() -> Iterator[str]:
     """A Redis of this module's own, so that its command statistics count only this test."""
-    with tempfile.TemporaryDirectory(prefix="cardarena-test-metrics-") as tmp:
-        server = EmbeddedRedis(Path(tmp), persist=False).start()
-        try:
-            yield server.url
-        finally:
-            server.stop()
+    with embedded_redis() as url:
+        yield url
 
 
 @pytest.fixture

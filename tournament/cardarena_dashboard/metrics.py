@@ -9,7 +9,7 @@ When Redis cannot be reached the page still answers, with ``cardarena_redis_up 0
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import redis
 from cardarena.store.health import PlatformHealth, read_health
@@ -25,21 +25,12 @@ bp = Blueprint("metrics", __name__)
 GAUGES: dict[str, tuple[str, str]] = {
     "cardarena_queued_matches": ("queued_matches", "Matches waiting to be claimed by a service instance (every lane)"),
     "cardarena_running_matches": ("running_matches", "Matches leased to a service instance"),
-    "cardarena_queue_wait_seconds": (
-        "queue_wait_s",
-        "How long the match next in line (default lane) has waited since it was queued or requeued",
-    ),
+    "cardarena_queue_wait_seconds": ("queue_wait_s", "Wait of the match next in line (default lane) since queued"),
     "cardarena_results_stream_entries": ("results_entries", "Entries in the results stream (recorded or not)"),
     "cardarena_results_pending": ("results_pending", "Result events delivered to a worker, not yet acknowledged"),
-    "cardarena_results_unrecorded_age_seconds": (
-        "results_unrecorded_s",
-        "Age of the oldest result event the workers have not recorded (0: none waits)",
-    ),
+    "cardarena_results_unrecorded_age_seconds": ("results_unrecorded_s", "Age of the oldest unrecorded result"),
     "cardarena_schedules_due": ("schedules_due", "Schedules whose next run is due now"),
-    "cardarena_schedule_late_seconds": (
-        "schedule_late_s",
-        "How long the most overdue scheduled run has been due (0: none is due)",
-    ),
+    "cardarena_schedule_late_seconds": ("schedule_late_s", "How late the most overdue scheduled run is (0: none)"),
     "cardarena_beat_leader": ("beat_leader", "1 while a beat holds the deployment's lease, else 0"),
     "cardarena_workers_alive": ("workers_alive", "Celery workers that started a task within the last minute"),
     "cardarena_celery_backlog": ("celery_backlog", "Messages waiting in Celery's queue"),
@@ -52,31 +43,29 @@ REQUEUED = "cardarena_requeued_matches"
 BOT_STATS = "cardarena_bot_stats"
 
 
+def _labelled(family: GaugeMetricFamily | CounterMetricFamily, values: Mapping[tuple[str, ...], int]) -> Metric:
+    """``family`` with one sample per label values."""
+    for labels, n in values.items():
+        family.add_metric(list(labels), n)
+    return family
+
+
 def families(health: PlatformHealth) -> Iterator[Metric]:
     """The metric families of one reading (besides ``cardarena_redis_up``)."""
     for name, (attr, doc) in GAUGES.items():
         yield GaugeMetricFamily(name, doc, value=float(getattr(health, attr)))
-    tournaments = GaugeMetricFamily(TOURNAMENTS, "Tournaments by status", labels=["status"])
-    for status, n in health.tournaments.items():
-        tournaments.add_metric([status], n)
-    yield tournaments
-    requeued = CounterMetricFamily(
-        REQUEUED,
-        "Matches put back in the queue, by reason: lease_expired (instance lost), voided, relisted",
-        labels=["reason"],
+    yield _labelled(
+        GaugeMetricFamily(TOURNAMENTS, "Tournaments by status", labels=["status"]),
+        {(status,): n for status, n in health.tournaments.items()},
     )
-    for reason, n in health.requeued.items():
-        requeued.add_metric([reason], n)
-    yield requeued
-    stats = CounterMetricFamily(
-        BOT_STATS,
-        "Per-bot statistics counted with each finished match (matches, timeouts, illegal_actions, errors ...)",
-        labels=["bot", "stat"],
+    yield _labelled(
+        CounterMetricFamily(REQUEUED, "Matches put back in the queue, by reason", labels=["reason"]),
+        {(reason,): n for reason, n in health.requeued.items()},
     )
-    for bot, counts in health.bot_stats.items():
-        for stat, n in counts.items():
-            stats.add_metric([bot, stat], n)
-    yield stats
+    yield _labelled(
+        CounterMetricFamily(BOT_STATS, "Per-bot statistics counted with each finished match", labels=["bot", "stat"]),
+        {(bot, stat): n for bot, counts in health.bot_stats.items() for stat, n in counts.items()},
+    )
 
 
 class PlatformCollector(Collector):

@@ -3,6 +3,7 @@ prefix), otherwise an embedded server started for the session and stopped after 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import socket
@@ -16,18 +17,25 @@ import pytest
 from cardarena.store.connection import EmbeddedRedis
 
 
-@pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    external = os.environ.get("REDIS_URL")
-    if external:
-        yield external
-        return
+@contextlib.contextmanager
+def embedded_redis() -> Iterator[str]:
+    """The URL of a new embedded server without persistence, stopped on exit."""
     with tempfile.TemporaryDirectory(prefix="cardarena-test-redis-") as tmp:
         server = EmbeddedRedis(Path(tmp), persist=False).start()
         try:
             yield server.url
         finally:
             server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    external = os.environ.get("REDIS_URL")
+    if external:
+        yield external
+        return
+    with embedded_redis() as url:
+        yield url
 
 
 def port_for_restarts() -> int:

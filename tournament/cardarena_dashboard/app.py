@@ -1,4 +1,4 @@
-"""The Flask app factory: configuration, security headers, error pages, the three blueprints."""
+"""The Flask app factory: configuration, security headers, error pages, the blueprints."""
 
 from __future__ import annotations
 
@@ -60,11 +60,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from .admin import bp as admin_bp
     from .api import bp as api_bp
+    from .metrics import bp as metrics_bp
     from .pages import bp as pages_bp
 
     app.register_blueprint(pages_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(admin_bp)
+    app.register_blueprint(metrics_bp)
 
     app.after_request(_security_headers)
     app.register_error_handler(HTTPException, _http_error)

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cardarena.engine import GameError, get_game
-from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
+from cardarena.store.matches import RESULTS_GROUP, FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena.store.tournaments import Schedule, Tournament, TournamentError, TournamentStore
 
 from . import formats, standings
@@ -28,9 +28,6 @@ RatingUpdate = Callable[[dict[str, dict[str, float]]], dict[str, dict[str, float
 """Maps the seated bots' current ratings to their new ratings after one match."""
 
 log = logging.getLogger(__name__)
-
-RESULTS_GROUP = "tournaments"
-"""Consumer group of the tournament workers on the results stream."""
 
 _INTERVAL = re.compile(r"^(?:@?every\s+)?(\d+(?:\.\d+)?)\s*([smhd]?)$")
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}

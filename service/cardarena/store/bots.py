@@ -123,6 +123,9 @@ class BotStore:
     def _bot(name: str) -> str:
         return key("bot", name.encode().hex())
 
+    record_key = _bot
+    """The hash of a bot's record and its ``stat:<statistic>`` counters."""
+
     @staticmethod
     def _token(token_id: str) -> str:
         return key("bottoken", token_id)

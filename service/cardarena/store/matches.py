@@ -58,6 +58,13 @@ def _check_id(mid: str) -> None:
 
 RESULTS_STREAM = "events:results"
 """Stream (under the prefix) with one entry per completed match: ``match_id``, ``tournament``."""
+RESULTS_GROUP = "tournaments"
+"""Consumer group of the tournament workers on :data:`RESULTS_STREAM` (they record results)."""
+REQUEUE_REASONS = ("lease_expired", "voided", "relisted")
+"""Why a match went back to the queue, as counted in :attr:`MatchStore.COUNTERS` (field
+``requeued:<reason>``): its instance's lease expired (the reconciler took it back), its
+instance voided it (stopped mid-match, nobody joined), or it was queued but missing from its
+job list (the reconciler listed it again)."""
 
 
 def _checked_fields(kind: type[Any], given: Mapping[str, Any] | None, what: str) -> dict[str, Any]:
@@ -226,7 +233,8 @@ if redis.call('HEXISTS', h, 'withdrawn_reason') == 1 then
   redis.call('HSET', h, 'status', 'withdrawn', 'last_void', ARGV[4])
   return 1
 end
-redis.call('HSET', h, 'status', 'queued', 'last_void', ARGV[4])
+redis.call('HSET', h, 'status', 'queued', 'last_void', ARGV[4], 'queued_at', ARGV[5])
+redis.call('HINCRBY', KEYS[6], ARGV[6], 1)
 redis.call('SADD', KEYS[5], ARGV[1])
 local lane = redis.call('HGET', h, 'queue')
 local jobs = KEYS[4]
@@ -290,6 +298,9 @@ class MatchStore:
     def _h(mid: str) -> str:
         return key("match", mid)
 
+    record_key = _h
+    """The hash of a match's record (``status``, ``spec``, ``created_at``, ``queued_at`` ...)."""
+
     @staticmethod
     def _lease(mid: str) -> str:
         return key("match", mid, LEASE)
@@ -310,6 +321,8 @@ class MatchStore:
     QUEUED = property(lambda self: key("matches", "queued"))
     ALL = property(lambda self: key("matches", "all"))
     STREAM = property(lambda self: key(RESULTS_STREAM))
+    COUNTERS = property(lambda self: key("counters", "matches"))
+    """Hash of counters that outlive every process: ``requeued:<reason>`` (:data:`REQUEUE_REASONS`)."""
     INDEXED = property(lambda self: key("matches", "indexed"))
     """Set once :meth:`index_older` has indexed every match stored before the indexes."""
 
@@ -463,8 +476,8 @@ class MatchStore:
         """Give a running match back for a rerun (nothing of it is recorded)."""
         return bool(
             self._requeue(
-                keys=[self._h(mid), self._lease(mid), self.RUNNING, self.jobs(""), self.QUEUED],
-                args=[mid, "0", instance, reason],
+                keys=[self._h(mid), self._lease(mid), self.RUNNING, self.jobs(""), self.QUEUED, self.COUNTERS],
+                args=[mid, "0", instance, reason, time.time(), "requeued:voided"],
             )
         )
 
@@ -494,8 +507,8 @@ class MatchStore:
             pipe = self.r.pipeline(transaction=False)
             for mid in running:
                 self._requeue(
-                    keys=[self._h(mid), self._lease(mid), self.RUNNING, self.jobs(""), self.QUEUED],
-                    args=[mid, "1", "", "lease expired"],
+                    keys=[self._h(mid), self._lease(mid), self.RUNNING, self.jobs(""), self.QUEUED, self.COUNTERS],
+                    args=[mid, "1", "", "lease expired", time.time(), "requeued:lease_expired"],
                     client=pipe,
                 )
             back += [mid for mid, moved in zip(running, pipe.execute(), strict=True) if moved]
@@ -519,7 +532,10 @@ class MatchStore:
                 continue
             lane_name = (lane.decode() if isinstance(lane, bytes) else str(lane)) if lane else ""
             if mid not in in_list(lane_name):
-                self.r.rpush(self.jobs(lane_name), mid)
+                pipe = self.r.pipeline(transaction=False)
+                pipe.rpush(self.jobs(lane_name), mid)
+                pipe.hincrby(self.COUNTERS, "requeued:relisted", 1)
+                pipe.execute()
                 back.append(mid)
         return back
 

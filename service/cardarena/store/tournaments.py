@@ -46,6 +46,8 @@ from .keys import key
 
 STATUSES = ("upcoming", "running", "finished", "cancelled")
 """Every tournament status."""
+HEARTBEAT_FORGET_S = 86400.0
+"""A heartbeat name (a worker host) silent this long leaves :attr:`TournamentStore.HEARTBEATS`."""
 
 
 class TournamentError(ValueError):
@@ -207,7 +209,8 @@ class TournamentStore:
         return key("tournament", tid)
 
     @staticmethod
-    def _status_set(status: str) -> str:
+    def status_set(status: str) -> str:
+        """The set of the ids of the tournaments in ``status`` (one of :data:`STATUSES`)."""
         return key("tournaments", "status", status)
 
     ALL = property(lambda self: key("tournaments", "all"))
@@ -229,7 +232,7 @@ class TournamentStore:
         pipe = self.r.pipeline()
         pipe.hset(h, mapping=mapping)
         pipe.zadd(self.ALL, {t.id: data["created_at"]})
-        pipe.sadd(self._status_set("upcoming"), t.id)
+        pipe.sadd(self.status_set("upcoming"), t.id)
         pipe.execute()
         return True
 
@@ -280,7 +283,7 @@ class TournamentStore:
             ids = [_s(x) for x in self.r.zrevrange(self.ALL, offset, offset + limit - 1)] if limit > 0 else []
         else:
             ids = [_s(x) for x in self.r.zrevrange(self.ALL, 0, -1)]
-            members = {_s(x) for x in self.r.sunion([self._status_set(one) for one in wanted])} if wanted else set()
+            members = {_s(x) for x in self.r.sunion([self.status_set(one) for one in wanted])} if wanted else set()
             ids = [i for i in ids if i in members][offset : offset + limit]
         if not ids:
             return []
@@ -304,8 +307,8 @@ class TournamentStore:
             pipe.hset(h, "status", new)
             if stamp:
                 pipe.hset(h, stamp, time.time())
-            pipe.srem(self._status_set(cur), tid)
-            pipe.sadd(self._status_set(new), tid)
+            pipe.srem(self.status_set(cur), tid)
+            pipe.sadd(self.status_set(new), tid)
             return True
 
         result: bool = self.r.transaction(tx, h, value_from_callable=True)
@@ -469,8 +472,8 @@ class TournamentStore:
             self._finish(
                 keys=[
                     self._h(tid),
-                    self._status_set("running"),
-                    self._status_set("finished"),
+                    self.status_set("running"),
+                    self.status_set("finished"),
                     self._rating_end(tid),
                     *self._histories(t.game if t is not None else "", bots),
                 ],
@@ -778,9 +781,19 @@ class TournamentStore:
             self.r.xack(stream, group, *ids)
 
     # ------------------------------------------------------------------ liveness
+    HEARTBEATS = property(lambda self: key("heartbeats"))
+    """Sorted set ``name -> last heartbeat`` (unix time) of every heartbeat, so that the live
+    ones are counted in one command (:mod:`cardarena.store.health`); names silent for
+    :data:`HEARTBEAT_FORGET_S` are dropped from it."""
+
     def beat(self, name: str) -> None:
-        """Record a heartbeat timestamp (the worker watchdog reads it)."""
-        self.r.set(key("heartbeat", name), time.time())
+        """Record a heartbeat timestamp (the worker watchdog reads it), in one round trip."""
+        now = time.time()
+        pipe = self.r.pipeline(transaction=False)
+        pipe.set(key("heartbeat", name), now)
+        pipe.zadd(self.HEARTBEATS, {name: now})
+        pipe.zremrangebyscore(self.HEARTBEATS, "-inf", now - HEARTBEAT_FORGET_S)
+        pipe.execute()
 
     def celery_backlog(self, queue: str = "celery") -> int:
         """Messages waiting in a Celery queue (the broker's keys live under ``key("celery", "")``)."""

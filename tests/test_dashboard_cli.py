@@ -59,20 +59,23 @@ def test_cli_serves_the_dashboard(redis_url: str, key_prefix: str) -> None:
 
 
 def test_cli_logs_its_info_lines_as_json(redis_url: str, key_prefix: str) -> None:
-    """The start-up index line (matches stored before the match indexes: here every match, the
-    flag that they were indexed being gone) and each request, as the service logs: JSON lines."""
+    """The start-up index line (matches stored before the match indexes: here every match, their
+    game indexes and the flag that they were indexed being gone) and each request, as the
+    service logs: JSON lines."""
     from cardarena.store.connection import client_for
     from cardarena.store.matches import MatchStore
 
     seed(redis_url, finished=1)
     store = MatchStore(client_for(redis_url))
     store.r.delete(store.INDEXED)
-    every = len(store.recent(0, 100))
+    mids = store.recent(0, 100)
+    store.r.delete(*{store.index_key(game=spec.game) for spec in map(store.spec, mids) if spec is not None})
+    every = len(mids)
     env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
     with _dashboard(env) as (base, before, proc):
         records = [json.loads(line) for line in before]
         assert {"level": "info", "logger": "cardarena_dashboard.app"}.items() <= records[-1].items()
-        assert records[-1]["event"] == f"indexed {every} matches stored before the match indexes"
+        assert records[-1]["event"] == f"indexed {every} matches stored before the match indexes existed"
         urllib.request.urlopen(f"{base}/api/v1/tournaments", timeout=10).close()
         assert proc.stderr is not None
         request = json.loads(proc.stderr.readline())

@@ -941,6 +941,7 @@ def _store_faulted_match(url: str, mid: str, seats: tuple[str, ...]) -> dict[str
         {"seat": 0, "action_index": mine[0], "seq": 3, "fault": "timeout", "default": True},
         {"seat": 0, "action_index": mine[1], "seq": 5, "fault": "timeout", "default": True, "forfeit": True},
     ]
+    replay["refused"] = [{"seat": 1, "action_index": 0, "seq": 1, "count": 2, "reason": "<b>not yours</b>"}]
     replay["forfeited"] = [0]
     result = state.result().to_json()
     result.update({"ranks": [2, 1], "strikes": [2, 0], "forfeited": [0]})
@@ -961,6 +962,8 @@ def test_match_page_lists_faults_with_their_steps(client: FlaskClient, redis_url
         assert f"seq {seq}" in faults
     assert faults.count("time-out: no answer") == 2 and faults.count(">forfeits<") == 1
     assert "&lt;script&gt;" in faults
+    refused = faults.split("2 illegal answers refused, not a strike", 1)[0].rsplit("<tr>", 1)[1]
+    assert 'title="&lt;b&gt;not yours&lt;/b&gt;"' in refused and "<td>solid</td>" in refused
     assert '<span class="fault">forfeited</span>' in text.split('id="match-result"', 1)[1].split("</table>", 1)[0]
     at = client.get(f"/matches/review-faults?step={steps[1]}&pov=1").get_data(as_text=True)
     assert "default action: time-out · forfeits the seat" in at and "fault=" not in at

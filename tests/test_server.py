@@ -138,6 +138,19 @@ def test_illegal_action_is_rejected_with_reason_then_retried(
     me.autoplay()
     result = wait_done(matches, "illegal")
     assert result["strikes"] == [0, 0]
+    # Not a fault, but the replay says where it happened and what the bot was told, so the
+    # match page can show it (the bot's statistics alone could not say which match).
+    replay = matches.replay("illegal")
+    assert replay is not None and replay["faults"] == []
+    (refused,) = replay["refused"]
+    assert refused == {
+        "seat": req.seat,
+        "action_index": refused["action_index"],
+        "seq": req.seq,
+        "count": 1,
+        "reason": rejected.reason,
+    }
+    assert replay["deals"][0]["actions"][refused["action_index"]]["action"] == req.legal[0].id
     a.close()
     b.close()
 

@@ -66,21 +66,31 @@ class Fault:
     """The request's ``seq``, as the bot's SDK log names it (``None``: not recorded)."""
     forfeit: bool
     """This fault forfeited the seat."""
+    count: int = 0
+    """``refused``: how many illegal answers to the request were refused."""
+    reason: str = ""
+    """``refused``: why the first of them was (the engine's words, as the bot was told)."""
 
     @property
     def text(self) -> str:
+        if self.fault == "refused":
+            answers = "an illegal answer" if self.count == 1 else f"{self.count} illegal answers"
+            return f"{answers} refused, not a strike (the bot could answer again while its clock ran)"
         return FAULT_TEXT.get(self.fault, self.fault)
 
 
 def match_faults(replay: Mapping[str, Any]) -> list[Fault]:
     """Every fault of a replay (its ``faults`` list) in order, each with the step of the
-    replay viewer that shows the default action played for it.  Raises :class:`ReplayError`
-    for a replay whose deals cannot be read."""
+    replay viewer that shows the default action played for it, then every request whose
+    illegal answers were refused before the seat answered again (``refused``, fault
+    ``"refused"``: not strikes), with the step of the action that followed.  Raises
+    :class:`ReplayError` for a replay whose deals cannot be read."""
     seats = [str(s) for s in replay.get("seats") or []]
     # The n-th action of the match (the service's action_index) is the n-th step that has a seat.
     acted = [(step.index, step.deal) for step in transitions(replay) if step.seat is not None]
     out = []
-    for entry in replay.get("faults") or []:
+    faults = [*(replay.get("faults") or []), *({**r, "fault": "refused"} for r in replay.get("refused") or [])]
+    for entry in faults:
         if not isinstance(entry, Mapping):
             raise ReplayError(f"a fault is not an object: {entry!r}")
         seat = _int(entry.get("seat"))
@@ -95,6 +105,8 @@ def match_faults(replay: Mapping[str, Any]) -> list[Fault]:
                 deal=None if deal is None else deal + 1,
                 seq=_int(entry.get("seq")),
                 forfeit=bool(entry.get("forfeit")),
+                count=_int(entry.get("count")) or 0,
+                reason=str(entry.get("reason") or ""),
             )
         )
     return out

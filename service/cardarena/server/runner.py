@@ -60,6 +60,11 @@ LEASE_LOST = (
 being played, before another run recorded it."""
 
 
+MAX_REFUSED_RECORDED = 100
+"""Most requests with refused answers a replay lists (``refused``); the bot's
+``illegal_actions`` statistic counts every refused answer."""
+
+
 class Voided(Exception):
     """The match cannot be played here (no-show of every bot); it goes back to the queue."""
 
@@ -104,6 +109,9 @@ class MatchRunner:
         self.forfeited: set[int] = set()
         self.annotations: dict[int, dict[str, JSON]] = {}
         self.faults: list[dict[str, JSON]] = []
+        self.refused: list[dict[str, JSON]] = []
+        """Requests that had illegal answers before the seat answered again (or ran out of
+        time): the replay's ``refused``, at most :data:`MAX_REFUSED_RECORDED` of them."""
         self.stats: dict[str, dict[str, int]] = {}
         """The bots' statistics of this run (bot -> statistic -> amount), counted only if this
         run records the match (:meth:`_record`): a voided or superseded run counts nothing."""
@@ -266,6 +274,7 @@ class MatchRunner:
         """Wait for a legal answer to ``pending`` (rejecting illegal ones) or a fault."""
         seat, legal, state, policy = pending.seat, pending.legal, self.state, self.spec.fault_policy
         rejections = 0
+        first_reason = ""
         fault = ""
         try:
             while True:
@@ -289,6 +298,7 @@ class MatchRunner:
                 # The engine's reason; an id it would take in another spelling is still not one
                 # of the ids offered (each request lists them).
                 reason = state.check(seat, answer) or f"{answer[:64]!r} is not one of the {len(legal)} legal action ids"
+                first_reason = first_reason or reason
                 now = time.monotonic()
                 last = bool(policy.max_rejections and rejections >= policy.max_rejections)
                 # The last rejection leaves no time: no answer is taken after it.
@@ -314,6 +324,16 @@ class MatchRunner:
             self.live.pending.pop(pending.seq, None)
             if rejections:  # one write per request, not per answer: a flood of them costs one
                 self._stat(seat, "illegal_actions", rejections)
+                if fault != "illegal" and len(self.refused) < MAX_REFUSED_RECORDED:  # else a fault says it
+                    self.refused.append(
+                        {
+                            "seat": seat,
+                            "action_index": self.actions,
+                            "seq": pending.seq,
+                            "count": rejections,
+                            "reason": first_reason[:200],
+                        }
+                    )
         if fault in ("timeout", "disconnect"):
             self.bank[seat] = 0.0
             self.metrics.timeouts.inc()
@@ -400,6 +420,7 @@ class MatchRunner:
             "time_control": {"move_ms": spec.time_control.move_ms, "bank_ms": spec.time_control.bank_ms},
             "fault_policy": json.loads(json.dumps(spec.to_json()["fault_policy"])),
             "faults": list(self.faults),
+            "refused": list(self.refused),
             "forfeited": sorted(self.forfeited),
             "final_ranks": ranks,
             "instance": self.instance,

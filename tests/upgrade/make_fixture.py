@@ -27,9 +27,11 @@ What it builds, under the key prefix ``ca:`` of a fresh Redis:
 * ``knaves3``: a finished 3-player Knaves tournament of alpha, beta and delta (every seating);
 * three standalone matches as ``cardarena match`` queues them (no tournament);
 * the dashboard started once (its first start marks the match indexes done);
-* the schedule ``nightly`` (every hour, Glaves 2p, alpha and beta, two deal sets) and its
-  first run, ``nightly-<due>``: running, with two matches played and counted (here, by the
-  engine, as the tests' local match player does) and two still queued.
+* the schedule ``nightly`` (every hour, Glaves 2p, alpha and beta, two deal sets), created
+  and first run two hours before the export (so it is due again whenever the fixture is
+  read), and that run, ``nightly-<due>``: running, with two matches played and counted (here,
+  by the engine, as the tests' local match player does) and two still queued;
+* the schedule ``weekly`` (cron ``0 3 * * 1``, every registered bot), not run yet.
 
 Every key under the prefix is exported, type by type (strings and hash values as base64,
 sets, sorted sets with scores, lists, streams with entry ids and their consumer groups) with
@@ -40,8 +42,8 @@ tokens, the tournament ids and the ids of the standalone matches.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import base64
+import contextlib
 import gzip
 import json
 import os
@@ -60,6 +62,7 @@ RETIRED = "omega"
 GLAVES = "glaves2"
 KNAVES = "knaves3"
 SCHEDULE = "nightly"
+CRON_SCHEDULE = "weekly"
 STANDALONE = 3
 PLAYED_OF_RUNNING = 2
 
@@ -74,6 +77,8 @@ def export_keys(client: Any, prefix: str) -> dict[str, Any]:
     for raw_name in sorted(client.scan_iter(match=f"{prefix}*", count=1000)):
         name = raw_name.decode()
         kind = client.type(raw_name).decode()
+        if kind == "none":  # expired since the scan found it
+            continue
         entry: dict[str, Any] = {"type": kind, "ttl_ms": client.pttl(raw_name)}
         if kind == "string":
             entry["value"] = _b64(client.get(raw_name))
@@ -225,8 +230,10 @@ def build(url: str) -> dict[str, Any]:
             ms.enqueue(spec)
             standalone.append(spec.match_id)
         count(
-            lambda: all(ts.require(t).status == "finished" for t in (GLAVES, KNAVES))
-            and all(ms.status(m) == "done" for m in standalone),
+            lambda: (
+                all(ts.require(t).status == "finished" for t in (GLAVES, KNAVES))
+                and all(ms.status(m) == "done" for m in standalone)
+            ),
             "the finished tournaments",
         )
     finally:
@@ -242,8 +249,12 @@ def build(url: str) -> dict[str, Any]:
         "options": {"deals": 1},
         "name": "Nightly Glaves",
     }
-    lifecycle.create_schedule(ts, "every 1h", template, sid=SCHEDULE, now=time.time())
-    started = lifecycle.start_due_schedules(ts, ms, time.time())
+    # Created two hours ago and run then: due again an hour ago, so due whenever a test reads it.
+    then = time.time() - 2 * 3600
+    lifecycle.create_schedule(ts, "every 1h", template, sid=SCHEDULE, now=then)
+    started = lifecycle.start_due_schedules(ts, ms, then)
+    weekly = {**template, "entrants": "all", "name": "Weekly Glaves"}
+    lifecycle.create_schedule(ts, "0 3 * * 1", weekly, sid=CRON_SCHEDULE, now=time.time())
     assert len(started) == 1, started
     running = started[0]
     for _ in range(PLAYED_OF_RUNNING):
@@ -261,6 +272,7 @@ def build(url: str) -> dict[str, Any]:
         "running": running,
         "played_of_running": PLAYED_OF_RUNNING,
         "schedule": SCHEDULE,
+        "cron_schedule": CRON_SCHEDULE,
         "standalone": standalone,
     }
 

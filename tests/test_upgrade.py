@@ -87,7 +87,7 @@ def test_every_page_and_endpoint_shows_the_stored_data(
     client = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
     bots = sorted(data["tokens"])
     match_ids = _all_match_ids(data)
-    assert len(match_ids) == 12 + 6 + 3 + 4  # glaves2, knaves3, standalone, the running one's (2 played)
+    assert len(match_ids) == 12 + 6 + 4 + 4  # glaves2, knaves3, standalone, the running one's (2 played)
 
     for url in ("/", "/games", "/matches", "/tournaments", "/bots", "/api", "/api/v1/health", "/api/v1/games"):
         _get(client, url)
@@ -102,6 +102,8 @@ def test_every_page_and_endpoint_shows_the_stored_data(
         assert name in page
         row = _api(client, f"/bots/{name}")
         assert row["name"] == name and not any("token" in k for k in row)
+        for stat, amount in row["stats"].items():  # counted by the older version
+            assert amount == int(stored_text(data, f"bot:{name.encode().hex()}", f"stat:{stat}") or 0), (name, stat)
         for game in ("glaves", "knaves"):
             stored = f"ratings:{game}"
             if stored_text(data, stored, name) is not None:
@@ -156,6 +158,10 @@ def test_every_page_and_endpoint_shows_the_stored_data(
             assert ("withheld" if done else "queued") in replay.get_json()["error"]["message"]
         else:
             assert replay.get_json()["seats"] == stored_json(data, f"match:{mid}", "spec")["seats"]
+
+    no_show = _api(client, f"/matches/{data['standalone'][-1]}")
+    assert no_show["result"]["forfeited"] == [1] and no_show["result"]["ranks"] == [1, 2]
+    assert _api(client, f"/bots/{data['retired']}")["stats"]["forfeits"] == 1
 
     # schedules: both listed; the one that ran links its run and is due
     schedules = {row["id"]: row for row in _api(client, "/schedules")["items"]}

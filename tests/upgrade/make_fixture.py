@@ -25,7 +25,8 @@ What it builds, under the key prefix ``ca:`` of a fresh Redis:
   sets (every deal in both seatings), played by the real service: results, replays,
   standings, ratings and rating histories;
 * ``knaves3``: a finished 3-player Knaves tournament of alpha, beta and delta (every seating);
-* three standalone matches as ``cardarena match`` queues them (no tournament);
+* three standalone matches as ``cardarena match`` queues them (no tournament), and a fourth
+  whose second seat (the retired bot, never connected) is a no-show;
 * the dashboard started once (its first start marks the match indexes done);
 * the schedule ``nightly`` (every hour, Glaves 2p, alpha and beta, two deal sets), created
   and first run two hours before the export (so it is due again whenever the fixture is
@@ -178,7 +179,7 @@ def build(url: str) -> dict[str, Any]:
     """Build the deployment's data in the Redis at ``url``; returns the fixture's metadata."""
     from cardarena.store.bots import BotStore
     from cardarena.store.connection import client_for
-    from cardarena.store.matches import MatchSpec, MatchStore
+    from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore
     from cardarena.store.tournaments import TournamentStore
     from cardarena_tournament import lifecycle
 
@@ -229,6 +230,18 @@ def build(url: str) -> dict[str, Any]:
             )
             ms.enqueue(spec)
             standalone.append(spec.match_id)
+        # one more whose second seat never comes (the retired bot): a no-show, forfeited
+        no_show = MatchSpec(
+            match_id=f"match-fixture-{STANDALONE + 1:05d}",
+            game="glaves",
+            players=2,
+            seats=("gamma", RETIRED),
+            seed=2000,
+            options={"deals": 1},
+            fault_policy=FaultPolicy(join_timeout_ms=300, no_show_attempts=1),
+        )
+        ms.enqueue(no_show)
+        standalone.append(no_show.match_id)
         count(
             lambda: (
                 all(ts.require(t).status == "finished" for t in (GLAVES, KNAVES))

@@ -4,7 +4,8 @@ Run it **with the older version's code** (its ``service``, ``tournament`` and
 ``clients/python`` first on ``PYTHONPATH``); it uses only that version's public APIs (the bot,
 match and tournament repositories, the tournament lifecycle, a real ``cardarena service``
 subprocess and real ``cardarena bot run random`` bot processes), so the data is what that
-version really writes.  To regenerate the fixture of commit ``ad56bcb``::
+version really writes.  It imports nothing from ``tests/`` (whose helpers follow the current
+code), so it has its own embedded Redis and first-legal player.  To regenerate the fixture of commit ``ad56bcb``::
 
     cd /work/main && git worktree add /tmp/cardarena-old ad56bcb
     cd /tmp/cardarena-old
@@ -271,10 +272,10 @@ def build(url: str) -> dict[str, Any]:
     assert len(started) == 1, started
     running = started[0]
     for _ in range(PLAYED_OF_RUNNING):
-        spec = ms.claim("fixture-player", wait_s=1)
-        assert spec is not None and spec.tournament == running, spec
-        result, replay = _play_locally(spec)
-        assert ms.complete(spec.match_id, "fixture-player", result, replay)
+        claimed = ms.claim("fixture-player", wait_s=1)
+        assert claimed is not None and claimed.tournament == running, claimed
+        result, replay = _play_locally(claimed)
+        assert ms.complete(claimed.match_id, "fixture-player", result, replay)
     count(lambda: ts.require(running).counted == PLAYED_OF_RUNNING, "the running tournament's first matches")
     assert ts.require(running).status == "running"
     client.close()

@@ -35,6 +35,8 @@ COVERED_BY = {
     "cardarena tournament schedules": "tests/test_tournament_cli.py",
     "cardarena tournament cancel": "tests/test_tournament_cli.py",
     "cardarena prune": "tests/test_retention.py",
+    "cardarena data export": "tests/test_data_export.py",
+    "cardarena data import": "tests/test_data_export.py",
     "cardarena bench engine": "tests/test_cli_simulate.py",
     "cardarena bench service": "tests/test_service_bench.py",
     "python bench/tournament_bench.py": "tests/test_bench_scripts.py",

@@ -726,6 +726,8 @@ def test_every_command_on_a_redis_of_its_choosing_takes_the_same_redis_url_optio
         *(f"bot {c}" for c in ("register", "token", "list", "retire")),
         *(f"tournament {c}" for c in ("create", "list", "status", "cancel", "schedules", "unschedule", "standings")),
         "tournament run",
+        "data export",
+        "data import",
     } <= takes
     assert len({(a.help, a.metavar, a.default) for a in options.values() if a is not None}) == 1
 

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cardarena.store.dump import restore
+
 FIXTURES = sorted((Path(__file__).parent / "upgrade").glob("fixture-*.json.gz"))
 """Every stored fixture, one per older version (its commit in the name)."""
 
@@ -26,31 +28,12 @@ def _raw(text: str) -> bytes:
 
 def load_fixture(client: Any, data: dict[str, Any], prefix: str) -> float:
     """Write every key of ``data`` under ``prefix``, with its type, value, stream consumer
-    groups and remaining time to live; returns how many seconds after the export it is now
+    groups and remaining time to live (:func:`cardarena.store.dump.restore`, as ``cardarena
+    data import`` does); returns how many seconds after the export it is now
     (by the wall clock), which a test adds to anything the fixture says is "in N seconds"."""
     pipe = client.pipeline(transaction=False)
     for name, entry in data["keys"].items():
-        full, kind, value = prefix + name, entry["type"], entry["value"]
-        if kind == "string":
-            pipe.set(full, _raw(value))
-        elif kind == "hash":
-            pipe.hset(full, mapping={_raw(k): _raw(v) for k, v in value.items()})
-        elif kind == "set":
-            pipe.sadd(full, *(_raw(m) for m in value))
-        elif kind == "zset":
-            pipe.zadd(full, {_raw(m): score for m, score in value})
-        elif kind == "list":
-            pipe.rpush(full, *(_raw(v) for v in value))
-        elif kind == "stream":
-            for entry_id, fields in value:
-                pipe.xadd(full, {_raw(k): _raw(v) for k, v in fields.items()}, id=entry_id)
-            for group in entry["groups"]:
-                assert not group["pending"], f"{name}: pending entries are not loaded"
-                pipe.xgroup_create(full, group["name"], id=group["last_delivered_id"])
-        else:
-            raise AssertionError(f"{name}: unknown type {kind}")
-        if entry["ttl_ms"] > 0:
-            pipe.pexpire(full, entry["ttl_ms"])
+        restore(pipe, prefix + name, entry)  # the product's loader reads the fixture's entries as they are
     pipe.execute()
     return time.time() - float(data["generated_at"])
 

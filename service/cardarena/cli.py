@@ -22,6 +22,7 @@ AREA_COMMANDS = (
     "cardarena_tournament.commands",
     "cardarena_dashboard.commands",
     "cardarena_tournament.platform",
+    "cardarena.datacmd",
 )
 """Modules whose ``register(subparsers)`` adds subcommands (skipped while absent)."""
 

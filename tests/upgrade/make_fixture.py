@@ -38,7 +38,10 @@ What it builds, under the key prefix ``ca:`` of a fresh Redis:
 Every key under the prefix is exported, type by type (strings and hash values as base64,
 sets, sorted sets with scores, lists, streams with entry ids and their consumer groups) with
 its remaining time to live, into gzipped JSON with the metadata: the commit, the prefix, the
-tokens, the tournament ids and the ids of the standalone matches.
+tokens, the tournament ids and the ids of the standalone matches.  The product's exporter
+(``cardarena.store.dump``, ``cardarena data export``) writes each key the same way, but this
+script keeps its own copy: it runs with the older version's code, which may not have that
+module.  ``tests/upgrade_fixture.py`` loads the fixtures with the product's loader.
 """
 
 from __future__ import annotations

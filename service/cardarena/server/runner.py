@@ -128,6 +128,7 @@ class MatchRunner:
             time_control=pb.TimeControl(move_ms=tc.move_ms, bank_ms=tc.bank_ms),
         )
         self.live = LiveMatch(spec, start)
+        self.live.played = lambda: self.actions
         for bot in spec.seats:  # released as seats join (or at the end of the join phase)
             hub.reserve(bot, 1)
 
@@ -409,6 +410,9 @@ class MatchRunner:
             "strikes": list(self.strikes),
             "instance": self.instance,
         }
+        versions: list[JSON] = list(self.live.seat_versions)
+        if any(versions):  # the match lists (dashboard, API) read the versions from the result
+            result["seat_versions"] = versions
         if engine.won is not None:
             result["won"] = list(engine.won)  # the engine's, like the scores (solitaire win rate)
         by_deal = state.scores_by_deal()
@@ -424,7 +428,10 @@ class MatchRunner:
             "forfeited": sorted(self.forfeited),
             "final_ranks": ranks,
             "instance": self.instance,
+            "seat_versions": versions,
         }
+        if self.live.version_changes:
+            extra["version_changes"] = [dict(change) for change in self.live.version_changes]
         replay = build_replay(state, seed=spec.seed, seats=spec.seats, annotations=self.annotations, extra=extra)
         return result, replay
 

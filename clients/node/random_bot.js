@@ -331,8 +331,8 @@ function connect(address, isHome) {
       sessions.delete(address);
       close();
     };
-    const client = 'cardarena-node-example/0.2';
-    stream.write({ hello: { bot: name, games: [], max_matches: 4, client, version: VERSION } });
+    const clientName = 'cardarena-node-example/0.2';
+    stream.write({ hello: { bot: name, games: [], max_matches: 4, client: clientName, version: VERSION } });
     stream.on('data', (message) => {
       if (message.kind === 'welcome') {
         state.welcomed = true;

@@ -25,6 +25,10 @@ Clocks (measured here): a move may take ``move_ms``; time beyond it comes out of
 Every fault is annotated on its action in the replay (``fault``, ``default``, ``forfeit``);
 the replay's ``result`` is the engine's, the recorded result carries the forfeit ranks (and
 the engine's ``won`` per seat when the game sets it, e.g. a solitaire).
+
+Versions: each seat's ``Hello.version`` when the match started is recorded (``seat_versions``
+in the replay, and in the result when a seat has one); a seat taken over mid-match by a session
+with another label adds an entry to the replay's ``version_changes`` (:class:`LiveMatch`).
 """
 
 from __future__ import annotations

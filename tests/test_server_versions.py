@@ -4,7 +4,6 @@ in the replay and the result (``seat_versions``), a reconnect under another vers
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from cardarena_sdk import load_bot
 from cardarena_sdk.bot import file_version
 
 from .server_harness import ScriptedBot, ServiceProcess, pb
+from .test_server import wait_done
 
 CALM = TimeControl(move_ms=10_000, bank_ms=0)
 
@@ -40,12 +40,9 @@ def _spec(mid: str, seats: tuple[str, str]) -> MatchSpec:
 
 
 def _done(matches: MatchStore, mid: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    deadline = time.monotonic() + 60
-    while matches.status(mid) != "done":
-        assert time.monotonic() < deadline, matches.info(mid)
-        time.sleep(0.05)
-    result, replay = matches.result(mid), matches.replay(mid)
-    assert result is not None and replay is not None
+    """The match's result and replay once it is recorded (the replay re-runs)."""
+    result, replay = wait_done(matches, mid), matches.replay(mid)
+    assert replay is not None
     rerun(replay)
     return result, replay
 

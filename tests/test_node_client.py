@@ -135,9 +135,12 @@ def test_node_bot_plays_a_whole_match(node: str, redis_url: str, key_prefix: str
     bots = BotStore(client)
     service = ServiceProcess(redis_url)
     token = bots.register("node-1")
-    env = {**service.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1"}
+    env = {**service.env, "CARDARENA_TOKEN": token, "CARDARENA_EXIT_AFTER_MATCHES": "1", "CARDARENA_VERSION": "node-v7"}
     try:
-        _node_plays_one_match(node, service, env, [], "node-1")
+        result, replay = _node_plays_one_match(node, service, env, [], "node-1")
+        # Its Hello carried the version; the scripted Python bot declared none.
+        assert replay["seat_versions"] == ["node-v7", None]
+        assert result["seat_versions"] == ["node-v7", None]
     finally:
         service.stop()
         client.close()

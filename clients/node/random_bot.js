@@ -138,6 +138,9 @@ if (!token) {
   process.exit(2);
 }
 const exitAfter = Number(process.env.CARDARENA_EXIT_AFTER_MATCHES || 0);
+// This code's version label, recorded by the service with each match the bot plays (at most 64
+// printable characters; '' for none): bump it when you change the bot, or set CARDARENA_VERSION.
+const VERSION = process.env.CARDARENA_VERSION ?? 'random-node-1';
 const FATAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT]);
 const GIVE_UP_MS = 60000; // an invited address that stays unreachable this long is given up
 // A failed TLS handshake (an untrusted certificate, one for another host, a port without TLS) is a
@@ -328,7 +331,8 @@ function connect(address, isHome) {
       sessions.delete(address);
       close();
     };
-    stream.write({ hello: { bot: name, games: [], max_matches: 4, client: 'cardarena-node-example/0.2' } });
+    const clientName = 'cardarena-node-example/0.2';
+    stream.write({ hello: { bot: name, games: [], max_matches: 4, client: clientName, version: VERSION } });
     stream.on('data', (message) => {
       if (message.kind === 'welcome') {
         state.welcomed = true;

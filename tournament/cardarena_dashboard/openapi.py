@@ -102,6 +102,14 @@ def _fault_policy(**extra: Any) -> dict[str, Any]:
     }
 
 
+_SEAT_VERSIONS: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "string", "nullable": True},
+    "description": "Per seat, the version label its bot declared (Hello.version) when the match "
+    "started; null for none (docs/replay-format.md).",
+}
+
+
 SCHEMAS: dict[str, Any] = {
     "Error": {
         "type": "object",
@@ -133,6 +141,7 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "scores": {"type": "array", "items": {"type": "number"}},
             "ranks": {"type": "array", "items": {"type": "integer"}},
+            "seat_versions": _SEAT_VERSIONS,
             "deal_scores": {
                 "type": "array",
                 "items": {"type": "array", "items": {"type": "number"}},
@@ -154,6 +163,7 @@ SCHEMAS: dict[str, Any] = {
             "created_at": _NUM,
             "finished_at": _NUM,
             "result": _ref("Result"),
+            "seat_versions": _SEAT_VERSIONS,
             "replay_pruned": {
                 **_STR,
                 "description": "Why the replay is gone (the retention policy dropped it; the replay "
@@ -172,6 +182,20 @@ SCHEMAS: dict[str, Any] = {
             "seats": {"type": "array", "items": {"type": "string"}},
             "deals": {"type": "array", "items": {"type": "object"}},
             "result": _ref("Result"),
+            "seat_versions": _SEAT_VERSIONS,
+            "version_changes": {
+                "type": "array",
+                "description": "A seat whose bot came back mid-match with another version: seat, "
+                "action_index, version (docs/replay-format.md). Absent when none changed.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "seat": {"type": "integer"},
+                        "action_index": {"type": "integer"},
+                        "version": {"type": "string", "nullable": True},
+                    },
+                },
+            },
         },
     },
     "Tournament": {

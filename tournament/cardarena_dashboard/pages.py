@@ -22,7 +22,7 @@ from .paging import BadQuery, page_from, text_arg
 from .plot import Plot, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
-from .review import annotation_text, bot_match_rows, head_to_head, match_faults
+from .review import annotation_text, bot_match_rows, by_version, head_to_head, match_faults
 from .sources import MatchFilter, list_matches, match_summary
 
 bp = Blueprint("pages", __name__)
@@ -247,6 +247,7 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         deals=len(replay.get("deals") or []),
         faults=faults,
         forfeited=set(replay.get("forfeited") or []),
+        version_changes=replay.get("version_changes") or [],
     )
 
 
@@ -447,10 +448,12 @@ def bot_page(name: str) -> str:
     stats: dict[str, Any] = bot.get("stats") or {}
     names = [*STAT_NOTES, *sorted(set(stats) - set(STAT_NOTES))]  # a counter added later shows too
     counters = [(k, stats.get(k, 0), STAT_NOTES.get(k, "")) for k in names]
+    rows = bot_match_rows(matches, name)
     return render_template(
         "bot.html",
         bot=bot,
-        matches=bot_match_rows(matches[:RECENT_ON_BOT], name),
+        matches=rows[:RECENT_ON_BOT],
+        versions=by_version(rows),
         all_matches_url=url_for(".match_list", bot=name) if more or len(matches) > RECENT_ON_BOT else None,
         rivals=head_to_head(matches, name),
         rivals_over=len(matches),

@@ -125,7 +125,8 @@ def bot_match_rows(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict
     """Each match row as the bot's page lists it: the row plus ``mine`` (``None`` until the
     match has a result) with the bot's ``seat``, ``place`` (1 = first) ``of`` places, its
     ``score``, ``margin`` (its score minus the best other seat's, positive when ahead, in the
-    game's direction), ``strikes`` and ``forfeited``."""
+    game's direction), ``strikes``, ``forfeited`` and ``version`` (the label its seat played
+    under, ``None`` for none)."""
     out = []
     for row in matches:
         out.append({**row, "mine": _mine(row, name)})
@@ -146,6 +147,7 @@ def _mine(row: Mapping[str, Any], name: str) -> dict[str, Any] | None:
     others = [scores[s] for s in range(len(seats)) if s not in mine]
     sign = -1 if _lower_is_better(str(row.get("game", ""))) else 1
     best = (min(others) if sign < 0 else max(others)) if others else None
+    versions = list(row.get("seat_versions") or [])
     return {
         "seat": seat,
         "place": ranks[seat],
@@ -154,7 +156,35 @@ def _mine(row: Mapping[str, Any], name: str) -> dict[str, Any] | None:
         "margin": None if best is None else sign * (scores[seat] - best),
         "strikes": sum(strikes[s] for s in mine if s < len(strikes)),
         "forfeited": any(s in forfeited for s in mine),
+        "version": versions[seat] if seat < len(versions) else None,
     }
+
+
+def by_version(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The bot's results grouped by the version it played under, over rows of
+    :func:`bot_match_rows` (newest first; those without a result are left out): ``version``
+    (``None``: none declared), ``matches``, ``first_places``, ``mean_place``, ``mean_margin``
+    (over the matches with a margin; ``None`` without one) and ``forfeits``; the version
+    played most recently first."""
+    played: dict[str | None, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        mine = row.get("mine")
+        if mine:
+            played.setdefault(mine["version"], []).append(mine)
+    out = []
+    for version, mine_all in played.items():
+        margins = [m["margin"] for m in mine_all if m["margin"] is not None]
+        out.append(
+            {
+                "version": version,
+                "matches": len(mine_all),
+                "first_places": sum(m["place"] == 1 for m in mine_all),
+                "mean_place": sum(m["place"] for m in mine_all) / len(mine_all),
+                "mean_margin": sum(margins) / len(margins) if margins else None,
+                "forfeits": sum(bool(m["forfeited"]) for m in mine_all),
+            }
+        )
+    return out
 
 
 def head_to_head(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict[str, Any]]:

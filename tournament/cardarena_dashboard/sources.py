@@ -108,9 +108,20 @@ def summary_of(mid: str, info: dict[str, str]) -> dict[str, Any] | None:
         "created_at": _num(info.get("created_at")),
         "finished_at": _num(info.get("finished_at")),
         "result": result,
+        "seat_versions": seat_versions(result, spec.players),
         # The retention policy dropped its replay (the replay endpoint answers 410): why, else None.
         "replay_pruned": pruned_note(info),
     }
+
+
+def seat_versions(record: Any, players: int) -> list[str | None]:
+    """Per seat, the version label its bot declared, from a result or replay (its
+    ``seat_versions``): ``None`` for a seat without one, and for every seat of a record from
+    before versions were recorded."""
+    found = record.get("seat_versions") if isinstance(record, dict) else None
+    if not isinstance(found, list) or len(found) != players:
+        return [None] * players
+    return [v if isinstance(v, str) else None for v in found]
 
 
 @dataclass(frozen=True)

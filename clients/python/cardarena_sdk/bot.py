@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cardarena.engine import ActionInfo, games
+from cardarena.wire.codec import version_problem
 
 LegalAction = ActionInfo
 """A legal action: ``id`` (answer with it), ``kind``, ``label``, ``cards``, ``amount``,
@@ -51,7 +53,8 @@ class MatchResult:
 
 
 class Bot:
-    """Override :meth:`choose`.  ``games`` (empty: all) and ``max_matches`` go into Hello."""
+    """Override :meth:`choose`.  ``games`` (empty: all), ``max_matches`` and ``version`` go
+    into Hello."""
 
     name: str = ""
     """The registered bot name (empty: taken from the token)."""
@@ -61,6 +64,12 @@ class Bot:
     them when it connects (``playing: ...``)."""
     max_matches: int = 4
     """Matches played at once."""
+    version: str = ""
+    """This code's version label, your choice (``"v3"``, a date, a git hash; at most 64
+    printable characters): the service records it for each seat the bot plays, so its results
+    can be told apart by version (the dashboard's bot page groups them).  Empty: none, except
+    for a bot loaded from a file (:func:`load_bot`, ``cardarena bot run bot.py``), which then
+    gets :func:`file_version` of its file.  ``cardarena bot run --version LABEL`` overrides it."""
 
     def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
         """Return the ``id`` of one of ``legal`` for the seat whose ``view`` is given.
@@ -163,6 +172,8 @@ def load_bot(spec: str, seed: int | str | None = None) -> Bot:
     The file is imported (that is what checks it), so it must do nothing else at import than
     define its bot: code that plays (``run(...)``, ``local.play(...)``) belongs under
     ``if __name__ == "__main__":``, or it runs here (a ``run`` never returns).
+
+    A file's bot without a ``version`` of its own gets :func:`file_version` of the file.
     """
     if spec in BUILTIN:
         return builtin_bot(spec, seed)
@@ -192,11 +203,19 @@ def load_bot(spec: str, seed: int | str | None = None) -> Bot:
         bot = cls()
     except Exception as exc:
         raise ValueError(f"{spec}: {cls.__name__}() failed: {_describe(exc, path)}") from exc
+    if not bot.version:
+        bot.version = file_version(path)
     try:
         check_bot(bot)
     except ValueError as exc:
         raise ValueError(f"{spec}: {exc}") from None
     return bot
+
+
+def file_version(path: str | Path) -> str:
+    """The default version label of a bot file: ``sha256:`` and the first 12 hex digits of the
+    SHA-256 of its content, so every edit of the file plays under a new label."""
+    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
 
 
 _HOOKS = {
@@ -212,7 +231,7 @@ _HOOKS = {
 def check_bot(bot: Bot) -> None:
     """Raise :class:`ValueError` naming the mistake unless ``bot`` can be played: ``choose``
     defined, every method the SDK calls taking the arguments it is given, ``games`` a tuple of
-    known game ids, ``max_matches`` a positive number.
+    known game ids, ``max_matches`` a positive number, ``version`` a label the service accepts.
 
     :func:`load_bot`, :func:`~cardarena_sdk.run` and :func:`~cardarena_sdk.local.play` check
     their bot with it, so such a mistake is an error at once, not a failure at every move."""
@@ -242,6 +261,11 @@ def check_bot(bot: Bot) -> None:
         )
     if isinstance(bot.max_matches, bool) or not isinstance(bot.max_matches, int) or bot.max_matches < 1:
         raise ValueError(f"{cls}.max_matches must be a whole number of at least 1, not {bot.max_matches!r}")
+    if not isinstance(bot.version, str):
+        raise ValueError(f"{cls}.version must be a string, not {bot.version!r}")
+    bad_version = version_problem(bot.version)
+    if bad_version:
+        raise ValueError(f"{cls}.{bad_version}")
 
 
 def answer_hint(answer: object, legal: list[LegalAction]) -> str:

@@ -280,6 +280,7 @@ async def _session(
                     max_matches=bot.max_matches,
                     client="cardarena_sdk/0.1",
                     batching=True,
+                    version=bot.version,
                 )
             )
         )

@@ -266,6 +266,7 @@ def _bot_run(args: argparse.Namespace) -> int:
     from cardarena_sdk.client import SessionEnded, check_address, run_async
 
     from ..pem import PemError, read_ca_certificates, read_key_pair
+    from ..wire.codec import version_problem
 
     # Connects, failed connects with their back-off, session ends and the bot's errors (a
     # raising choose, an illegal id) go to stderr.
@@ -282,6 +283,11 @@ def _bot_run(args: argparse.Namespace) -> int:
         bot.name = args.name
     if args.max_matches:
         bot.max_matches = args.max_matches
+    if args.version is not None:
+        bot.version = args.version
+    bad_version = version_problem(bot.version)
+    if bad_version:
+        _usage(f"--{bad_version}")
     tls = bool(args.tls or args.ca_cert or args.client_cert or args.client_key)
     try:
         check_address(args.server)
@@ -887,6 +893,12 @@ def register(sub: Any) -> None:
     run.add_argument("--seed", default=None, help="seed of the built-in bots' random choices (default: random)")
     run.add_argument(
         "--max-matches", type=int, default=0, help="matches played at once (default 0: the bot's own max_matches)"
+    )
+    run.add_argument(
+        "--version",
+        metavar="LABEL",
+        help="the version label recorded with each match the bot plays (default: the bot's own version; "
+        "for a .py file without one, sha256: and 12 hex digits of the file's content; '' for none)",
     )
     run.set_defaults(func=_bot_run)
 

@@ -93,11 +93,14 @@ class Session:
         *,
         bad_per_minute: int,
         batching: bool = False,
+        version: str = "",
         max_queued_messages: int = MAX_QUEUED_MESSAGES,
         max_queued_bytes: int = MAX_QUEUED_BYTES,
     ) -> None:
         self.id = f"{next(self._ids)}-{uuid.uuid4().hex[:8]}"
         self.bot = bot
+        self.version = version or None
+        """The bot's version label (``Hello.version``; ``None``: it declared none)."""
         self.batching = batching
         """The bot accepts ``ServerBatch`` (``Hello.batching``)."""
         self.games = frozenset(games)
@@ -229,6 +232,29 @@ class LiveMatch:
         """Present seats by bot (kept by :meth:`Hub.bind`)."""
         self.released = False
         """Play is over and the seats are free again (:meth:`Hub.release`)."""
+        self.seat_versions: list[str | None] = [None] * spec.players
+        """The version label of the session each seat was first bound to (the one that
+        started the match for it; ``None``: no version, or no session)."""
+        self.version_changes: list[dict[str, Any]] = []
+        """A seat bound again (a reconnect) to a session with another version than the one
+        before it: ``{"seat", "action_index", "version"}`` in order."""
+        self.played: Callable[[], int] = lambda: 0
+        """Actions played so far (set by the runner): where a version change happened."""
+
+    def seat(self, seat: int, session: Session, *, first: bool) -> None:
+        """Bind ``seat`` to ``session``, noting its version: the seat's version when ``first``
+        (the match starts), else a change when it differs from the seat's version until now."""
+        self.sessions[seat] = session
+        if first:
+            self.seat_versions[seat] = session.version
+            return
+        if session.version != self.version_of(seat):
+            self.version_changes.append({"seat": seat, "action_index": self.played(), "version": session.version})
+
+    def version_of(self, seat: int) -> str | None:
+        """The seat's version now: its last change, else the one it started with."""
+        changed = [c["version"] for c in self.version_changes if c["seat"] == seat]
+        return changed[-1] if changed else self.seat_versions[seat]
 
     def seats_of(self, bot: str) -> list[int]:
         """The seats ``bot`` holds."""
@@ -342,6 +368,7 @@ class Hub:
             max(1, hello.max_matches),
             bad_per_minute=self.bad_per_minute,
             batching=hello.batching,
+            version=hello.version,
             max_queued_messages=self.max_queued_messages,
             max_queued_bytes=self.max_queued_bytes,
         )
@@ -374,7 +401,7 @@ class Hub:
     def _resume(match: LiveMatch, seat: int, session: Session) -> None:
         """Bind ``seat`` of a live match to ``session`` again: ``MatchStart(resumed)`` and the
         pending request, if any, re-sent with its ``seq`` and the time left."""
-        match.sessions[seat] = session
+        match.seat(seat, session, first=False)
         session.bound += 1
         session.send(match.match_start(seat, resumed=True))
         pending = next((p for p in match.pending.values() if p.seat == seat), None)
@@ -422,7 +449,7 @@ class Hub:
         match.present.add(seat)
         match.held.setdefault(bot, []).append(seat)
         match.held[bot].sort()
-        match.sessions[seat] = session
+        match.seat(seat, session, first=True)
         session.bound += 1
         self._load[bot] = self._load.get(bot, 0) + 1
 

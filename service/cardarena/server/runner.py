@@ -25,6 +25,10 @@ Clocks (measured here): a move may take ``move_ms``; time beyond it comes out of
 Every fault is annotated on its action in the replay (``fault``, ``default``, ``forfeit``);
 the replay's ``result`` is the engine's, the recorded result carries the forfeit ranks (and
 the engine's ``won`` per seat when the game sets it, e.g. a solitaire).
+
+Versions: each seat's ``Hello.version`` when the match started is recorded (``seat_versions``
+in the replay, and in the result when a seat has one); a seat taken over mid-match by a session
+with another label adds an entry to the replay's ``version_changes`` (:class:`LiveMatch`).
 """
 
 from __future__ import annotations
@@ -128,6 +132,7 @@ class MatchRunner:
             time_control=pb.TimeControl(move_ms=tc.move_ms, bank_ms=tc.bank_ms),
         )
         self.live = LiveMatch(spec, start)
+        self.live.played = lambda: self.actions
         for bot in spec.seats:  # released as seats join (or at the end of the join phase)
             hub.reserve(bot, 1)
 
@@ -409,6 +414,9 @@ class MatchRunner:
             "strikes": list(self.strikes),
             "instance": self.instance,
         }
+        versions: list[JSON] = list(self.live.seat_versions)
+        if any(versions):  # the match lists (dashboard, API) read the versions from the result
+            result["seat_versions"] = versions
         if engine.won is not None:
             result["won"] = list(engine.won)  # the engine's, like the scores (solitaire win rate)
         by_deal = state.scores_by_deal()
@@ -424,7 +432,10 @@ class MatchRunner:
             "forfeited": sorted(self.forfeited),
             "final_ranks": ranks,
             "instance": self.instance,
+            "seat_versions": versions,
         }
+        if self.live.version_changes:
+            extra["version_changes"] = [dict(change) for change in self.live.version_changes]
         replay = build_replay(state, seed=spec.seed, seats=spec.seats, annotations=self.annotations, extra=extra)
         return result, replay
 

@@ -4,7 +4,8 @@ Status codes a stream may end with (docs/protocol.md):
 
 * ``UNAUTHENTICATED`` — no ``authorization: Bearer <token>`` metadata, or a wrong token.
 * ``PERMISSION_DENIED`` — ``Hello.bot`` names another bot than the token's.
-* ``INVALID_ARGUMENT`` — the first message is not a Hello, or Hello is malformed.
+* ``INVALID_ARGUMENT`` — the first message is not a Hello, or Hello is malformed (``max_matches``
+  out of range, an unknown game, a ``version`` label too long or not printable).
 * ``RESOURCE_EXHAUSTED`` — too many sessions for the token, a message over the size limit
   (gRPC itself), more bad messages per minute than allowed, or a stream the bot does not read
   (more messages or bytes queued for it than allowed: "stream not read: ...").
@@ -166,7 +167,8 @@ class ArenaServicer:
                 inst.hub.unadmit(bot)
                 await inst.drop_lease(lease)
         inst.metrics.live_streams.inc()
-        log.info("session_opened", extra={"fields": {"bot": bot, "session": session.id}})
+        fields = {"bot": bot, "session": session.id, "version": session.version}
+        log.info("session_opened", extra={"fields": fields})
         helpers = (asyncio.create_task(self._read(session, messages)), asyncio.create_task(self._ping(session)))
         stream = asyncio.current_task()  # the task gRPC runs this handler in
         ending: list[asyncio.Task[None]] = []
@@ -223,6 +225,7 @@ class ArenaServicer:
         fields = {
             "bot": session.bot,
             "session": session.id,
+            "version": session.version,
             "live_matches": left,
             "reason": reason,
             "peak_queued_messages": outbox.peak_messages,
@@ -353,6 +356,9 @@ def hello_problem(first: Any, bot: str, max_matches: int) -> tuple[Any, str] | N
         return grpc.StatusCode.PERMISSION_DENIED, f"the token belongs to {bot!r}, not {quoted(hello.bot)}"
     if not 0 <= hello.max_matches <= max_matches:
         return grpc.StatusCode.INVALID_ARGUMENT, f"max_matches must be between 0 and {max_matches}"
+    bad_version = codec.version_problem(hello.version)
+    if bad_version:
+        return grpc.StatusCode.INVALID_ARGUMENT, f"{bad_version}: {quoted(hello.version)}"
     from ..engine import games
 
     unknown = sorted(set(hello.games) - set(games()))

@@ -376,3 +376,18 @@ def decode_options(text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError("options_json must be a JSON object")
     return data
+
+
+MAX_VERSION_LENGTH = 64
+"""Most characters of a bot's version label (``Hello.version``)."""
+
+
+def version_problem(version: str) -> str | None:
+    """Why ``version`` cannot be a bot's version label (``Hello.version``), or ``None``: it has
+    at most :data:`MAX_VERSION_LENGTH` characters, all printable (no control characters, tabs
+    or line breaks).  The empty label means "no version"."""
+    if len(version) > MAX_VERSION_LENGTH:
+        return f"version must be at most {MAX_VERSION_LENGTH} characters, not {len(version)}"
+    if not version.isprintable():
+        return "version must be printable (no control characters, tabs or line breaks)"
+    return None

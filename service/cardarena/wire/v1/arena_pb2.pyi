@@ -46,18 +46,20 @@ class BotBatch(_message.Message):
     def __init__(self, messages: _Optional[_Iterable[_Union[BotMessage, _Mapping]]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("bot", "games", "max_matches", "client", "batching")
+    __slots__ = ("bot", "games", "max_matches", "client", "batching", "version")
     BOT_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
     BATCHING_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
     bot: str
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     client: str
     batching: bool
-    def __init__(self, bot: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., batching: _Optional[bool] = ...) -> None: ...
+    version: str
+    def __init__(self, bot: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., batching: _Optional[bool] = ..., version: _Optional[str] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("match_id", "seq", "action_id")

@@ -104,9 +104,7 @@ def test_leaderboard_ranks_by_ordinal_with_shared_ranks_and_pages(
     _json(client, "/api/v1/games/knaves/leaderboard?limit=0", 400)
 
 
-def test_leaderboard_leaves_retired_bots_out_unless_asked(
-    client: FlaskClient, redis_url: str, key_prefix: str
-) -> None:
+def test_leaderboard_leaves_retired_bots_out_unless_asked(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
     from cardarena.store.bots import BotStore
 
     seed_ratings(redis_url, "knaves", BOARD)

@@ -164,10 +164,14 @@ _LEADERBOARD = """
 local n = redis.call('ZCARD', KEYS[1])
 if n ~= redis.call('HLEN', KEYS[2]) then return {-1} end
 local offset, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local function num(x)
+  if x == 'inf' then return math.huge elseif x == '-inf' then return -math.huge end
+  return tonumber(x)
+end
 local gone, below = {}, {}
 for _, b in ipairs(redis.call('SMEMBERS', KEYS[3])) do
   local at = redis.call('ZRANK', KEYS[1], b)
-  if at then gone[#gone + 1] = at; below[#below + 1] = tonumber(redis.call('ZSCORE', KEYS[1], b)) end
+  if at then gone[#gone + 1] = at; below[#below + 1] = num(redis.call('ZSCORE', KEYS[1], b)) end
 end
 table.sort(gone)
 local pos = offset
@@ -180,7 +184,7 @@ for i = 1, #rows, 2 do
   local bot, score = rows[i], rows[i + 1]
   if redis.call('SISMEMBER', KEYS[3], bot) == 0 then
     local rank = 1 + redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. score)
-    for _, s in ipairs(below) do if s < tonumber(score) then rank = rank - 1 end end
+    for _, s in ipairs(below) do if s < num(score) then rank = rank - 1 end end
     out[#out + 1] = bot
     out[#out + 1] = rank
     out[#out + 1] = redis.call('HGET', KEYS[2], bot)
@@ -219,8 +223,17 @@ def _stored(name: str, value: Any) -> Any:
 
 
 def _rank_scores(ratings: dict[str, dict[str, Any]]) -> dict[str, float]:
-    """The leaderboard index's scores of ``ratings``: each bot's negated ordinal."""
-    return {bot: -float(r["ordinal"]) for bot, r in ratings.items()}
+    """The leaderboard index's scores of ``ratings``: each bot's negated ordinal (``mu - 3 sigma``
+    when it has none; last when it has neither)."""
+
+    def ordinal(r: dict[str, Any]) -> float:
+        if isinstance(r.get("ordinal"), int | float):
+            return float(r["ordinal"])
+        if isinstance(r.get("mu"), int | float) and isinstance(r.get("sigma"), int | float):
+            return float(r["mu"]) - 3 * float(r["sigma"])
+        return float("-inf")
+
+    return {bot: -ordinal(r) for bot, r in ratings.items()}
 
 
 def tournament_id_problem(tid: str) -> str | None:
@@ -691,9 +704,7 @@ class TournamentStore:
         if int(raw[0]) < 0:
             self.index_ratings(game)
             raw = self._leaderboard(keys=keys, args=[offset, limit])
-        rows = [
-            {"bot": _s(raw[i]), "rank": int(raw[i + 1]), **json.loads(raw[i + 2])} for i in range(1, len(raw), 3)
-        ]
+        rows = [{"bot": _s(raw[i]), "rank": int(raw[i + 1]), **json.loads(raw[i + 2])} for i in range(1, len(raw), 3)]
         return rows, max(0, int(raw[0]))
 
     def is_rated(self, game: str, match_id: str) -> bool:

@@ -143,7 +143,7 @@ def test_leaderboard_page_ranks_by_rating_links_and_pages(
     expected = [(r["rank"], url_for_bot(r["bot"]), f"{r['ordinal']:.2f}", False) for r in rated]
     assert _board_rows(page) == expected
     assert expected[0][:2] == (1, "/bots/delta") and expected[1][:2] == (1, "/bots/echo")  # a shared first place
-    assert '<a href="/bots/delta/ratings/glaves.svg">rating plot' in page
+    assert '<a href="/bots/delta/ratings/glaves.svg" aria-label="rating plot of delta">rating plot' in page
     assert f'<a href="/matches/{rated[2]["last_match_id"]}">' in page  # its last rated match
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and XSS not in page
     # paged: limit 4, then the rest

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 from cardarena.engine import MatchRng, build_replay, get_game, play_match, random_policy
 from cardarena.store.bots import BotStore
@@ -165,3 +166,18 @@ def seed_schedules(url: str, now: float = 1_800_000_000.0) -> SeededSchedules:
     started = lifecycle.start_due_schedules(tournaments, matches, now, bots.names)
     assert started == [f"hourly-{int(now)}"], started
     return SeededSchedules("nightly", "hourly", "broken", started[0], now)
+
+
+def seed_ratings(url: str, game: str, ratings: dict[str, tuple[float, float, int]]) -> None:
+    """Bots (registered if new) with the given ``(mu, sigma, matches)`` rating in ``game``, each
+    applied as one rated match through ``TournamentStore.apply_ratings`` (as the workers do)."""
+    _, tournaments, bots = _stores(url)
+    for name in ratings:
+        if not bots.exists(name):
+            bots.register(name)
+
+    def fixed(name: str, mu: float, sigma: float, matches: int) -> Any:
+        return lambda current: {name: {"mu": mu, "sigma": sigma, "ordinal": mu - 3 * sigma, "matches": float(matches)}}
+
+    items = [(f"board:{name}", [name], fixed(name, *r)) for name, r in ratings.items()]
+    assert all(tournaments.apply_ratings(game, items))

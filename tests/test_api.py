@@ -16,7 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
-from .dashboard_data import XSS, Seeded, seed, seed_schedules
+from .dashboard_data import XSS, Seeded, seed, seed_ratings, seed_schedules
 
 ADMIN = {"Authorization": "Bearer s3cret-admin"}
 
@@ -52,6 +52,102 @@ def test_games(client: FlaskClient) -> None:
     assert {"id", "name", "min_players", "max_players", "summary"} <= set(items[0])
     assert _json(client, f"/api/v1/games/{items[0]['id']}")["id"] == items[0]["id"]
     assert _json(client, "/api/v1/games/nope", 404)["error"]["status"] == 404
+
+
+BOARD = {
+    "ace": (30.0, 2.0, 40),
+    "bob": (28.0, 1.0, 50),
+    "cat": (27.0, 1.0, 30),  # the same ordinal as ace (24): they share a rank
+    "dan": (25.0, 8.0, 1),
+    "eve": (20.0, 2.0, 12),
+    "fay": (26.0, 1.0, 20),
+    XSS: (22.0, 1.0, 9),
+}
+"""(mu, sigma, rated matches) of a Knaves field; ordinals 24, 25, 24, 1, 14, 23, 19."""
+
+
+def _board(client: FlaskClient, query: str = "", limit: int = 3) -> tuple[list[dict[str, Any]], int]:
+    """Every row of the Knaves leaderboard, read a page of ``limit`` at a time; and the total."""
+    rows: list[dict[str, Any]] = []
+    offset: int | None = 0
+    total = -1
+    while offset is not None:
+        body = _json(client, f"/api/v1/games/knaves/leaderboard?limit={limit}&offset={offset}{query}")
+        assert body["offset"] == offset and len(body["items"]) <= limit and body["game"] == "knaves"
+        rows += body["items"]
+        offset, total = body["next_offset"], body["total"]
+    return rows, total
+
+
+def test_leaderboard_ranks_by_ordinal_with_shared_ranks_and_pages(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    seed_ratings(redis_url, "knaves", BOARD)
+    rows, total = _board(client)
+    stored = TournamentStore(client_for(redis_url)).ratings("knaves")
+    assert total == len(rows) == len(BOARD)
+    assert [r["bot"] for r in rows] == sorted(stored, key=lambda b: (-stored[b]["ordinal"], b))
+    assert [r["ordinal"] for r in rows] == [stored[r["bot"]]["ordinal"] for r in rows]
+    assert [(r["bot"], r["rank"]) for r in rows] == [
+        ("bob", 1), ("ace", 2), ("cat", 2), ("fay", 4), (XSS, 5), ("eve", 6), ("dan", 7)
+    ]  # fmt: skip
+    dan = rows[-1]
+    assert (dan["mu"], dan["sigma"], dan["matches"], dan["retired"]) == (25.0, 8.0, 1, False)
+    assert dan["last_match_id"] == "board:dan" and dan["last_rated_at"] > 0
+    whole = client.get("/api/v1/games/knaves/leaderboard")
+    assert [r["bot"] for r in whole.get_json()["items"]] == [r["bot"] for r in rows]
+    again = client.get("/api/v1/games/knaves/leaderboard", headers={"If-None-Match": whole.headers["ETag"]})
+    assert again.status_code == 304
+    assert _json(client, "/api/v1/games/glaves/leaderboard")["items"] == []  # nobody rated there
+    assert _json(client, "/api/v1/games/nope/leaderboard", 404)["error"]["status"] == 404
+    _json(client, "/api/v1/games/knaves/leaderboard?retired=yes", 400)
+    _json(client, "/api/v1/games/knaves/leaderboard?limit=0", 400)
+
+
+def test_leaderboard_leaves_retired_bots_out_unless_asked(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
+    from cardarena.store.bots import BotStore
+
+    seed_ratings(redis_url, "knaves", BOARD)
+    BotStore(client_for(redis_url)).retire("bob")
+    BotStore(client_for(redis_url)).retire("eve")
+    rows, total = _board(client, limit=2)
+    assert total == 5
+    assert [(r["bot"], r["rank"]) for r in rows] == [("ace", 1), ("cat", 1), ("fay", 3), (XSS, 4), ("dan", 5)]
+    shown, total = _board(client, "&retired=1", limit=2)
+    assert total == 7
+    assert [(r["bot"], r["rank"], r["retired"]) for r in shown] == [
+        ("bob", 1, True), ("ace", 2, False), ("cat", 2, False), ("fay", 4, False), (XSS, 5, False),
+        ("eve", 6, True), ("dan", 7, False),
+    ]  # fmt: skip
+
+
+def test_a_practice_tournament_leaves_the_leaderboard_alone(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """The graded tournament's matches move the leaderboard; the practice one's, which the
+    other bot wins every time, do not."""
+    from cardarena_tournament import lifecycle
+
+    store, ms = TournamentStore(client_for(redis_url)), MatchStore(client_for(redis_url))
+
+    def play(tid: str, winner: str) -> None:
+        while (spec := ms.claim("i", wait_s=0)) is not None:
+            assert spec.tournament == tid
+            ranks = [1, 2] if spec.seats[0] == winner else [2, 1]
+            ms.complete(spec.match_id, "i", {"scores": [3 - r for r in ranks], "ranks": ranks}, {})
+        lifecycle.consume_results(store, ms, "c")
+
+    for tid, rated in (("graded", True), ("practice", False)):
+        store.create(lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=2, tid=tid,
+                                              rated=rated))  # fmt: skip
+    lifecycle.start_tournament(store, ms, "graded")
+    play("graded", "a")
+    before = _json(client, "/api/v1/games/glaves/leaderboard")
+    assert [(r["bot"], r["rank"], r["matches"]) for r in before["items"]] == [("a", 1, 4), ("b", 2, 4)]
+    lifecycle.start_tournament(store, ms, "practice")
+    play("practice", "b")
+    assert store.require("practice").counted == 4
+    assert _json(client, "/api/v1/games/glaves/leaderboard") == before
 
 
 def test_matches_paging_and_filters(client: FlaskClient, seeded: Seeded) -> None:

@@ -220,6 +220,7 @@ def test_pages_fit_a_phone_screen(server: str, browser: webdriver.Chrome, redis_
         "/bots",
         "/bots/beta",
         "/games",
+        "/games/glaves?retired=1",
         f"/matches/{seeded.finished[0]}?pov=all&step=5",
         f"/matches/{wide}?pov=all&step=40",
         f"/matches/{seeded.pending[0]}",

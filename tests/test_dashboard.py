@@ -20,7 +20,17 @@ from cardarena_dashboard import create_app
 from flask import Flask
 from flask.testing import FlaskClient
 
-from .dashboard_data import BOTS, XSS, Seeded, SeededSchedules, finish_match, seed, seed_schedules, store_game_match
+from .dashboard_data import (
+    BOTS,
+    XSS,
+    Seeded,
+    SeededSchedules,
+    finish_match,
+    seed,
+    seed_ratings,
+    seed_schedules,
+    store_game_match,
+)
 
 
 @pytest.fixture
@@ -51,6 +61,8 @@ def test_every_page_renders(client: FlaskClient, seeded: Seeded) -> None:
         "/bots",
         "/bots?limit=1&offset=1",
         "/bots/beta",
+        "/games/glaves",
+        "/games/glaves?retired=1&limit=1&offset=1",
         f"/matches/{done}",
         f"/matches/{done}?pov=all&step=7",
         f"/matches/{done}?pov=1&step=99999",
@@ -79,6 +91,7 @@ def test_hostile_bot_name_is_text_everywhere(client: FlaskClient, seeded: Seeded
         "/bots",
         "/tournaments/cup",
         "/tournaments/cup/standings.part",
+        "/games/glaves",
         f"/matches/{xss_match}",
         f"/matches/{xss_match}/moves?pov=all",
     ]:
@@ -99,6 +112,70 @@ def test_games_page_lists_every_registered_game(client: FlaskClient) -> None:
     for game in games().values():
         assert f'id="game-{game.id}"' in html
         assert str(game.min_players) in html
+
+
+_BOARD_ROW = re.compile(
+    r'<tr( class="retired")?>\s*<td class="num">(\d+)</td>\s*<td><a href="(/bots/[^"]+)">[^<]*</a>'
+    r'(?: <span class="status">retired</span>)?</td>\s*<td class="num">([-\d.]+)</td>'
+)
+
+
+def _board_rows(page: str) -> list[tuple[int, str, str, bool]]:
+    """(rank, bot page link, rating text, marked retired) of each leaderboard row, in page order."""
+    return [(int(m[2]), m[3], m[4], bool(m[1])) for m in _BOARD_ROW.finditer(page)]
+
+
+def test_leaderboard_page_ranks_by_rating_links_and_pages(
+    app: Flask, client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    from cardarena.store.bots import BotStore
+    from flask import url_for
+
+    def url_for_bot(name: str) -> str:
+        with app.test_request_context():
+            return url_for("pages.bot_page", name=name)
+
+    seed_ratings(redis_url, "glaves", {"delta": (40.0, 5.0, 3), "echo": (40.0, 5.0, 30), "zulu": (10.0, 6.0, 2)})
+    rated = client.get("/api/v1/games/glaves/leaderboard").get_json()["items"]
+    assert len(rated) == 6 and [r["ordinal"] for r in rated] == sorted((r["ordinal"] for r in rated), reverse=True)
+    page = client.get("/games/glaves").get_data(as_text=True)
+    assert "Glaves leaderboard" in page and "μ − 3σ" in page and "few rated matches" in page
+    expected = [(r["rank"], url_for_bot(r["bot"]), f"{r['ordinal']:.2f}", False) for r in rated]
+    assert _board_rows(page) == expected
+    assert expected[0][:2] == (1, "/bots/delta") and expected[1][:2] == (1, "/bots/echo")  # a shared first place
+    assert '<a href="/bots/delta/ratings/glaves.svg" aria-label="rating plot of delta">rating plot' in page
+    assert f'<a href="/matches/{rated[2]["last_match_id"]}">' in page  # its last rated match
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and XSS not in page
+    # paged: limit 4, then the rest
+    first = client.get("/games/glaves?limit=4").get_data(as_text=True)
+    assert _board_rows(first) == expected[:4] and 'href="/games/glaves?offset=4&amp;limit=4">next' in first
+    rest = client.get("/games/glaves?limit=4&offset=4").get_data(as_text=True)
+    assert _board_rows(rest) == expected[4:] and "next →" not in rest and "← previous" in rest
+    assert "5–6 of 6 bots" in rest
+    # a retired bot: left out and not ranked, unless asked for (then marked, its rank as before)
+    BotStore(client_for(redis_url)).retire("echo")
+    hidden = client.get("/games/glaves").get_data(as_text=True)
+    assert [row[1] for row in _board_rows(hidden)] == [e[1] for e in expected if e[1] != "/bots/echo"]
+    assert [row[0] for row in _board_rows(hidden)] == [1, 2, 3, 4, 5]
+    assert 'href="/games/glaves?offset=0&amp;limit=50&amp;retired=1" id="retired-toggle">show retired' in hidden
+    shown = client.get("/games/glaves?retired=1&limit=1").get_data(as_text=True)
+    assert 'href="/games/glaves?offset=1&amp;limit=1&amp;retired=1">next' in shown
+    everyone = _board_rows(client.get("/games/glaves?retired=1").get_data(as_text=True))
+    assert everyone == [(e[0], e[1], e[2], e[1] == "/bots/echo") for e in expected]
+    assert client.get("/games/glaves?retired=2").status_code == 400
+    assert client.get("/games/nope").status_code == 404
+    # linked from the games page, the home page and the tournament's page
+    for url in ("/games", "/", "/tournaments/cup"):
+        assert 'href="/games/glaves"' in client.get(url).get_data(as_text=True), url
+
+
+def test_a_solitaire_has_no_leaderboard(client: FlaskClient) -> None:
+    from cardarena.engine import games
+
+    solitaire = next(g for g in games().values() if g.solitaire)
+    page = client.get(f"/games/{solitaire.id}")
+    assert page.status_code == 200 and "solitaires are not rated" in page.get_data(as_text=True)
+    assert f'href="/games/{solitaire.id}"' not in client.get("/").get_data(as_text=True)
 
 
 def _hand_cards(replay_seat_hands: list[list[str]]) -> set[str]:
@@ -561,6 +638,9 @@ def test_pages_are_marked_up_for_assistive_technology(client: FlaskClient, seede
         "/tournaments/cup",
         "/bots",
         "/bots/beta",
+        "/games/glaves",
+        "/games/glaves?retired=1",
+        "/games/gridcannon",
         f"/matches/{seeded.finished[1]}?pov=all&step=7",
         f"/matches/{seeded.pending[0]}",
         "/matches/nope",

@@ -109,11 +109,17 @@ def test_reindex_indexes_every_match_again_and_exits(redis_url: str, key_prefix:
     and exits."""
     from cardarena.store.connection import client_for
     from cardarena.store.matches import MatchStore
+    from cardarena.store.tournaments import TournamentStore
 
     seed(redis_url, finished=1)
     store = MatchStore(client_for(redis_url))
     every = store.recent(0, 100)
     store.r.delete(store.index_key(bot="alpha"), store.index_key(game="glaves"))
+    ratings = TournamentStore(store.r)
+    board = [r["bot"] for r in ratings.leaderboard("glaves")[0]]
+    # a rating an old worker changed without the leaderboard index: the index says it is first
+    store.r.zadd(f"{key_prefix}ratings:glaves:ranked", {board[-1]: -1000.0})
+    assert ratings.leaderboard("glaves", 0, 1)[0][0]["bot"] == board[-1]
     env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
     done = subprocess.run(
         [sys.executable, "-m", "cardarena.cli", "dashboard", "--reindex"],
@@ -124,6 +130,8 @@ def test_reindex_indexes_every_match_again_and_exits(redis_url: str, key_prefix:
         check=True,
     )
     assert f"{len(every)} matches were missing from them" in done.stdout
+    assert f"leaderboards rebuilt from the ratings; {len(board)} rated bots in all games" in done.stdout
+    assert [r["bot"] for r in ratings.leaderboard("glaves")[0]] == board
     assert store.listed(0, 100, game="glaves") == every
     specs = [store.spec(m) for m in every]
     assert store.listed(0, 100, bot="alpha") == [s.match_id for s in specs if s is not None and "alpha" in s.seats]

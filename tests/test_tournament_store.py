@@ -554,3 +554,30 @@ def test_a_practice_schedule_makes_practice_runs(store: TournamentStore) -> None
     lifecycle.create_schedule(store, "every 1h", {**template, "rated": True}, sid="weekly", now=100.0)
     assert sorted(lifecycle.start_due_schedules(store, ms, 100.0)) == ["drill-100", "weekly-100"]
     assert not store.require("drill-100").rated and store.require("weekly-100").rated
+
+
+def _best_first(store: TournamentStore, game: str) -> list[str]:
+    ratings = store.ratings(game)
+    return sorted(ratings, key=lambda b: (-ratings[b]["ordinal"], b))
+
+
+def test_the_leaderboard_index_follows_the_ratings_and_is_built_for_older_ones(store: TournamentStore) -> None:
+    """Both rating writers keep the leaderboard index in their transaction; ratings stored
+    without it (an earlier version: no index, or a bot added by an old worker) are indexed at the
+    first read; ``leave_out`` drops a set of names from the board and from the ranks."""
+    store.apply_rating("glaves", "m1", ["a", "b"], _bump(("a", "b")))
+    store.apply_ratings("glaves", [("m2", ["a", "c"], _bump(("a", "c"))), ("m3", ["a", "d"], _bump(("a", "d")))])
+    board, total = store.leaderboard("glaves")
+    assert total == 4 and [r["bot"] for r in board] == _best_first(store, "glaves") == ["a", "b", "c", "d"]
+    assert [(r["rank"], r["ordinal"]) for r in board] == [(1, 3.0), (2, 1.0), (2, 1.0), (2, 1.0)]
+    assert [r["bot"] for r in store.leaderboard("glaves", 1, 2)[0]] == ["b", "c"]
+    index = key("ratings", "glaves", "ranked")
+    store.r.delete(index)  # as an earlier version left it
+    store.r.hset(key("ratings", "glaves"), "e", json.dumps({"mu": 9.0, "ordinal": 2.0}))  # an old worker's bot
+    assert [r["bot"] for r in store.leaderboard("glaves")[0]] == ["a", "e", "b", "c", "d"]
+    assert store.r.zcard(index) == 5
+    store.r.sadd(key("gone"), "a", "c")
+    board, total = store.leaderboard("glaves", 0, 10, leave_out=key("gone"))
+    assert total == 3 and [(r["bot"], r["rank"]) for r in board] == [("e", 1), ("b", 2), ("d", 2)]
+    assert [r["bot"] for r in store.leaderboard("glaves", 1, 1, leave_out=key("gone"))[0]] == ["b"]
+    assert store.leaderboard("knaves") == ([], 0)

@@ -28,7 +28,15 @@ from flask.testing import FlaskClient
 
 from .server_harness import ScriptedBot, ServiceProcess
 from .tournament_fixtures import WorkerProcess, tournament_report, wait_for
-from .upgrade_fixture import FIXTURES, load_fixture, read_fixture, stored_json, stored_names, stored_text
+from .upgrade_fixture import (
+    FIXTURES,
+    load_fixture,
+    read_fixture,
+    stored_json,
+    stored_json_hash,
+    stored_names,
+    stored_text,
+)
 
 
 @pytest.fixture(params=FIXTURES, ids=lambda p: p.name.removeprefix("fixture-").removesuffix(".json.gz"))
@@ -115,6 +123,19 @@ def test_every_page_and_endpoint_shows_the_stored_data(
         assert {m["id"] for m in _api(client, f"/matches?bot={name}&limit=100")["items"]} == mine
         _get(client, f"/matches?bot={name}")
     assert set(BotStore(upgraded).entrants()) == set(bots) - {data["retired"]}  # still retired
+
+    # leaderboards: stored before their index existed, ranked by the stored ordinals
+    for game in ("glaves", "knaves"):
+        stored = stored_json_hash(data, f"ratings:{game}")
+        best_first = sorted(stored, key=lambda b: (-stored[b]["ordinal"], b))
+        every = _api(client, f"/games/{game}/leaderboard?retired=1&limit=200")
+        assert [r["bot"] for r in every["items"]] == best_first and every["total"] == len(stored)
+        assert [r["ordinal"] for r in every["items"]] == pytest.approx([stored[b]["ordinal"] for b in best_first])
+        assert [r["retired"] for r in every["items"]] == [b == data["retired"] for b in best_first]
+        active = _api(client, f"/games/{game}/leaderboard?limit=200")["items"]
+        assert [r["bot"] for r in active] == [b for b in best_first if b != data["retired"]]
+        page = _get(client, f"/games/{game}").get_data(as_text=True)
+        assert all(f'href="/bots/{b}"' in page for b in best_first if b != data["retired"])
 
     # tournaments: listed by status, each page and API record, standings as stored, match lists
     by_status = {row["id"]: row["status"] for row in _api(client, "/tournaments?limit=100")["items"]}
@@ -255,6 +276,11 @@ def test_the_running_tournament_finishes_after_the_upgrade_counting_each_match_o
         assert len(ts.rating_history(bot, "glaves")) >= history_before[bot] + t.total_matches - before.counted
     snap = ts.standings(tid)
     assert snap is not None and snap["status"] == "finished" and snap["counted"] == 4
+    # the leaderboard (its index built from the older ratings, then kept by this version's writes)
+    ratings = ts.ratings("glaves")
+    board, total = ts.leaderboard("glaves", 0, 100)
+    assert total == len(ratings)
+    assert [r["bot"] for r in board] == sorted(ratings, key=lambda b: (-ratings[b]["ordinal"], b))
     info = ts.schedule_info(data["schedule"])
     assert info is not None
     assert ts.get(f"{data['schedule']}-{int(due)}") is not None or "still playing" in info["last_error"]

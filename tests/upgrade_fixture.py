@@ -46,6 +46,11 @@ def stored_json(data: dict[str, Any], name: str, field: str | None = None) -> An
     return json.loads(_raw(entry["value"][base64.b64encode(field.encode()).decode()]))
 
 
+def stored_json_hash(data: dict[str, Any], name: str) -> dict[str, Any]:
+    """Every field of a stored hash of JSON values, by field name."""
+    return {_raw(f).decode(): json.loads(_raw(v)) for f, v in data["keys"][name]["value"].items()}
+
+
 def stored_text(data: dict[str, Any], name: str, field: str) -> str | None:
     """A field of a stored hash as text, or ``None`` if the hash has no such field."""
     value = data["keys"][name]["value"].get(base64.b64encode(field.encode()).decode())

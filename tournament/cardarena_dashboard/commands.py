@@ -57,8 +57,12 @@ def _dashboard(args: argparse.Namespace) -> int:
         from .sources import Sources
 
         with _redis(args) as url:
-            done = Sources.from_url(url).matches.index_older(force=True)
+            found = Sources.from_url(url)
+            done = found.matches.index_older(force=True)
+            boards = reindex_leaderboards(found)
         print(f"cardarena dashboard: match indexes checked; {done} matches were missing from them and are indexed now")
+        if boards is not None:
+            print(f"cardarena dashboard: leaderboards rebuilt from the ratings; {boards} rated bots in all games")
         return 0
     try:  # first: a busy port is one line before anything starts
         listener = _listen(args.host, args.port)
@@ -134,6 +138,17 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def reindex_leaderboards(found: Any) -> int | None:
+    """Build every game's leaderboard index again from its ratings (``TournamentStore.index_ratings``:
+    a worker of an earlier version, still running in a rolling upgrade, rates without it); the
+    number of rated bots over all games, ``None`` without the tournaments module."""
+    from cardarena.engine import games
+
+    if found.tournaments is None:
+        return None
+    return sum(int(found.tournaments.index_ratings(g)) for g in games())
+
+
 def register(sub: Any) -> None:
     """Add ``cardarena dashboard`` to the ``cardarena`` parser."""
     dash = sub.add_parser("dashboard", help="serve the web dashboard and REST API")
@@ -144,8 +159,8 @@ def register(sub: Any) -> None:
     dash.add_argument(
         "--reindex",
         action="store_true",
-        help="index every stored match by game and bot again (idempotent; done by itself once, "
-        "at the first start after an upgrade), then exit",
+        help="index every stored match by game and bot again and rebuild the game leaderboards from the "
+        "ratings (idempotent; done by itself once, at the first start after an upgrade), then exit",
     )
     dash.add_argument(
         "--loglevel",

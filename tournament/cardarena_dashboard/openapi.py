@@ -510,6 +510,36 @@ SCHEMAS: dict[str, Any] = {
     "Page_Tournament": _page_of("Tournament"),
     "Page_Bot": _page_of("Bot"),
     "Page_Schedule": _page_of("Schedule"),
+    "LeaderboardRow": {
+        "type": "object",
+        "required": ["rank", "bot", "ordinal", "mu", "sigma", "matches", "last_match_id", "last_rated_at", "retired"],
+        "properties": {
+            "rank": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Equal ordinals share a rank and the next rank skips (1, 1, 3).",
+            },
+            "bot": {"type": "string"},
+            "ordinal": {**_NUM, "description": "The OpenSkill rating: mu - 3 sigma (what the standings show)."},
+            "mu": _NUM,
+            "sigma": {**_NUM, "description": "Uncertainty: wide for a bot with few rated matches."},
+            "matches": {"type": "integer", "minimum": 0, "description": "Rated matches of the game."},
+            "last_match_id": {**_STR, "description": "Its last rated match."},
+            "last_rated_at": {**_NUM, "description": "When its last rated match was rated (unix time)."},
+            "last_rated_at_text": _TIME,
+            "retired": {"type": "boolean", "description": "Retired (listed only with `retired=1`)."},
+        },
+    },
+    "Leaderboard": {
+        **_page_of("LeaderboardRow"),
+        "required": ["game", "total", "retired", "items", "offset", "limit", "next_offset"],
+        "properties": {
+            **_page_of("LeaderboardRow")["properties"],
+            "game": {"type": "string"},
+            "total": {"type": "integer", "minimum": 0, "description": "Bots on the whole board."},
+            "retired": {"type": "boolean", "description": "Whether retired bots are on it."},
+        },
+    },
 }
 
 
@@ -590,6 +620,23 @@ def openapi_document() -> dict[str, Any]:
             {"type": "object", "properties": {"items": {"type": "array", "items": _ref("Game")}}},
         ),
         "/games/{game_id}": _get("One game", _ref("Game"), [_text_param("game_id", "path")], e404="Unknown game"),
+        "/games/{game_id}/leaderboard": _get(
+            "The game's rated bots, best OpenSkill ordinal first, over every rated match (practice tournaments "
+            "are not rated); retired bots left out, and not ranked, unless `retired=1` (supports If-None-Match)",
+            _ref("Leaderboard"),
+            [
+                _text_param("game_id", "path"),
+                *_PAGING,
+                {
+                    "name": "retired",
+                    "in": "query",
+                    "description": "`1`: list retired bots too (marked, ranked with the others).",
+                    "schema": {"type": "string", "enum": ["0", "1"], "default": "0"},
+                },
+            ],
+            e404="Unknown game",
+            e503=_UNAVAILABLE,
+        ),
         "/matches": _get(
             "Matches, newest first (filtered by a tournament: its own, most recently counted first; by bot "
             "and/or game: all of theirs, read from their index)",

@@ -18,7 +18,7 @@ from . import reads
 from .apiref import reference
 from .app import sources
 from .openapi import openapi_document
-from .paging import BadQuery, page_from, text_arg
+from .paging import BadQuery, flag_arg, page_from, text_arg
 from .plot import Plot, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
@@ -104,7 +104,8 @@ def index() -> str:
     """Overview: tournaments and recent matches."""
     rows = list_matches(sources(), MatchFilter(), 0, 10).rows
     tournaments = reads.tournaments(sources(), limit=10) if sources().tournaments is not None else []
-    return render_template("index.html", matches=rows, tournaments=tournaments)
+    rated = [reads.game_info(g) for g in games().values() if not g.solitaire]
+    return render_template("index.html", matches=rows, tournaments=tournaments, rated_games=rated)
 
 
 @bp.get("/api")
@@ -117,6 +118,38 @@ def api_reference() -> str:
 def game_list() -> str:
     """Every registered game with its player counts and rules summary."""
     return render_template("games.html", games=[reads.game_info(g) for g in games().values()])
+
+
+LEADERBOARD_PER_PAGE = 50
+"""Bots per page of a game's leaderboard (``limit`` changes it)."""
+
+
+@bp.get("/games/<game_id>")
+def game_page(game_id: str) -> str:
+    """A game's leaderboard: its rated bots ranked by OpenSkill ordinal, a page at a time;
+    retired bots left out unless ``retired=1`` (then shown, marked)."""
+    game = reads.rated_game(game_id)
+    page = page_from(request.args, LEADERBOARD_PER_PAGE)
+    retired = flag_arg(request.args, "retired")
+    rows, total = reads.leaderboard(sources(), game_id, page.offset, page.limit, retired=retired)
+    for r in rows:
+        r.update({f"{k}_text": _fmt(r[k]) for k in ("ordinal", "mu", "sigma")})
+    shown = {"retired": 1} if retired else {}
+
+    def at(offset: int, **args: Any) -> str:
+        return url_for(".game_page", game_id=game_id, offset=offset, limit=page.limit, **args)
+
+    return render_template(
+        "game.html",
+        game=reads.game_info(game),
+        rows=rows,
+        total=total,
+        first=page.offset + 1,
+        retired=retired,
+        toggle_url=at(0) if retired else at(0, retired=1),
+        prev_url=at(max(0, page.offset - page.limit), **shown) if page.offset else None,
+        next_url=at(page.offset + page.limit, **shown) if page.offset + len(rows) < total else None,
+    )
 
 
 @bp.get("/matches")

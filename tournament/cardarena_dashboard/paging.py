@@ -60,3 +60,11 @@ def text_arg(args: Mapping[str, str], name: str, max_len: int = 200) -> str | No
     if len(raw) > max_len or "\x00" in raw:
         raise BadQuery(f"{name} is too long or contains NUL")
     return raw
+
+
+def flag_arg(args: Mapping[str, str], name: str) -> bool:
+    """An optional on/off switch: ``1`` on, ``0`` or absent off; raises :class:`BadQuery` otherwise."""
+    raw = args.get(name, "0")
+    if raw not in ("0", "1"):
+        raise BadQuery(f"{name} must be 0 or 1, got {raw[:40]!r}")
+    return raw == "1"

@@ -427,6 +427,55 @@ def rated_games(sources: Sources, names: list[str]) -> dict[str, dict[str, float
     return out
 
 
+def rated_game(game_id: str) -> Game:
+    """A registered game, for its leaderboard; 404 if unknown."""
+    game = games().get(game_id)
+    if game is None:
+        raise NotFound(f"unknown game {game_id[:60]!r}")
+    return game
+
+
+def leaderboard(
+    sources: Sources, game_id: str, offset: int, limit: int, *, retired: bool = False
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of the bots rated in ``game_id``, best OpenSkill ordinal first (equal ordinals
+    share a rank: 1, 1, 3), and how many bots the whole board has; 404 for an unknown game.
+
+    Retired bots (``BotStore.retire``) are left out, and not counted in the ranks, unless
+    ``retired`` (then they are ranked with the others and marked ``retired``).  Each row:
+    ``rank``, ``bot``, ``ordinal``, ``mu``, ``sigma``, ``matches`` (rated matches),
+    ``last_match_id`` and ``last_rated_at`` (the last point of its rating history) with its
+    text, ``retired``.  Two round trips per page, whatever the number of rated bots
+    (``TournamentStore.leaderboard``, then the last history points of the page)."""
+    rated_game(game_id)
+    store = _tournament_store(sources)
+    bots = sources.bots
+    found, total = store.leaderboard(
+        game_id, offset, limit, leave_out=None if retired or bots is None else bots.RETIRED
+    )
+    gone = set(bots.retired()) if retired and bots is not None else set()
+    last = store.rating_points(game_id, {r["bot"]: [-1] for r in found})
+    rows = []
+    for r in found:
+        point = (last.get(r["bot"]) or [None])[0] or {}
+        at = _float(point.get("t"))
+        rows.append(
+            {
+                "rank": r["rank"],
+                "bot": r["bot"],
+                "ordinal": _float(r.get("ordinal")),
+                "mu": _float(r.get("mu")),
+                "sigma": _float(r.get("sigma")),
+                "matches": int(_float(r.get("matches")) or 0),
+                "last_match_id": point.get("match_id"),
+                "last_rated_at": at,
+                "last_rated_at_text": when_text(at),
+                "retired": r["bot"] in gone,
+            }
+        )
+    return rows, total
+
+
 def bot(sources: Sources, name: str) -> dict[str, Any]:
     """One bot's public record and statistics; 404 if unknown."""
     found = _bot_store(sources).get(name)

@@ -14,6 +14,9 @@ Read API (what the dashboard uses; all return plain JSON-able data or dataclasse
   :meth:`TournamentStore.rating_lengths` / :meth:`TournamentStore.rating_points` read parts of
   it, and :meth:`TournamentStore.rating_end` says where it stood when a tournament ended.
 * :meth:`TournamentStore.ratings` — the current rating of every bot in a game.
+* :meth:`TournamentStore.leaderboard` — a page of a game's rated bots, best ordinal first, read
+  from an index kept with the ratings (:meth:`TournamentStore.index_ratings` builds it for
+  ratings an earlier version stored).
 * :meth:`TournamentStore.schedules` / :meth:`TournamentStore.next_run` — recurring tournaments.
 
 Write side, used by the Celery tasks, each step idempotent:
@@ -154,6 +157,43 @@ for i = 1, #ARGV do out[i] = redis.call('LINDEX', KEYS[1], ARGV[i]) or false end
 return out
 """
 
+_LEADERBOARD = """
+-- KEYS: the game's leaderboard index (score -ordinal), its ratings hash, a set of names to
+-- leave out (or an absent key).  ARGV: offset, limit.  Returns {-1} when the index does not
+-- hold every rated bot (written by an earlier version), else {shown, bot, rank, rating, ...}.
+local n = redis.call('ZCARD', KEYS[1])
+if n ~= redis.call('HLEN', KEYS[2]) then return {-1} end
+local offset, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local function num(x)
+  if x == 'inf' then return math.huge elseif x == '-inf' then return -math.huge end
+  return tonumber(x)
+end
+local gone, below = {}, {}
+for _, b in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+  local at = redis.call('ZRANK', KEYS[1], b)
+  if at then gone[#gone + 1] = at; below[#below + 1] = num(redis.call('ZSCORE', KEYS[1], b)) end
+end
+table.sort(gone)
+local pos = offset
+for _, at in ipairs(gone) do if at <= pos then pos = pos + 1 else break end end
+local out = {n - #gone}
+local rows = redis.call('ZRANGE', KEYS[1], pos, pos + limit + #gone - 1, 'WITHSCORES')
+local left = limit
+for i = 1, #rows, 2 do
+  if left == 0 then break end
+  local bot, score = rows[i], rows[i + 1]
+  if redis.call('SISMEMBER', KEYS[3], bot) == 0 then
+    local rank = 1 + redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. score)
+    for _, s in ipairs(below) do if s < num(score) then rank = rank - 1 end end
+    out[#out + 1] = bot
+    out[#out + 1] = rank
+    out[#out + 1] = redis.call('HGET', KEYS[2], bot)
+    left = left - 1
+  end
+end
+return out
+"""
+
 _CLAIM_RUN = """
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if due == false or tonumber(due) > tonumber(ARGV[2]) then return false end
@@ -182,6 +222,20 @@ def _stored(name: str, value: Any) -> Any:
     return "" if value is None else value
 
 
+def _rank_scores(ratings: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """The leaderboard index's scores of ``ratings``: each bot's negated ordinal (``mu - 3 sigma``
+    when it has none; last when it has neither)."""
+
+    def ordinal(r: dict[str, Any]) -> float:
+        if isinstance(r.get("ordinal"), int | float):
+            return float(r["ordinal"])
+        if isinstance(r.get("mu"), int | float) and isinstance(r.get("sigma"), int | float):
+            return float(r["mu"]) - 3 * float(r["sigma"])
+        return float("-inf")
+
+    return {bot: -ordinal(r) for bot, r in ratings.items()}
+
+
 def tournament_id_problem(tid: str) -> str | None:
     """What is wrong with ``tid`` as a tournament id, or ``None``.  An id is the first part of
     its match ids and keys (``:``-separated) and a segment of its URLs on the dashboard
@@ -202,6 +256,7 @@ class TournamentStore:
         self._claim_run = client.register_script(_CLAIM_RUN)
         self._mark_end = client.register_script(_MARK_END)
         self._points = client.register_script(_POINTS)
+        self._leaderboard = client.register_script(_LEADERBOARD)
 
     # ------------------------------------------------------------------ keys
     @staticmethod
@@ -547,6 +602,8 @@ class TournamentStore:
             now = time.time()
             pipe.multi()
             pipe.sadd(applied, match_id)
+            if new:
+                pipe.zadd(self._ranked(game), _rank_scores(new))
             for bot, rating in new.items():
                 pipe.hset(table, bot, json.dumps(rating, sort_keys=True))
                 point = {**rating, "match_id": match_id, "t": now}
@@ -600,12 +657,55 @@ class TournamentStore:
                 pipe.sadd(applied, *sorted(seen))
             if changed:
                 pipe.hset(table, mapping={b: json.dumps(r, sort_keys=True) for b, r in changed.items()})
+                pipe.zadd(self._ranked(game), _rank_scores(changed))
             for bot, points in history.items():
                 pipe.rpush(key("ratings", game, "history", bot), *points)
             return out
 
         result: builtins.list[bool] = self.r.transaction(tx, applied, table, value_from_callable=True)
         return result
+
+    @staticmethod
+    def _ranked(game: str) -> str:
+        """The leaderboard index of ``game``: a sorted set of its rated bots scored by their
+        negated ordinal (best first in ``ZRANGE`` order, equal ordinals in name order), written
+        in the same transaction as the ratings."""
+        return key("ratings", game, "ranked")
+
+    def index_ratings(self, game: str) -> int:
+        """Build the leaderboard index of ``game`` again from its ratings (those an earlier
+        version stored without it); returns how many bots it holds.  Safe beside writers: a
+        rating applied meanwhile makes it start again (``WATCH``)."""
+        table, ranked = key("ratings", game), self._ranked(game)
+
+        def tx(pipe: Any) -> int:
+            current = {_s(b): json.loads(raw) for b, raw in pipe.hgetall(table).items()}
+            pipe.multi()
+            pipe.delete(ranked)
+            if current:
+                pipe.zadd(ranked, _rank_scores(current))
+            return len(current)
+
+        count: int = self.r.transaction(tx, table, value_from_callable=True)
+        return count
+
+    def leaderboard(
+        self, game: str, offset: int = 0, limit: int = 50, *, leave_out: str | None = None
+    ) -> tuple[builtins.list[dict[str, Any]], int]:
+        """A page of the bots rated in ``game``, best first by ordinal (equal ordinals share a
+        rank, the next rank skips: 1, 1, 3; in name order within the rank), and how many bots the
+        whole board has.  Each row: ``bot``, ``rank`` and the stored rating (``mu``, ``sigma``,
+        ``ordinal``, ``matches``).  ``leave_out``: the key of a set of bot names not on the board
+        (nor counted in the ranks), e.g. ``BotStore.RETIRED``.  One round trip from the index
+        (:meth:`_ranked`), whatever the number of bots; built first if an earlier version's
+        ratings are not in it (:meth:`index_ratings`)."""
+        keys = [self._ranked(game), key("ratings", game), leave_out or key("ratings", game, "none")]
+        raw = self._leaderboard(keys=keys, args=[offset, limit])
+        if int(raw[0]) < 0:
+            self.index_ratings(game)
+            raw = self._leaderboard(keys=keys, args=[offset, limit])
+        rows = [{"bot": _s(raw[i]), "rank": int(raw[i + 1]), **json.loads(raw[i + 2])} for i in range(1, len(raw), 3)]
+        return rows, max(0, int(raw[0]))
 
     def is_rated(self, game: str, match_id: str) -> bool:
         """Whether the match has been applied to the ratings of ``game``."""

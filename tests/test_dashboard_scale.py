@@ -190,7 +190,7 @@ def test_a_bots_and_a_games_match_lists_reach_past_the_10000_most_recent(
     page = client.get(f"/matches?bot={XSS}").get_data(as_text=True)
     assert all(f'href="/matches/{m}"' in page for m in xss)
     read, html = _read_by(redis_url, client, f"/bots/{XSS}")
-    assert f'href="/matches/{xss[0]}"' in html.get_data(as_text=True)
+    assert re.search(rf'href="/matches/{re.escape(xss[0])}(\?pov=\d)?"', html.get_data(as_text=True))
     assert read < 60_000, f"a bot's page read {read} bytes from Redis"
 
     assert 'href="/matches?bot=alpha"' in client.get("/bots/alpha").get_data(as_text=True)  # 20 of 10,500+
@@ -462,3 +462,63 @@ def test_standings_faults_are_counted_with_the_snapshot_not_read_from_every_resu
         assert ran_before.pop("hgetall") - ran_now.pop("hgetall") == 1, name  # the results hash
         assert ran_now == ran_before, name
         assert before[name][1] - now[name][1] >= results_bytes, name
+
+
+def test_a_bot_page_reads_the_records_of_the_matches_it_lists_and_of_new_ones(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """A bot's page counts its head-to-head over its 200 most recent matches: it read those 200
+    match records on every view (about 0.2 MB, 200 commands).  A finished match's seats and
+    ranks never change, so they are kept once read: the next view reads the records of the 20
+    matches it lists and of matches it has not seen (a match without a result yet each time),
+    and shows what a page read from scratch shows."""
+    from cardarena.store.bots import BotStore
+    from cardarena.store.matches import MatchSpec, MatchStore
+    from cardarena_dashboard.pages import HEAD_TO_HEAD_MATCHES, RECENT_ON_BOT
+
+    r = client_for(redis_url)
+    ms = MatchStore(r)
+    BotStore(r).register("solid")
+    rivals = ["ann", "bob", XSS]
+
+    def play(first: int, count: int, *, finish: bool = True) -> list[str]:
+        specs = []
+        for n in range(first, first + count):
+            rival = rivals[n % 3]
+            seats = ("solid", rival) if n % 2 else (rival, "solid")
+            specs.append(MatchSpec(match_id=f"m{n:04d}", game="glaves", players=2, seats=seats, seed=n))
+        ms.enqueue_many(specs)
+        for spec in specs if finish else ():
+            assert ms.claim("i", wait_s=0) == spec
+            ranks = [1, 2] if spec.seed % 5 else [1, 1]
+            ranks = ranks[::-1] if spec.seed % 7 == 0 else ranks
+            assert ms.complete(spec.match_id, "i", {"scores": [float(3 - x) for x in ranks], "ranks": ranks}, {})
+        return [s.match_id for s in specs]
+
+    play(0, 260)
+    waiting = play(260, 1, finish=False)  # queued: no result yet
+    hgetall = _commands(redis_url)
+
+    def view() -> tuple[str, int]:
+        before = hgetall().get("hgetall", 0)
+        page = client.get("/bots/solid")
+        assert page.status_code == 200
+        return page.get_data(as_text=True), hgetall()["hgetall"] - before
+
+    def head_to_head(html: str) -> list[str]:
+        return re.findall(r'<td class="num">(\d+)</td>', html.split('id="head-to-head"', 1)[1].split("</table>", 1)[0])
+
+    first, read_first = view()
+    second, read_second = view()
+    assert second == first
+    assert read_first >= HEAD_TO_HEAD_MATCHES and read_second <= RECENT_ON_BOT + 20  # the bot, ratings per game
+    assert read_first - read_second >= HEAD_TO_HEAD_MATCHES - RECENT_ON_BOT - 1
+    assert sum(map(int, head_to_head(first)[::4])) == HEAD_TO_HEAD_MATCHES - 1  # the queued one has no result
+
+    assert ms.claim("i", wait_s=0) is not None
+    assert ms.complete(waiting[0], "i", {"scores": [0.0, 3.0], "ranks": [2, 1]}, {})
+    play(261, 30)
+    third, _ = view()
+    fresh = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client().get("/bots/solid")
+    assert third == fresh.get_data(as_text=True) != first
+    assert sum(map(int, head_to_head(third)[::4])) == HEAD_TO_HEAD_MATCHES

@@ -16,6 +16,15 @@ together.
 ``--deal-sets``), played and counted as above, then the dashboard's pages and API on the Flask
 test client (app + Redis; no network stack): median of ``--repeats`` requests each.
 
+``--part reads``: the read paths of the bot review, the match page's faults, ``/metrics`` and
+the standings' fault totals over a term: ``--nights`` finished nightly tournaments of ``--bots``
+bots (two players, ``--deal-sets``; results with strikes and forfeits, the last night's matches
+with real Glaves replays that list faults) and one running tournament of ``--live-bots`` bots
+and ``--live-deal-sets`` with all but a tenth counted.  Each request on the Flask test client
+(``/matches/<id>`` with the replay cache off and warm), median of ``--repeats``, with the Redis
+commands (``INFO commandstats``) and bytes of one more; ``tournament standings --json``/``--csv``
+in-process the same way; then ``/metrics`` again with ``--registered`` bots registered.
+
 ``--part retention``: ``--nights`` finished nightly tournaments of ``--bots`` bots (two players,
 ``--deal-sets``), each match completed with a real Glaves replay (a pool of engine-played
 matches, random bots, the service's compression) and counted through the results stream
@@ -27,6 +36,7 @@ so that its cutoff falls ``--days`` nights before the last one (one night per da
     python bench/term_bench.py --part standings --bots 40 --deal-sets 3 --workers 2 --seconds 30
     python bench/term_bench.py --part dashboard --bots 24 --nights 98 --deal-sets 1
     python bench/term_bench.py --part retention --bots 40 --nights 7 --deal-sets 3 --days 3
+    python bench/term_bench.py --part reads --bots 24 --nights 98 --deal-sets 1 --repeats 7
 """
 
 from __future__ import annotations
@@ -223,19 +233,22 @@ def dashboard_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _redis_cost(client: Any, call: Any) -> dict[str, int]:
-    """The Redis commands and bytes sent (``INFO commandstats``, ``total_net_output_bytes``)
-    while ``call()`` runs, after ``CONFIG RESETSTAT`` (the bench's own Redis: nobody else uses
-    it); the ``CONFIG`` and ``INFO`` of the measurement itself are left out."""
+    """The Redis commands run (``INFO commandstats``: those a script runs count too) and the bytes
+    Redis sent and received (``total_net_output_bytes``, ``total_net_input_bytes``) while
+    ``call()`` runs, after ``CONFIG RESETSTAT`` (the bench's own Redis: nobody else uses it);
+    the ``CONFIG`` and ``INFO`` of the measurement itself are left out."""
     client.config_resetstat()
     call()
     stats = client.info("commandstats")
-    sent = int(client.info("stats")["total_net_output_bytes"])
+    net = client.info("stats")
+    sent, received = int(net["total_net_output_bytes"]), int(net["total_net_input_bytes"])
     calls = {
         name.removeprefix("cmdstat_"): int(v["calls"])
         for name, v in stats.items()
         if not name.startswith(("cmdstat_config", "cmdstat_info"))
     }
-    return {"commands": sum(calls.values()), "bytes": sent, **{f"n_{k}": n for k, n in sorted(calls.items())}}
+    counts = {f"n_{k}": n for k, n in sorted(calls.items())}
+    return {"commands": sum(calls.values()), "bytes": sent, "bytes_in": received, **counts}
 
 
 def _fault_replays(pool: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -250,6 +263,22 @@ def _fault_replays(pool: list[dict[str, Any]]) -> list[dict[str, Any]]:
         refused = [{"seat": 1, "action_index": 20, "seq": 21, "count": 2, "reason": "not a legal action id"}]
         out.append({**replay, "faults": faults, "refused": refused})
     return out
+
+
+class _Forgetful:
+    """A test client of ``app`` whose every request finds the bot pages' cache of match
+    places empty (``result_cache``: a first view), whatever the version measured."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.client = app, app.test_client()
+
+    def get(self, url: str) -> Any:
+        try:
+            from cardarena_dashboard.result_cache import ResultCache
+        except ImportError:  # a version without it
+            return self.client.get(url)
+        self.app.extensions["cardarena_result_cache"] = ResultCache()
+        return self.client.get(url)
 
 
 def _timed(client: Any, url: str, repeats: int) -> tuple[float, int, bytes]:
@@ -317,7 +346,8 @@ def reads_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
     shown = ts.match_ids(last_night, 0, 1)[0]
     app = create_app({"REDIS_URL": url})
     warm = app.test_client()
-    cold = create_app({"REDIS_URL": url, "REPLAY_CACHE_MATCHES": 0}).test_client()
+    cold_app = create_app({"REDIS_URL": url, "REPLAY_CACHE_MATCHES": 0})
+    cold = cold_app.test_client()
     replay = ms.replay(shown)
     assert replay is not None and replay.get("faults"), shown
     steps = len(transitions(replay))
@@ -332,7 +362,8 @@ def reads_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
         ("standings fragment, live (polled)", warm, f"/tournaments/{live}/standings.part"),
         ("standings API, last night", warm, f"/api/v1/tournaments/{last_night}/standings"),
         ("standings CSV, last night", warm, f"/api/v1/tournaments/{last_night}/standings?format=csv"),
-        ("bot page", warm, f"/bots/{bots[0]}"),
+        ("bot page, first view", _Forgetful(cold_app), f"/bots/{bots[0]}"),
+        ("bot page, seen before", warm, f"/bots/{bots[0]}"),
         ("match page, cold replay cache", cold, f"/matches/{shown}?step={step}"),
         ("match page, warm replay cache", warm, f"/matches/{shown}?step={step}"),
         ("metrics", warm, "/metrics"),
@@ -343,6 +374,7 @@ def reads_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
     timings: dict[str, Any] = {}
     for label, tc, u in urls:
         median_ms, _, body = _timed(tc, u, args.repeats)
+        assert b"time-out" in body or not u.startswith("/matches/"), "the match page lists its faults"
         cost = _redis_cost(client, lambda tc=tc, u=u: tc.get(u))
         timings[label] = {"url": u, "median_ms": median_ms, "response_bytes": len(body), **cost}
     for label, argv in (

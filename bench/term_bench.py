@@ -50,6 +50,7 @@ import statistics
 import sys
 import time
 import uuid
+from functools import partial
 from typing import Any
 
 
@@ -102,6 +103,30 @@ def _stores(url: str) -> tuple[Any, Any, Any]:
 
     client = client_for(url)
     return TournamentStore(client), MatchStore(client), BotStore(client)
+
+
+def _replay_pool(size: int) -> list[dict[str, Any]]:
+    """``size`` engine-played two-player Glaves replays (random bots)."""
+    from cardarena.engine import MatchRng, build_replay, play_match, random_policy
+
+    pool = []
+    for n in range(size):
+        state = play_match("glaves", 2, [random_policy(MatchRng(f"{n}/{s}")) for s in range(2)], seed=n)
+        pool.append(build_replay(state, seed=n, seats=["a", "b"]))
+    return pool
+
+
+def _night(ts: Any, ms: Any, night: int, bots: list[str], deal_sets: int, play: Any) -> str:
+    """Create and start the night's tournament ``nightNNN`` of ``bots``, ``play(tid)`` its
+    matches, and settle it (its final standings); its id."""
+    from cardarena_tournament import lifecycle
+
+    tid = f"night{night:03d}"
+    ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=deal_sets, tid=tid))
+    lifecycle.start_tournament(ts, ms, tid)
+    play(tid)
+    lifecycle.settle(ts, tid, force=True)
+    return tid
 
 
 def _worker(url: str, prefix: str, tid: str, seconds: float, out: Any) -> None:
@@ -176,7 +201,6 @@ def standings_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
 
 def dashboard_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
     from cardarena_dashboard import create_app
-    from cardarena_tournament import lifecycle
 
     ts, ms, bs = _stores(url)
     bots = [f"student-{i:02d}" for i in range(args.bots)]
@@ -185,11 +209,7 @@ def dashboard_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(1)
     seed_start = time.perf_counter()
     for night in range(args.nights):
-        tid = f"night{night:03d}"
-        ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=args.deal_sets, tid=tid))
-        lifecycle.start_tournament(ts, ms, tid)
-        _play(ts, ms, tid, rng)
-        lifecycle.settle(ts, tid, force=True)
+        _night(ts, ms, night, bots, args.deal_sets, partial(_play, ts, ms, rng=rng))
     seeded_s = time.perf_counter() - seed_start
     first, last = "night000", f"night{args.nights - 1:03d}"
     client = create_app({"REDIS_URL": url}).test_client()
@@ -309,7 +329,6 @@ def _cli(argv: list[str]) -> bytes:
 
 def reads_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
     """The read paths of the bot review, match faults, metrics and standings fault totals."""
-    from cardarena.engine import MatchRng, build_replay, play_match, random_policy
     from cardarena_dashboard import create_app
     from cardarena_dashboard.replay_steps import transitions
     from cardarena_tournament import lifecycle
@@ -319,20 +338,19 @@ def reads_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
     bots = live_bots[: args.bots] if args.bots <= len(live_bots) else [f"student-{i:02d}" for i in range(args.bots)]
     for b in sorted(set(bots) | set(live_bots)):
         bs.register(b)
-    pool = []
-    for n in range(20):
-        state = play_match("glaves", 2, [random_policy(MatchRng(f"{n}/{s}")) for s in range(2)], seed=n)
-        pool.append(build_replay(state, seed=n, seats=["a", "b"]))
-    pool = _fault_replays(pool)
+    pool = _fault_replays(_replay_pool(20))
     rng = random.Random(1)
     seed_start = time.perf_counter()
     for night in range(args.nights):
-        tid = f"night{night:03d}"
-        ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=args.deal_sets, tid=tid))
-        lifecycle.start_tournament(ts, ms, tid)
-        last = night == args.nights - 1
-        _play(ts, ms, tid, rng, faults=True, replays=pool if last else None, stream=False)
-        lifecycle.settle(ts, tid, force=True)
+        kept = pool if night == args.nights - 1 else None
+        _night(
+            ts,
+            ms,
+            night,
+            bots,
+            args.deal_sets,
+            partial(_play, ts, ms, rng=rng, faults=True, replays=kept, stream=False),
+        )
     live = "live"
     ts.create(
         lifecycle.new_tournament(game="glaves", players=2, entrants=live_bots, deal_sets=args.live_deal_sets, tid=live)
@@ -455,27 +473,18 @@ def _memory(client: Any) -> dict[str, Any]:
 
 
 def retention_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
-    from cardarena.engine import MatchRng, build_replay, play_match, random_policy
     from cardarena.store import retention
-    from cardarena_tournament import lifecycle
 
     ts, ms, bs = _stores(url)
     bots = [f"student-{i:02d}" for i in range(args.bots)]
     for b in bots:
         bs.register(b)
-    pool = []
-    for n in range(40):
-        state = play_match("glaves", 2, [random_policy(MatchRng(f"{n}/{s}")) for s in range(2)], seed=n)
-        pool.append(build_replay(state, seed=n, seats=["a", "b"]))
+    pool = _replay_pool(40)
     rng = random.Random(1)
     ends = []
     seed_start = time.perf_counter()
     for night in range(args.nights):
-        tid = f"night{night:03d}"
-        ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=args.deal_sets, tid=tid))
-        lifecycle.start_tournament(ts, ms, tid)
-        _play(ts, ms, tid, rng, replays=pool)
-        lifecycle.settle(ts, tid, force=True)
+        tid = _night(ts, ms, night, bots, args.deal_sets, partial(_play, ts, ms, rng=rng, replays=pool))
         assert ts.require(tid).status == "finished", tid
         ends.append(time.time())
         time.sleep(0.01)

@@ -67,3 +67,11 @@ def test_term_bench(tmp_path: Path) -> None:
     assert kept["second_run"] == {"replays": 0, "examined": 0}  # it reads nothing the first one read
     assert kept["before"]["keys_mb"]["replays"]["keys"] == 60 and kept["after"]["keys_mb"]["replays"]["keys"] == 20
     assert kept["pruned"]["stream_trimmed"] == 59
+    live = ("--live-bots", "4", "--live-deal-sets", "1", "--registered", "30")
+    reads = json.loads(_run(tmp_path, "bench/term_bench.py", "--part", "reads", *small, "--nights", "2", *live))
+    assert reads["matches"] == 40 + 12 and reads["live_counted"] == 11
+    got = reads["requests"]
+    assert got["bot page, seen before"]["n_hgetall"] < got["bot page, first view"]["n_hgetall"]
+    assert got["standings API, live (4 bots, 11 results)"]["n_hgetall"] == 2  # the tournament twice, no results
+    assert got["metrics, 30 bots"]["n_eval"] == 1 and got["metrics, 30 bots"]["n_hmget"] >= 30  # in the script
+    assert all(r["median_ms"] > 0 and r["commands"] > 0 and r["bytes"] > 0 for r in got.values())

@@ -357,3 +357,169 @@ def test_a_filtered_list_of_a_big_tournament_reads_only_the_matches_it_shows(
     assert read <= 22, f"a page of 20 read {read} records"
     page, body, read = listed(f"/api/v1/matches?tournament=big&bot=b1&game=glaves&offset={len(of_b1) - 5}")
     assert page == of_b1[-5:] and body["next_offset"] is None and read <= 6
+
+
+def _cost(redis_url: str, work: Callable[[], Any]) -> tuple[dict[str, int], int, Any]:
+    """The commands Redis ran (by name) and the bytes it sent while ``work()`` ran, and what
+    ``work()`` returned (``INFO`` itself left out of the commands)."""
+    commands, served = _commands(redis_url), _served_bytes(redis_url)
+    before, sent = commands(), served()
+    got = work()
+    sent = served() - sent
+    ran = {k: n - before.get(k, 0) for k, n in commands().items() if n != before.get(k, 0)}
+    return ran, sent, got
+
+
+def test_standings_faults_are_counted_with_the_snapshot_not_read_from_every_result_per_request(
+    client: FlaskClient, redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The standings API (JSON, CSV: polled every 2 s by a live page or a script) and
+    ``tournament standings --json``/``--csv`` give each bot's strikes and forfeits in the
+    tournament.  They read the tournament's whole results hash on every request (4,212 results,
+    about 0.9 MB, in a live tournament of 40 bots and 3 deal sets); now the totals are counted
+    when the standings snapshot is computed, from the same read of the results as its rows, and
+    a request reads the snapshot alone.  The figures are those of the results, once per match
+    however often a result is delivered; a snapshot stored by an earlier version (no ``faults``)
+    still gets them, from the results."""
+    import contextlib
+    import csv
+    import io
+    import json
+    import random
+
+    from cardarena.cli import main
+    from cardarena.store.matches import MatchStore
+    from cardarena_tournament import lifecycle
+    from cardarena_tournament.standings import fault_totals
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    r = client_for(redis_url)
+    ts, ms = TournamentStore(r), MatchStore(r)
+    bots = [f"b{n}" for n in range(5)]
+    ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=bots, deal_sets=2, tid="wk"))
+    lifecycle.start_tournament(ts, ms, "wk")
+    rng, done = random.Random(5), []
+    while (spec := ms.claim("i", wait_s=0)) is not None:
+        strikes = [rng.choice([0, 0, 1, 3]) for _ in spec.seats]
+        forfeited = [s for s, n in enumerate(strikes) if n == 3]
+        ranks = [1, 2] if rng.random() < 0.5 else [2, 1]
+        scores = [float(3 - x) for x in ranks]
+        result = {"scores": scores, "ranks": ranks, "deal_scores": [scores], "strikes": strikes, "forfeited": forfeited}
+        assert ms.complete(spec.match_id, "i", result, {}, tournament="wk")
+        done.append(spec.match_id)
+    lifecycle.count_matches(ts, ms, done)
+    lifecycle.count_matches(ts, ms, done[:7])  # delivered twice: counted once
+    lifecycle.settle(ts, "wk", force=True)
+    assert ts.require("wk").status == "finished"
+    expected = fault_totals(ts.results("wk").values())
+    assert sum(t["strikes"] for t in expected.values()) > 10 and sum(t["forfeits"] for t in expected.values()) > 2
+    assert ts.standings("wk")["faults"] == expected
+
+    def cli(*args: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["tournament", "standings", "wk", *args]) == 0
+        return out.getvalue()
+
+    def served() -> dict[str, Any]:
+        """What each way of reading the standings gives, with its Redis commands and bytes."""
+        out = {}
+        for name, work in (
+            ("json", lambda: client.get("/api/v1/tournaments/wk/standings").get_json()["items"]),
+            (
+                "csv",
+                lambda: list(
+                    csv.DictReader(client.get("/api/v1/tournaments/wk/standings?format=csv").text.splitlines())
+                ),
+            ),
+            ("cli json", lambda: json.loads(cli("--json"))),
+            ("cli csv", lambda: list(csv.DictReader(cli("--csv").splitlines()))),
+        ):
+            work()  # the CLI's connection set-up and the app's first-request checks aside
+            out[name] = _cost(redis_url, work)
+        return out
+
+    now = served()
+    rows = {
+        "json": now["json"][2],
+        "csv": now["csv"][2],
+        "cli json": now["cli json"][2]["standings"],
+        "cli csv": now["cli csv"][2],
+    }
+    for name, got in rows.items():
+        assert {row["bot"]: (int(row["strikes"]), int(row["forfeits"])) for row in got} == {
+            b: (t["strikes"], t["forfeits"]) for b, t in expected.items()
+        }, name
+    assert "faults" not in now["cli json"][2]  # --json prints the snapshot's fields as before
+
+    snapshot = ts.standings("wk")
+    del snapshot["faults"]
+    ts.save_standings("wk", snapshot)  # as an earlier version stored it
+    before = served()
+    results_bytes = sum(len(v) for v in r.hvals(key_prefix + "tournament:wk:results"))
+    for name in now:
+        assert before[name][2] == now[name][2], name  # the same answer
+        ran_now, ran_before = now[name][0], before[name][0]
+        assert ran_before.pop("hgetall") - ran_now.pop("hgetall") == 1, name  # the results hash
+        assert ran_now == ran_before, name
+        assert before[name][1] - now[name][1] >= results_bytes, name
+
+
+def test_a_bot_page_reads_the_records_of_the_matches_it_lists_and_of_new_ones(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """A bot's page counts its head-to-head over its 200 most recent matches: it read those 200
+    match records on every view (about 0.2 MB, 200 commands).  A finished match's seats and
+    ranks never change, so they are kept once read: the next view reads the records of the 20
+    matches it lists and of matches it has not seen (a match without a result yet each time),
+    and shows what a page read from scratch shows."""
+    from cardarena.store.bots import BotStore
+    from cardarena.store.matches import MatchSpec, MatchStore
+    from cardarena_dashboard.pages import HEAD_TO_HEAD_MATCHES, RECENT_ON_BOT
+
+    r = client_for(redis_url)
+    ms = MatchStore(r)
+    BotStore(r).register("solid")
+    rivals = ["ann", "bob", XSS]
+
+    def play(first: int, count: int, *, finish: bool = True) -> list[str]:
+        specs = []
+        for n in range(first, first + count):
+            rival = rivals[n % 3]
+            seats = ("solid", rival) if n % 2 else (rival, "solid")
+            specs.append(MatchSpec(match_id=f"m{n:04d}", game="glaves", players=2, seats=seats, seed=n))
+        ms.enqueue_many(specs)
+        for spec in specs if finish else ():
+            assert ms.claim("i", wait_s=0) == spec
+            ranks = [1, 2] if spec.seed % 5 else [1, 1]
+            ranks = ranks[::-1] if spec.seed % 7 == 0 else ranks
+            assert ms.complete(spec.match_id, "i", {"scores": [float(3 - x) for x in ranks], "ranks": ranks}, {})
+        return [s.match_id for s in specs]
+
+    play(0, 260)
+    waiting = play(260, 1, finish=False)  # queued: no result yet
+    hgetall = _commands(redis_url)
+
+    def view() -> tuple[str, int]:
+        before = hgetall().get("hgetall", 0)
+        page = client.get("/bots/solid")
+        assert page.status_code == 200
+        return page.get_data(as_text=True), hgetall()["hgetall"] - before
+
+    def head_to_head(html: str) -> list[str]:
+        return re.findall(r'<td class="num">(\d+)</td>', html.split('id="head-to-head"', 1)[1].split("</table>", 1)[0])
+
+    first, read_first = view()
+    second, read_second = view()
+    assert second == first
+    assert read_first >= HEAD_TO_HEAD_MATCHES and read_second <= RECENT_ON_BOT + 20  # the bot, ratings per game
+    assert read_first - read_second >= HEAD_TO_HEAD_MATCHES - RECENT_ON_BOT - 1
+    assert sum(map(int, head_to_head(first)[::4])) == HEAD_TO_HEAD_MATCHES - 1  # the queued one has no result
+
+    assert ms.claim("i", wait_s=0) is not None
+    assert ms.complete(waiting[0], "i", {"scores": [0.0, 3.0], "ranks": [2, 1]}, {})
+    play(261, 30)
+    third, _ = view()
+    fresh = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client().get("/bots/solid")
+    assert third == fresh.get_data(as_text=True) != first
+    assert sum(map(int, head_to_head(third)[::4])) == HEAD_TO_HEAD_MATCHES

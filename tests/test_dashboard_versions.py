@@ -88,6 +88,10 @@ def test_the_bot_page_lists_each_matchs_version_and_groups_results_by_version(cl
         (f"<code>{ESCAPED}</code>", "1"),
         ('<span class="none">no version</span>', "1"),
     ]
+    # Seen again: the finished matches now come from the page's result cache, cut to what the
+    # page reads of them; the page is the same.
+    again = client.get("/bots/vic").get_data(as_text=True)
+    assert _table(again, "by-version") == grouped and _table(again, "bot-matches") == rows
 
 
 def test_the_api_match_summary_and_replay_carry_the_versions(client: FlaskClient) -> None:

@@ -11,6 +11,7 @@ from flask import Flask, Response, current_app, jsonify, render_template, reques
 from werkzeug.exceptions import HTTPException
 
 from .replay_cache import DEFAULT_MATCHES, DEFAULT_MB, MATCHES_ENV, MB_ENV, ReplayCache, setting
+from .result_cache import ResultCache
 from .sources import Sources
 
 CSP = (
@@ -50,6 +51,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         raise RuntimeError("the dashboard needs REDIS_URL (or start it with `cardarena dashboard`)")
     app.extensions["cardarena_sources"] = found = Sources.from_url(str(url))
     app.extensions["cardarena_replay_cache"] = ReplayCache.from_config(app.config)
+    app.extensions["cardarena_result_cache"] = ResultCache()
     try:  # matches stored by an earlier version join the match indexes (once per Redis)
         indexed = found.index_matches()
         if indexed:

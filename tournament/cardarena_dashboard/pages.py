@@ -22,6 +22,7 @@ from .paging import BadQuery, flag_arg, page_from, text_arg
 from .plot import Plot, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
+from .result_cache import ResultCache
 from .review import annotation_text, bot_match_rows, by_version, head_to_head, match_faults
 from .sources import MatchFilter, list_matches, match_summary
 
@@ -199,6 +200,12 @@ def _version(match: Mapping[str, Any]) -> str:
     """Which stored replay a match has (the replay cache's key, with its id): a replay is
     written once, when the match finishes."""
     return str(match["finished_at"])
+
+
+def result_cache() -> ResultCache:
+    """The running app's cache of finished matches' places (:mod:`result_cache`)."""
+    cache: ResultCache = current_app.extensions["cardarena_result_cache"]
+    return cache
 
 
 def replay_cache() -> ReplayCache:
@@ -456,7 +463,8 @@ STAT_NOTES = {
 RECENT_ON_BOT = 20
 """Recent matches listed on a bot's page (its index, newest first; the match list pages on)."""
 HEAD_TO_HEAD_MATCHES = 200
-"""The bot's most recent matches its page's head-to-head table counts (one batched read)."""
+"""The bot's most recent matches its page's head-to-head table counts (their places kept in
+the :mod:`result_cache` once read: a view reads the records of matches it has not seen)."""
 
 
 @bp.get("/bots")
@@ -477,17 +485,18 @@ def bot_page(name: str) -> str:
     """A bot: games, rating, recent matches (its seat, place, margin and strikes in each),
     head-to-head against each opponent, time-outs and illegal actions."""
     bot = reads.bot(sources(), name)
-    matches, more = list_matches(sources(), MatchFilter(bot=name), 0, HEAD_TO_HEAD_MATCHES)
+    recent = list_matches(sources(), MatchFilter(bot=name), 0, RECENT_ON_BOT)
+    ids = sources().matches.listed(0, HEAD_TO_HEAD_MATCHES, bot=name) if recent.more else [r["id"] for r in recent.rows]
+    matches = result_cache().rows(sources(), ids, known=recent.rows)
     stats: dict[str, Any] = bot.get("stats") or {}
     names = [*STAT_NOTES, *sorted(set(stats) - set(STAT_NOTES))]  # a counter added later shows too
     counters = [(k, stats.get(k, 0), STAT_NOTES.get(k, "")) for k in names]
-    rows = bot_match_rows(matches, name)
     return render_template(
         "bot.html",
         bot=bot,
-        matches=rows[:RECENT_ON_BOT],
-        versions=by_version(rows),
-        all_matches_url=url_for(".match_list", bot=name) if more or len(matches) > RECENT_ON_BOT else None,
+        matches=bot_match_rows(recent.rows, name),  # whole rows: the cache keeps only part of one
+        versions=by_version(bot_match_rows(matches, name)),
+        all_matches_url=url_for(".match_list", bot=name) if recent.more else None,
         rivals=head_to_head(matches, name),
         rivals_over=len(matches),
         games=list(bot.get("ratings", {})),

@@ -284,7 +284,8 @@ def standings(
     Given the tournament's ``players`` (the API, not the page), each row also has what
     ``tournament standings --json`` shows: ``deal_sets``, ``mean_score``, ``places``, the
     win/draw/loss counts where ``players`` defines them (``cardarena_tournament.export``) and
-    the bot's ``strikes`` and ``forfeits`` in this tournament (read from its results).
+    the bot's ``strikes`` and ``forfeits`` in this tournament (counted with the snapshot:
+    ``lifecycle.snapshot_faults``).
     """
     store = _tournament_store(sources)
     snapshot = plain(store.standings(tournament_id))
@@ -299,12 +300,11 @@ def standings(
     out = [standing_row(r, n + 1) for n, r in enumerate(raw)]
     if players is not None:
         from cardarena_tournament.export import ALL_RECORD_FIELDS, export_rows
-        from cardarena_tournament.standings import fault_totals
+        from cardarena_tournament.lifecycle import snapshot_faults
 
         fields = ("deal_sets", "mean_score", "places", *ALL_RECORD_FIELDS)
         picked = [{"bot": r["bot"], **{k: row[k] for k in fields if k in row}} for r, row in zip(out, raw, strict=True)]
-        results = store.results(tournament_id).values()
-        faults = fault_totals(r for r in results if isinstance(r, Mapping) and isinstance(r.get("seats"), list))
+        faults = snapshot_faults(store, tournament_id, snapshot if isinstance(snapshot, dict) else {})
         for r, extra in zip(out, export_rows(picked, players, faults), strict=True):
             r.update(extra)
             r["mean_score"] = _float(r.get("mean_score"))

@@ -20,7 +20,6 @@ from cardarena.store.tournaments import STATUSES, Tournament, TournamentError, T
 
 from . import lifecycle
 from .formats import FormatError
-from .standings import fault_totals
 
 START_TASK = "cardarena_tournament.tasks.start_tournament"
 
@@ -327,7 +326,8 @@ def _standings(args: argparse.Namespace) -> int:
         with _stores(args) as (ts, _, _url):
             t = ts.require(args.id)
             snap = ts.standings(args.id)
-            faults = fault_totals(ts.results(args.id).values()) if snap is not None and (args.json or args.csv) else {}
+            wanted = snap is not None and (args.json or args.csv)
+            faults = lifecycle.snapshot_faults(ts, args.id, snap) if snap is not None and wanted else {}
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
     if snap is None:
@@ -340,7 +340,7 @@ def _standings(args: argparse.Namespace) -> int:
         return 0
     rows = export_rows(snap["rows"], t.players, faults)
     if args.json:
-        print(json.dumps({"standings": rows, **{k: v for k, v in snap.items() if k != "rows"}}))
+        print(json.dumps({"standings": rows, **{k: v for k, v in snap.items() if k not in ("rows", lifecycle.FAULTS)}}))
     elif args.csv:
         write_standings_csv(t.id, t.game, t.players, rows, sys.stdout)
     else:

@@ -191,9 +191,12 @@ def start_tournament(ts: TournamentStore, ms: MatchStore, tid: str) -> int:
     return sum(ms.enqueue_many([spec_for(t, m) for m in matches]))
 
 
-def outcomes_of(ts: TournamentStore, tid: str) -> list[standings.Outcome]:
-    """The counted results of a tournament as :class:`~.standings.Outcome` records."""
-    results = ts.results(tid)
+def outcomes_of(
+    ts: TournamentStore, tid: str, results: dict[str, dict[str, Any]] | None = None
+) -> list[standings.Outcome]:
+    """The counted results of a tournament (``results``: as read by ``ts.results`` already) as
+    :class:`~.standings.Outcome` records."""
+    results = ts.results(tid) if results is None else results
     out = []
     for m in ts.schedule_of(tid):
         res = results.get(m["match_id"])
@@ -222,11 +225,14 @@ def _deal_scores(raw: Any) -> tuple[tuple[float, ...], ...] | None:
 
 
 def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
-    """Recompute and store the standings snapshot (with current ratings); returns it."""
+    """Recompute and store the standings snapshot (with current ratings and, in ``faults``,
+    each entrant's strikes and forfeits in the results it counts: :func:`snapshot_faults`);
+    returns it."""
     t = ts.require(tid)
     game = get_game(t.game)
+    results = ts.results(tid)
     table = standings.compute(
-        outcomes_of(ts, tid),
+        outcomes_of(ts, tid, results),
         t.entrants,
         solitaire=t.players == 1,
         higher_is_better=game.higher_is_better,
@@ -240,8 +246,25 @@ def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
     snap["tournament"] = tid
     snap["status"] = t.status
     snap["total_matches"] = t.total_matches
+    snap[FAULTS] = standings.fault_totals(results.values())
     ts.save_standings(tid, snap)
     return snap
+
+
+FAULTS = "faults"
+"""The standings snapshot's field of fault totals (``standings.fault_totals``, bot -> ``strikes``
+and ``forfeits``), counted from the same read of the results as its rows."""
+
+
+def snapshot_faults(ts: TournamentStore, tid: str, snapshot: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Each bot's strikes and forfeits in the tournament's counted results, as of its standings
+    ``snapshot``: the totals counted with it (a snapshot read on every standings request or poll
+    costs one ``GET``, not a read of every result); a snapshot stored by an earlier version, which
+    has none, reads them from the counted results (one ``HGETALL`` of the whole hash)."""
+    found = snapshot.get(FAULTS)
+    if isinstance(found, dict):
+        return found
+    return standings.fault_totals(ts.results(tid).values())
 
 
 def count_match(

@@ -145,10 +145,13 @@ class Standings:
 def fault_totals(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
     """Per bot seated in ``results`` (counted results: ``seats``, and ``strikes`` per seat and
     the ``forfeited`` seats when recorded): its ``strikes`` (time-outs, disconnects, runs of
-    illegal answers, handed-back requests) and ``forfeits`` (matches it forfeited) in them."""
+    illegal answers, handed-back requests) and ``forfeits`` (matches it forfeited) in them.
+    A result that does not name its seats (counted by an earlier version) is left out."""
     totals: dict[str, dict[str, int]] = {}
     for result in results:
-        seats = result["seats"]
+        seats = result.get("seats")
+        if not isinstance(seats, list):
+            continue
         strikes = result.get("strikes") or [0] * len(seats)
         forfeited = result.get("forfeited") or ()
         for seat, bot in enumerate(seats):

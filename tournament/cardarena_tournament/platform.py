@@ -736,5 +736,5 @@ def register(sub: Any) -> None:
         "--timeout", type=float, default=1800, help="give up after this many seconds (default %(default)s)"
     )
     demo.add_argument("--verbose", action="store_true", help="every process logs to stderr (not to log files)")
-    add_keep_data(demo)
+    add_keep_data(demo, external="REDIS_URL")
     demo.set_defaults(func=_demo)

@@ -755,14 +755,15 @@ def _bench_service(args: argparse.Namespace) -> int:
     return int(bench.main(args))
 
 
-def add_keep_data(parser: argparse.ArgumentParser) -> None:
-    """``--keep-data`` of the local runs (``match``, ``tournament run``, ``demo``): see :func:`run_namespace`."""
+def add_keep_data(parser: argparse.ArgumentParser, external: str = "--redis-url or REDIS_URL") -> None:
+    """``--keep-data`` of the local runs (``match``, ``tournament run``, ``demo``): see :func:`run_namespace`.
+    ``external`` names how the command is given an external Redis (``demo`` has no ``--redis-url``)."""
     parser.add_argument(
         "--keep-data",
         action="store_true",
-        help="with --redis-url or REDIS_URL: leave the run's keys (under a key prefix of its own, printed at the end) "
+        help=f"with {external}: leave the run's keys (under a key prefix of its own, printed at the end) "
         "in Redis, e.g. to look at them with the dashboard; default: deleted when the run ends, also "
-        "on Ctrl-C. Without them the run's data always stays in the embedded default",
+        "on Ctrl-C. Without an external Redis the run's data always stays in the embedded default",
     )
 
 

@@ -543,6 +543,29 @@ class TournamentStore:
         """Store the latest standings snapshot."""
         self.r.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
 
+    def fill_standings_field(self, tid: str, name: str, value: Callable[[], Any]) -> bool:
+        """Set one field of the stored standings snapshot to ``value()`` if the snapshot exists
+        and lacks it, leaving every other field as it is; ``True`` if it was set.  A snapshot
+        saved meanwhile makes it read again (``WATCH``), so a newer snapshot is never replaced."""
+        standings = key("tournament", tid, "standings")
+
+        def tx(pipe: Any) -> bool:
+            raw = pipe.get(standings)
+            snapshot = json.loads(raw) if raw else None
+            if not isinstance(snapshot, dict) or name in snapshot:
+                return False
+            snapshot[name] = value()
+            pipe.multi()
+            pipe.set(standings, json.dumps(snapshot, sort_keys=True))
+            return True
+
+        done: bool = self.r.transaction(tx, standings, value_from_callable=True)
+        return done
+
+    def ids_in(self, status: str) -> builtins.list[str]:
+        """The ids of every tournament in ``status`` (one of :data:`STATUSES`), in name order."""
+        return sorted(_s(x) for x in self.r.smembers(self.status_set(status)))
+
     def claim_standings(self, tid: str, *, lease_s: float = 120.0) -> bool:
         """Take the turn to recompute the live standings: ``True`` unless another process
         holds it (computing, or :meth:`hold_standings` since).  The turn lapses after

@@ -121,6 +121,32 @@ def test_leaderboard_leaves_retired_bots_out_unless_asked(client: FlaskClient, r
     ]  # fmt: skip
 
 
+def test_leaderboard_min_matches_shows_established_bots_ranked_among_themselves(
+    client: FlaskClient, redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cardarena.store.bots import BotStore
+
+    monkeypatch.setattr(TournamentStore, "LEADERBOARD_BATCH", 2)  # several batches per page
+    seed_ratings(redis_url, "knaves", BOARD)
+    rows, _ = _board(client, "&min_matches=20", limit=1)
+    assert [(r["bot"], r["rank"], r["matches"]) for r in rows] == [
+        ("bob", 1, 50), ("ace", 2, 40), ("cat", 2, 30), ("fay", 4, 20)
+    ]  # fmt: skip
+    whole = _json(client, "/api/v1/games/knaves/leaderboard?min_matches=12")
+    assert whole["min_matches"] == 12 and whole["total"] == 5 and whole["next_offset"] is None
+    assert [r["bot"] for r in whole["items"]] == ["bob", "ace", "cat", "fay", "eve"]
+    BotStore(client_for(redis_url)).retire("bob")
+    rows, _ = _board(client, "&min_matches=20", limit=2)
+    assert [(r["bot"], r["rank"]) for r in rows] == [("ace", 1), ("cat", 1), ("fay", 3)]
+    shown, _ = _board(client, "&min_matches=20&retired=1", limit=2)
+    assert [(r["bot"], r["rank"], r["retired"]) for r in shown] == [
+        ("bob", 1, True), ("ace", 2, False), ("cat", 2, False), ("fay", 4, False)
+    ]  # fmt: skip
+    assert _json(client, "/api/v1/games/knaves/leaderboard?min_matches=0")["total"] == 6
+    for bad in ("-1", "x", "1.5", ""):
+        _json(client, f"/api/v1/games/knaves/leaderboard?min_matches={bad}", 400)
+
+
 def test_a_practice_tournament_leaves_the_leaderboard_alone(
     client: FlaskClient, redis_url: str, key_prefix: str
 ) -> None:

@@ -169,6 +169,28 @@ def test_leaderboard_page_ranks_by_rating_links_and_pages(
         assert 'href="/games/glaves"' in client.get(url).get_data(as_text=True), url
 
 
+def test_leaderboard_page_min_matches_filters_ranks_among_shown_and_keeps_it_in_links(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    seed_ratings(redis_url, "glaves", {"delta": (40.0, 5.0, 3), "echo": (40.0, 5.0, 30), "zulu": (10.0, 6.0, 31)})
+    rated = client.get("/api/v1/games/glaves/leaderboard").get_json()["items"]
+    assert [r["bot"] for r in rated[:2]] == ["delta", "echo"]  # echo shares delta's first place
+    page = client.get("/games/glaves?min_matches=30").get_data(as_text=True)
+    assert [(row[0], row[1]) for row in _board_rows(page)] == [(1, "/bots/echo"), (2, "/bots/zulu")]
+    assert 'id="min-matches-form"' in page and 'name="min_matches" min="0" value="30"' in page
+    assert "only bots with at least 30 rated matches" in page
+    assert 'href="/games/glaves?offset=0&amp;limit=50&amp;retired=1&amp;min_matches=30" id="retired-toggle"' in page
+    first = client.get("/games/glaves?min_matches=30&limit=1").get_data(as_text=True)
+    assert [row[1] for row in _board_rows(first)] == ["/bots/echo"]
+    assert 'href="/games/glaves?offset=1&amp;limit=1&amp;min_matches=30">next' in first
+    assert "1–1 bots" in first  # the total is not counted past the page
+    last = client.get("/games/glaves?min_matches=30&limit=1&offset=1").get_data(as_text=True)
+    assert [row[1] for row in _board_rows(last)] == ["/bots/zulu"] and "next →" not in last
+    assert "2–2 of 2 bots" in last
+    for bad in ("-1", "many"):
+        assert client.get(f"/games/glaves?min_matches={bad}").status_code == 400
+
+
 def test_a_solitaire_has_no_leaderboard(client: FlaskClient) -> None:
     from cardarena.engine import games
 

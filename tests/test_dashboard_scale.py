@@ -465,6 +465,66 @@ def test_standings_faults_are_counted_with_the_snapshot_not_read_from_every_resu
         assert before[name][1] - now[name][1] >= results_bytes, name
 
 
+def test_reindex_stores_the_fault_totals_of_an_old_finished_snapshot_so_standings_stop_reading_results(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """A finished tournament whose standings snapshot an earlier version stored (no ``faults``)
+    read its whole results hash on every standings request; ``cardarena dashboard --reindex``
+    fills in that field alone (once), and a request then reads the snapshot only."""
+    import contextlib
+    import io
+
+    from cardarena.cli import main
+    from cardarena.store.matches import MatchStore
+    from cardarena_tournament import lifecycle
+    from cardarena_tournament.standings import fault_totals
+
+    r = client_for(redis_url)
+    ts, ms = TournamentStore(r), MatchStore(r)
+    ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=["b0", "b1", "b2"], deal_sets=1, tid="old"))
+    lifecycle.start_tournament(ts, ms, "old")
+    done = []
+    while (spec := ms.claim("i", wait_s=0)) is not None:
+        result = {
+            "scores": [2.0, 1.0],
+            "ranks": [1, 2],
+            "deal_scores": [[2.0, 1.0]],
+            "strikes": [1, 3],
+            "forfeited": [1],
+        }
+        assert ms.complete(spec.match_id, "i", result, {}, tournament="old")
+        done.append(spec.match_id)
+    lifecycle.count_matches(ts, ms, done)
+    lifecycle.settle(ts, "old", force=True)
+    assert ts.require("old").status == "finished"
+    expected = fault_totals(ts.results("old").values())
+    assert sum(t["forfeits"] for t in expected.values()) == len(done)
+    snapshot = ts.standings("old")
+    del snapshot["faults"]
+    ts.save_standings("old", snapshot)  # as an earlier version stored it
+
+    def standings() -> Any:
+        return client.get("/api/v1/tournaments/old/standings").get_json()["items"]
+
+    standings()
+    ran_before, _, rows_before = _cost(redis_url, standings)
+    assert ran_before.get("hgetall", 0) >= 1
+
+    def reindex() -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["dashboard", "--reindex", "--redis-url", redis_url]) == 0
+        return out.getvalue()
+
+    assert "1 ended tournaments' standings were missing their fault totals; stored now" in reindex()
+    assert ts.standings("old") == {**snapshot, "faults": expected}  # that field only
+    assert "0 ended tournaments' standings were missing" in reindex()  # idempotent
+    ran_after, _, rows_after = _cost(redis_url, standings)
+    assert rows_after == rows_before
+    assert ran_before.pop("hgetall") - ran_after.pop("hgetall", 0) == 1  # the results hash is not read
+    assert ran_after == ran_before
+
+
 def test_a_bot_page_reads_the_records_of_the_matches_it_lists_and_of_new_ones(
     client: FlaskClient, redis_url: str, key_prefix: str
 ) -> None:

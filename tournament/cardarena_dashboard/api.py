@@ -12,7 +12,7 @@ from . import reads
 from .app import error_response, sources
 from .openapi import TOURNAMENT_STATUSES as STATUSES
 from .openapi import openapi_document
-from .paging import BadQuery, flag_arg, page_from, text_arg
+from .paging import BadQuery, count_arg, flag_arg, page_from, text_arg
 from .sources import MatchFilter, list_matches, match_summary
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -63,12 +63,15 @@ def game_detail(game_id: str) -> Response:
 @bp.get("/games/<game_id>/leaderboard")
 def game_leaderboard(game_id: str) -> Response:
     """A page of the game's leaderboard: its rated bots, best OpenSkill ordinal first
-    (``reads.leaderboard``); retired bots only with ``retired=1``."""
+    (``reads.leaderboard``); retired bots only with ``retired=1``; only bots with at least
+    ``min_matches`` rated matches if given."""
     page = page_from(request.args)
     retired = flag_arg(request.args, "retired")
-    rows, total = reads.leaderboard(sources(), game_id, page.offset, page.limit, retired=retired)
-    body = page.envelope(list(rows), page.offset + len(rows) < total)
-    return _with_etag({"game": game_id, "total": total, "retired": retired, **body})
+    least = count_arg(request.args, "min_matches")
+    rows, total = reads.leaderboard(sources(), game_id, page.offset, page.limit, retired=retired, min_matches=least)
+    more = len(rows) == page.limit if total is None else page.offset + len(rows) < total
+    body = page.envelope(list(rows), more)
+    return _with_etag({"game": game_id, "total": total, "retired": retired, "min_matches": least, **body})
 
 
 def _match_filter() -> MatchFilter:

@@ -60,9 +60,15 @@ def _dashboard(args: argparse.Namespace) -> int:
             found = Sources.from_url(url)
             done = found.matches.index_older(force=True)
             boards = reindex_leaderboards(found)
+            faults = fill_snapshot_faults(found)
         print(f"cardarena dashboard: match indexes checked; {done} matches were missing from them and are indexed now")
         if boards is not None:
             print(f"cardarena dashboard: leaderboards rebuilt from the ratings; {boards} rated bots in all games")
+        if faults is not None:
+            print(
+                f"cardarena dashboard: {faults} ended tournaments' standings were missing their fault totals; "
+                "stored now"
+            )
         return 0
     try:  # first: a busy port is one line before anything starts
         listener = _listen(args.host, args.port)
@@ -149,6 +155,16 @@ def reindex_leaderboards(found: Any) -> int | None:
     return sum(int(found.tournaments.index_ratings(g)) for g in games())
 
 
+def fill_snapshot_faults(found: Any) -> int | None:
+    """Store the fault totals in the standings snapshots of ended tournaments that lack them
+    (``lifecycle.fill_snapshot_faults``); how many, ``None`` without the tournaments module."""
+    if found.tournaments is None:
+        return None
+    from cardarena_tournament import lifecycle
+
+    return lifecycle.fill_snapshot_faults(found.tournaments)
+
+
 def register(sub: Any) -> None:
     """Add ``cardarena dashboard`` to the ``cardarena`` parser."""
     dash = sub.add_parser("dashboard", help="serve the web dashboard and REST API")
@@ -160,7 +176,8 @@ def register(sub: Any) -> None:
         "--reindex",
         action="store_true",
         help="index every stored match by game and bot again and rebuild the game leaderboards from the "
-        "ratings (idempotent; done by itself once, at the first start after an upgrade), then exit",
+        "ratings (idempotent; done by itself once, at the first start after an upgrade), store the fault "
+        "totals in the standings of ended tournaments that lack them (idempotent), then exit",
     )
     dash.add_argument(
         "--loglevel",

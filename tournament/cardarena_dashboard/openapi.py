@@ -532,12 +532,19 @@ SCHEMAS: dict[str, Any] = {
     },
     "Leaderboard": {
         **_page_of("LeaderboardRow"),
-        "required": ["game", "total", "retired", "items", "offset", "limit", "next_offset"],
+        "required": ["game", "total", "retired", "min_matches", "items", "offset", "limit", "next_offset"],
         "properties": {
             **_page_of("LeaderboardRow")["properties"],
             "game": {"type": "string"},
-            "total": {"type": "integer", "minimum": 0, "description": "Bots on the whole board."},
+            "total": {
+                "type": "integer",
+                "minimum": 0,
+                "nullable": True,
+                "description": "Bots on the whole board; null when `min_matches` is set and the reading stopped "
+                "at the page (or at its bound of 5,000 bots) before the end of the board.",
+            },
             "retired": {"type": "boolean", "description": "Whether retired bots are on it."},
+            "min_matches": {"type": "integer", "minimum": 0, "description": "The `min_matches` filter (0: none)."},
         },
     },
 }
@@ -632,6 +639,13 @@ def openapi_document() -> dict[str, Any]:
                     "in": "query",
                     "description": "`1`: list retired bots too (marked, ranked with the others).",
                     "schema": {"type": "string", "enum": ["0", "1"], "default": "0"},
+                },
+                {
+                    "name": "min_matches",
+                    "in": "query",
+                    "description": "Only bots with at least this many rated matches, ranked among themselves; the "
+                    "board is then read from the top in batches until the page is full (at most 5,000 bots).",
+                    "schema": {"type": "integer", "minimum": 0, "default": 0},
                 },
             ],
             e404="Unknown game",

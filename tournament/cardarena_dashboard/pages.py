@@ -18,7 +18,7 @@ from . import reads
 from .apiref import reference
 from .app import sources
 from .openapi import openapi_document
-from .paging import BadQuery, flag_arg, page_from, text_arg
+from .paging import BadQuery, count_arg, flag_arg, page_from, text_arg
 from .plot import Plot, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
@@ -128,14 +128,18 @@ LEADERBOARD_PER_PAGE = 50
 @bp.get("/games/<game_id>")
 def game_page(game_id: str) -> str:
     """A game's leaderboard: its rated bots ranked by OpenSkill ordinal, a page at a time;
-    retired bots left out unless ``retired=1`` (then shown, marked)."""
+    retired bots left out unless ``retired=1`` (then shown, marked); ``min_matches=N`` shows
+    only bots with at least N rated matches, ranked among themselves."""
     game = reads.rated_game(game_id)
     page = page_from(request.args, LEADERBOARD_PER_PAGE)
     retired = flag_arg(request.args, "retired")
-    rows, total = reads.leaderboard(sources(), game_id, page.offset, page.limit, retired=retired)
+    least = count_arg(request.args, "min_matches")
+    rows, total = reads.leaderboard(sources(), game_id, page.offset, page.limit, retired=retired, min_matches=least)
     for r in rows:
         r.update({f"{k}_text": _fmt(r[k]) for k in ("ordinal", "mu", "sigma")})
-    shown = {"retired": 1} if retired else {}
+    kept: dict[str, Any] = {"min_matches": least} if least else {}
+    shown: dict[str, Any] = {**kept, "retired": 1} if retired else kept
+    more = len(rows) == page.limit if total is None else page.offset + len(rows) < total
 
     def at(offset: int, **args: Any) -> str:
         return url_for(".game_page", game_id=game_id, offset=offset, limit=page.limit, **args)
@@ -147,9 +151,11 @@ def game_page(game_id: str) -> str:
         total=total,
         first=page.offset + 1,
         retired=retired,
-        toggle_url=at(0) if retired else at(0, retired=1),
+        min_matches=least,
+        limit=page.limit,
+        toggle_url=at(0, **kept) if retired else at(0, retired=1, **kept),
         prev_url=at(max(0, page.offset - page.limit), **shown) if page.offset else None,
-        next_url=at(page.offset + page.limit, **shown) if page.offset + len(rows) < total else None,
+        next_url=at(page.offset + page.limit, **shown) if more else None,
     )
 
 

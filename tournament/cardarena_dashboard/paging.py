@@ -68,3 +68,8 @@ def flag_arg(args: Mapping[str, str], name: str) -> bool:
     if raw not in ("0", "1"):
         raise BadQuery(f"{name} must be 0 or 1, got {raw[:40]!r}")
     return raw == "1"
+
+
+def count_arg(args: Mapping[str, str], name: str) -> int:
+    """An optional non-negative integer (absent: 0); raises :class:`BadQuery` otherwise."""
+    return _int(args, name, 0, 0, MAX_OFFSET)

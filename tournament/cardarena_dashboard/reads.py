@@ -436,8 +436,8 @@ def rated_game(game_id: str) -> Game:
 
 
 def leaderboard(
-    sources: Sources, game_id: str, offset: int, limit: int, *, retired: bool = False
-) -> tuple[list[dict[str, Any]], int]:
+    sources: Sources, game_id: str, offset: int, limit: int, *, retired: bool = False, min_matches: int = 0
+) -> tuple[list[dict[str, Any]], int | None]:
     """A page of the bots rated in ``game_id``, best OpenSkill ordinal first (equal ordinals
     share a rank: 1, 1, 3), and how many bots the whole board has; 404 for an unknown game.
 
@@ -446,12 +446,21 @@ def leaderboard(
     ``rank``, ``bot``, ``ordinal``, ``mu``, ``sigma``, ``matches`` (rated matches),
     ``last_match_id`` and ``last_rated_at`` (the last point of its rating history) with its
     text, ``retired``.  Two round trips per page, whatever the number of rated bots
-    (``TournamentStore.leaderboard``, then the last history points of the page)."""
+    (``TournamentStore.leaderboard``, then the last history points of the page).
+
+    ``min_matches``: only bots with at least that many rated matches, ranked among those shown;
+    the index is then read in batches until the page is full (at most
+    ``TournamentStore.LEADERBOARD_SCAN`` bots), and the total is ``None`` unless that reading
+    reached the end of the board."""
     rated_game(game_id)
     store = _tournament_store(sources)
     bots = sources.bots
     found, total = store.leaderboard(
-        game_id, offset, limit, leave_out=None if retired or bots is None else bots.RETIRED
+        game_id,
+        offset,
+        limit,
+        leave_out=None if retired or bots is None else bots.RETIRED,
+        min_matches=min_matches,
     )
     gone = set(bots.retired()) if retired and bots is not None else set()
     last = store.rating_points(game_id, {r["bot"]: [-1] for r in found})

@@ -6,6 +6,7 @@ task that runs twice (a redelivery after a worker was killed) changes nothing th
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -264,6 +265,23 @@ def snapshot_faults(ts: TournamentStore, tid: str, snapshot: dict[str, Any]) -> 
     found = snapshot.get(FAULTS)
     if isinstance(found, dict):
         return found
+    return _fault_totals(ts, tid)
+
+
+def fill_snapshot_faults(ts: TournamentStore) -> int:
+    """Give the standings snapshot of every finished or cancelled tournament stored by an
+    earlier version its fault totals (:data:`FAULTS`, counted from its results), so that a
+    standings request reads the snapshot alone (:func:`snapshot_faults`); only that field is
+    written.  Idempotent; returns how many snapshots it filled in."""
+    filled = 0
+    for status in ("finished", "cancelled"):
+        for tid in ts.ids_in(status):
+            if ts.fill_standings_field(tid, FAULTS, functools.partial(_fault_totals, ts, tid)):
+                filled += 1
+    return filled
+
+
+def _fault_totals(ts: TournamentStore, tid: str) -> dict[str, dict[str, int]]:
     return standings.fault_totals(ts.results(tid).values())
 
 

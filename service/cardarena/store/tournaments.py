@@ -543,6 +543,29 @@ class TournamentStore:
         """Store the latest standings snapshot."""
         self.r.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
 
+    def fill_standings_field(self, tid: str, name: str, value: Callable[[], Any]) -> bool:
+        """Set one field of the stored standings snapshot to ``value()`` if the snapshot exists
+        and lacks it, leaving every other field as it is; ``True`` if it was set.  A snapshot
+        saved meanwhile makes it read again (``WATCH``), so a newer snapshot is never replaced."""
+        standings = key("tournament", tid, "standings")
+
+        def tx(pipe: Any) -> bool:
+            raw = pipe.get(standings)
+            snapshot = json.loads(raw) if raw else None
+            if not isinstance(snapshot, dict) or name in snapshot:
+                return False
+            snapshot[name] = value()
+            pipe.multi()
+            pipe.set(standings, json.dumps(snapshot, sort_keys=True))
+            return True
+
+        done: bool = self.r.transaction(tx, standings, value_from_callable=True)
+        return done
+
+    def ids_in(self, status: str) -> builtins.list[str]:
+        """The ids of every tournament in ``status`` (one of :data:`STATUSES`), in name order."""
+        return sorted(_s(x) for x in self.r.smembers(self.status_set(status)))
+
     def claim_standings(self, tid: str, *, lease_s: float = 120.0) -> bool:
         """Take the turn to recompute the live standings: ``True`` unless another process
         holds it (computing, or :meth:`hold_standings` since).  The turn lapses after
@@ -689,16 +712,33 @@ class TournamentStore:
         count: int = self.r.transaction(tx, table, value_from_callable=True)
         return count
 
+    LEADERBOARD_BATCH = 200
+    """Bots read per round trip by a leaderboard filtered by ``min_matches``."""
+    LEADERBOARD_SCAN = 5000
+    """At most this many bots of the index are read for one filtered leaderboard page."""
+
     def leaderboard(
-        self, game: str, offset: int = 0, limit: int = 50, *, leave_out: str | None = None
-    ) -> tuple[builtins.list[dict[str, Any]], int]:
+        self,
+        game: str,
+        offset: int = 0,
+        limit: int = 50,
+        *,
+        leave_out: str | None = None,
+        min_matches: int = 0,
+    ) -> tuple[builtins.list[dict[str, Any]], int | None]:
         """A page of the bots rated in ``game``, best first by ordinal (equal ordinals share a
         rank, the next rank skips: 1, 1, 3; in name order within the rank), and how many bots the
         whole board has.  Each row: ``bot``, ``rank`` and the stored rating (``mu``, ``sigma``,
         ``ordinal``, ``matches``).  ``leave_out``: the key of a set of bot names not on the board
         (nor counted in the ranks), e.g. ``BotStore.RETIRED``.  One round trip from the index
         (:meth:`_ranked`), whatever the number of bots; built first if an earlier version's
-        ratings are not in it (:meth:`index_ratings`)."""
+        ratings are not in it (:meth:`index_ratings`).
+
+        ``min_matches``: only bots with at least that many rated matches, ranked among
+        themselves (:meth:`_leaderboard_filtered`; the total is ``None`` when its bound stopped
+        the reading before the end of the board)."""
+        if min_matches > 0:
+            return self._leaderboard_filtered(game, offset, limit, leave_out, min_matches)
         keys = [self._ranked(game), key("ratings", game), leave_out or key("ratings", game, "none")]
         raw = self._leaderboard(keys=keys, args=[offset, limit])
         if int(raw[0]) < 0:
@@ -706,6 +746,48 @@ class TournamentStore:
             raw = self._leaderboard(keys=keys, args=[offset, limit])
         rows = [{"bot": _s(raw[i]), "rank": int(raw[i + 1]), **json.loads(raw[i + 2])} for i in range(1, len(raw), 3)]
         return rows, max(0, int(raw[0]))
+
+    def _leaderboard_filtered(
+        self, game: str, offset: int, limit: int, leave_out: str | None, min_matches: int
+    ) -> tuple[builtins.list[dict[str, Any]], int | None]:
+        """The index cannot filter by matches: read it from the top in batches of
+        :attr:`LEADERBOARD_BATCH` (names and scores, then their ratings), ranking the bots that
+        qualify, until the page is full and one more qualifies (or the board ends), reading at
+        most :attr:`LEADERBOARD_SCAN` bots.  The total is exact when the board was read to its
+        end, else ``None``."""
+        ranked, table = self._ranked(game), key("ratings", game)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.zcard(ranked)
+        pipe.hlen(table)
+        pipe.smembers(leave_out or key("ratings", game, "none"))
+        size, rated, gone_raw = pipe.execute()
+        if int(size) != int(rated):
+            self.index_ratings(game)
+        gone = {_s(b) for b in gone_raw}
+        rows: builtins.list[dict[str, Any]] = []
+        shown, rank, last_score = 0, 0, None
+        start = 0
+        while start < self.LEADERBOARD_SCAN:
+            count = min(self.LEADERBOARD_BATCH, self.LEADERBOARD_SCAN - start)
+            batch = [(_s(b), float(sc)) for b, sc in self.r.zrange(ranked, start, start + count - 1, withscores=True)]
+            if not batch:
+                return rows, shown
+            found = self.r.hmget(table, [b for b, _ in batch])
+            for (bot, score), raw in zip(batch, found, strict=True):
+                rating = json.loads(raw) if raw else None
+                if bot in gone or rating is None or float(rating.get("matches", 0)) < min_matches:
+                    continue
+                if score != last_score:
+                    rank, last_score = shown + 1, score
+                if offset <= shown < offset + limit:
+                    rows.append({"bot": bot, "rank": rank, **rating})
+                shown += 1
+                if shown > offset + limit:
+                    return rows, None
+            if len(batch) < count:
+                return rows, shown
+            start += count
+        return rows, None
 
     def is_rated(self, game: str, match_id: str) -> bool:
         """Whether the match has been applied to the ratings of ``game``."""

@@ -584,3 +584,28 @@ def test_a_voided_or_forfeited_match_end_says_so() -> None:
     assert _match_end_line(voided, [1]) == "match m1 voided (service shut down): it does not count and is played again"
     lost = pb.MatchEnd(match_id="m2", status="completed", scores=[9, -1.5, 3], ranks=[1, 3, 2], forfeited=[1])
     assert _match_end_line(lost, [1]) == "match m2 completed: seat 1, place 3 of 3 (forfeited) (scores 9, -1.5, 3)"
+    # with the strikes this session saw (the events of the seat's default actions)
+    struck = {1: {"timeout": 2, "error": 1}}
+    assert _match_end_line(lost, [1], struck) == (
+        "match m2 completed: seat 1, place 3 of 3 (forfeited after 3 strikes: 2 time-outs, 1 handed back) "
+        "(scores 9, -1.5, 3)"
+    )
+    one = {1: {"disconnect": 1}}
+    assert "(forfeited after 1 strike: 1 disconnected)" in _match_end_line(lost, [1], one)
+
+
+def test_a_forfeit_says_after_which_strikes(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The end line of a forfeited seat names the strikes that forfeited it, as the events of
+    its default actions told this session (it used to say only "forfeited")."""
+    caplog.set_level(logging.INFO)
+
+    class Broken(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            raise ValueError("a bug")
+
+    result, _ = _play(service, stores, Broken(), "sdk-forfeit-why", policy=FaultPolicy(max_strikes=2))
+    assert result["forfeited"] == [0]
+    ends = [r.getMessage() for r in caplog.records if "sdk-forfeit-why completed" in r.getMessage()]
+    assert len(ends) == 1 and "(forfeited after 2 strikes: 2 handed back)" in ends[0], ends

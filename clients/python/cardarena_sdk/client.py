@@ -305,6 +305,7 @@ async def _session(
         asked: dict[str, dict[int, _Asked]] = {}
         illegal = IllegalAnswers(log)  # the first few of each match in full, then a summary
         seated: dict[str, list[int]] = {}  # this session's seats of each live match (for its end line)
+        struck: dict[str, dict[int, dict[str, int]]] = {}  # its seats' strikes this session saw, by fault
         hand_back = False  # the server takes HandBack (Welcome.hand_back)
 
         def send(question: _Asked, action: object) -> None:
@@ -465,6 +466,9 @@ async def _session(
                 outbox.put_nowait(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
             elif kind == "event":
                 e = message.event
+                if e.is_default and e.fault in STRIKES and e.seat in seated.get(e.match_id, ()):
+                    faults = struck.setdefault(e.match_id, {}).setdefault(e.seat, {})
+                    faults[e.fault] = faults.get(e.fault, 0) + 1
                 hook("on_event", e.match_id, lambda: bot.on_event(e.match_id, e.seat, e.action))
             elif kind == "match_start":
                 start = message.match_start
@@ -476,7 +480,7 @@ async def _session(
                 asked.pop(e.match_id, None)
                 illegal.end(e.match_id)
                 seats = seated.pop(e.match_id, [])
-                log.info("%s", _match_end_line(e, seats))
+                log.info("%s", _match_end_line(e, seats, struck.pop(e.match_id, {})))
                 hook(
                     "on_match_end",
                     e.match_id,
@@ -594,9 +598,16 @@ class _Asked:
         self.deadline = time.monotonic() + self.budget_s
 
 
-def _match_end_line(end: Any, seats: list[int]) -> str:
+STRIKES = {"timeout": "time-out", "disconnect": "disconnected", "illegal": "illegal answers", "error": "handed back"}
+"""The faults that count as strikes (``Event.fault`` of a default action), as the end line
+names them; ``resign`` and ``forfeited`` are not strikes."""
+
+
+def _match_end_line(end: Any, seats: list[int], struck: dict[int, dict[str, int]] | None = None) -> str:
     """How a match ended for this bot, for the log: ``match M completed: seat 1, place 2 of 3
-    (scores 20, 11, 4)``, or that it was voided."""
+    (scores 20, 11, 4)``, or that it was voided.  A seat that forfeited says after which
+    strikes, as far as this session saw them (``struck``: seat -> fault -> count, from the
+    events of its default actions): ``(forfeited after 3 strikes: 2 time-outs, 1 handed back)``."""
     if end.status != "completed":
         reason = f" ({end.reason})" if end.reason else ""
         return f"match {end.match_id} {end.status}{reason}: it does not count and is played again"
@@ -604,9 +615,20 @@ def _match_end_line(end: Any, seats: list[int]) -> str:
     for seat in seats:
         if 0 <= seat < len(end.ranks):
             forfeited = " (forfeited)" if seat in end.forfeited else ""
+            faults = (struck or {}).get(seat, {})
+            if forfeited and faults:
+                total = sum(faults.values())
+                kinds = ", ".join(_counted(n, STRIKES[f]) for f, n in faults.items())
+                forfeited = f" (forfeited after {_counted(total, 'strike')}: {kinds})"
             places.append(f"seat {seat}, place {end.ranks[seat]} of {len(end.ranks)}{forfeited}")
     scores = ", ".join(f"{x:g}" for x in end.scores)
     return f"match {end.match_id} {end.status}: {'; '.join(places) or 'no seat of this session'} (scores {scores})"
+
+
+def _counted(n: int, what: str) -> str:
+    """``1 time-out``, ``2 time-outs``; ``3 illegal answers``, ``2 handed back`` (no plural)."""
+    plural = n != 1 and what in ("strike", "time-out")
+    return f"{n} {what}{'s' if plural else ''}"
 
 
 def _duration(seconds: float) -> str:

@@ -544,7 +544,12 @@ SCHEMAS: dict[str, Any] = {
                 "at the page (or at its bound of 5,000 bots) before the end of the board.",
             },
             "retired": {"type": "boolean", "description": "Whether retired bots are on it."},
-            "min_matches": {"type": "integer", "minimum": 0, "description": "The `min_matches` filter (0: none)."},
+            "min_matches": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_OFFSET,
+                "description": "The `min_matches` filter (0: none).",
+            },
         },
     },
 }
@@ -645,7 +650,7 @@ def openapi_document() -> dict[str, Any]:
                     "in": "query",
                     "description": "Only bots with at least this many rated matches, ranked among themselves; the "
                     "board is then read from the top in batches until the page is full (at most 5,000 bots).",
-                    "schema": {"type": "integer", "minimum": 0, "default": 0},
+                    "schema": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0},
                 },
             ],
             e404="Unknown game",

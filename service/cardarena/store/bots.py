@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,8 +85,9 @@ def check_roster(store: BotStore, names: Sequence[str], *, skip_registered: bool
     admin API's ``{"names": [...]}``): ``(names to register, in order; names already
     registered and skipped)``.  Raises :class:`RosterRefused` when a name is listed twice or is
     not a valid bot name, or, without ``skip_registered``, is already registered."""
-    problems = [f"{name!r} is listed more than once" for name in sorted({n for n in names if names.count(n) > 1})]
-    unique = list(dict.fromkeys(names))
+    listed = Counter(names)
+    problems = [f"{name!r} is listed more than once" for name in sorted(n for n, k in listed.items() if k > 1)]
+    unique = list(listed)  # in order, once each
     for name in unique:
         try:
             check_name(name)
@@ -93,7 +95,7 @@ def check_roster(store: BotStore, names: Sequence[str], *, skip_registered: bool
             problems.append(f"{name!r}: {exc}")
     if problems:
         raise RosterRefused(problems)
-    taken = [n for n in unique if store.exists(n)]
+    taken = [n for n, found in zip(unique, store.exist(unique), strict=True) if found]
     if taken and not skip_registered:
         raise RosterRefused([f"already registered: {', '.join(taken)}"], taken)
     return [n for n in unique if n not in taken], taken
@@ -228,6 +230,13 @@ class BotStore:
     def exists(self, name: str) -> bool:
         """Whether ``name`` is registered."""
         return bool(self.r.exists(self._bot(name)))
+
+    def exist(self, names: Sequence[str]) -> list[bool]:
+        """Whether each of ``names`` is registered, in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for name in names:
+            pipe.exists(self._bot(name))
+        return [bool(found) for found in pipe.execute()]
 
     def get(self, name: str) -> BotRecord | None:
         """One bot with its statistics."""

@@ -25,6 +25,7 @@ COVERED_BY = {
     "mypy": ".ci/run",
     "python -m pytest": ".ci/run",
     "cardarena match": "tests/test_readme.py",
+    "cardarena replay": "tests/test_readme.py",
     "cardarena bot register": "tests/test_readme.py",
     "cardarena bot run": "tests/server_harness.py",
     "cardarena tournament run": "tests/test_tournament_cli.py",
@@ -148,6 +149,14 @@ def test_readme_match_command_runs(tmp_path: Path) -> None:
         replay = json.loads(path.read_text())
         assert replay["seats"] == ["low_card-1", "random-2", "heuristic-3"]
         assert rerun(replay).result().to_json()["ranks"] == replay["result"]["ranks"]
+    # "Why did my bot do that?": the example asked again at its decisions answers as it played
+    command = next(c for c in readme_commands() if c.startswith("cardarena replay"))
+    argv = [a.replace("clients/python/examples", str(ROOT / "clients/python/examples")) for a in shlex.split(command)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", *argv[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.fullmatch(r"0 of \d+ decisions differ", proc.stdout.splitlines()[-1])
 
 
 def test_readme_bot_register_prints_a_working_token(redis_url: str, key_prefix: str) -> None:

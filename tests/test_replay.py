@@ -24,6 +24,7 @@ from cardarena.engine import (
     rerun,
     rerun_from_seed,
 )
+from cardarena.engine import Rerun as RerunByTurn
 
 Rerun = Callable[[dict[str, Any]], State]
 BOTH: list[Rerun] = [rerun, rerun_from_seed]
@@ -132,3 +133,17 @@ def test_an_unfinished_replay_re_runs_from_both(stop: int) -> None:
     for run in BOTH:
         again = run(copy.deepcopy(replay))
         assert again.view_json(None) == state.view_json(None)
+
+
+@pytest.mark.parametrize("game_id", ["skull", "nine_card_golf", "glaves"])
+def test_a_reruns_turns_are_the_seats_asked_at_once_in_their_order(game_id: str) -> None:
+    replay = _replay(game_id, 3 if game_id != "nine_card_golf" else 2, options={})
+    run = RerunByTurn(replay)
+    played = []
+    for turn in run.turns():
+        assert tuple(a.seat for a in turn) == run.state.to_act()  # all asked before any is applied
+        played += turn
+    recorded = [(d, e) for d, deal in enumerate(replay["deals"]) for e in deal["actions"] if "chance" not in e]
+    assert [(a.deal, a.seat, a.action) for a in played] == [(d, e["seat"], e["action"]) for d, e in recorded]
+    assert [a.action_index for a in played] == list(range(len(played)))
+    assert run.state.result().to_json() == replay["result"]

@@ -10,6 +10,7 @@ from typing import Any
 
 from cardarena.engine import games
 from cardarena.engine.cards import is_card_code, label
+from cardarena.engine.replay import annotation_text
 from cardarena.store.retention import pruned_note
 from flask import Blueprint, Response, abort, current_app, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
@@ -23,7 +24,7 @@ from .plot import Plot, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
 from .result_cache import ResultCache
-from .review import annotation_text, bot_match_rows, by_version, head_to_head, match_faults
+from .review import bot_match_rows, by_version, head_to_head, match_faults
 from .sources import MatchFilter, list_matches, match_summary
 
 bp = Blueprint("pages", __name__)

@@ -23,33 +23,6 @@ FAULT_TEXT = {
 """What each fault of a replay (``faults``, an action's ``fault``) means, as the pages say it."""
 
 
-FAULT_SHORT = {
-    "timeout": "time-out",
-    "disconnect": "disconnected",
-    "illegal": "illegal answers",
-    "error": "handed back (error)",
-    "resign": "resigned",
-    "forfeited": "seat forfeited",
-}
-"""An action's ``fault`` annotation in a few words (the replay viewer's log and move list)."""
-
-
-def annotation_text(annotations: Mapping[str, Any]) -> str:
-    """A replay action's annotations (``fault``, ``default``, ``forfeit``) as a reader sees
-    them: ``default action: time-out``, ``... · forfeits the seat``; other keys as ``k=v``."""
-    parts = []
-    fault = annotations.get("fault")
-    if fault is not None:
-        what = FAULT_SHORT.get(str(fault), str(fault))
-        parts.append(f"default action: {what}" if annotations.get("default") else what)
-    elif annotations.get("default"):
-        parts.append("default action")
-    if annotations.get("forfeit"):
-        parts.append("forfeits the seat")
-    parts += [f"{k}={v}" for k, v in annotations.items() if k not in ("fault", "default", "forfeit")]
-    return " · ".join(parts)
-
-
 @dataclass(frozen=True)
 class Fault:
     """One fault of a match, where it happened."""

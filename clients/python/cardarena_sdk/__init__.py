@@ -20,7 +20,8 @@ illegal answer), ``on_event`` (each action), ``on_match_end`` and ``on_result`` 
 1 = first).  The client handles the stream, the token, reconnects with exponential back-off and
 plays many matches at once.  A ``choose`` that raises is logged with its traceback and its
 request handed back: the server plays a default action at once (a fault ``error``, a strike)
-instead of waiting for the clock.
+instead of waiting for the clock.  Why did it play that?  ``cardarena replay FILE --seat N --bot
+my_bot.py`` asks it again at each of its decisions in a recorded match (:mod:`cardarena_sdk.replay`).
 
 A bot file must do nothing but define its bot when imported: ``cardarena match``,
 ``cardarena bot run`` and ``tournament run`` import it (to check it, then in each bot process),

@@ -21,17 +21,24 @@ action is played for that request with the fault ``error`` recorded (a strike), 
 where the client hands the request back (``HandBack``).  An error in ``on_event``,
 ``on_match_end`` or ``on_result`` is logged with its traceback and play goes on, as over the
 wire.  There are no clocks.
+
+With ``replays=DIR`` each match's replay is written there (``docs/replay-format.md``, with its
+faults as the service records them, without ``seq``): ``cardarena replay`` asks the bot its
+decisions again (:mod:`cardarena_sdk.replay`).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from cardarena.engine import Game, MatchRng, State, forfeit_ranks, get_game, public_forms
+from cardarena.engine import Game, MatchRng, State, build_replay, forfeit_ranks, get_game, public_forms
+from cardarena.engine.core import JSON
 from cardarena.wire import codec
 
 from .bot import Bot, IllegalAnswers, LegalAction, MatchResult, builtin_bot, check_bot, not_an_id
@@ -77,6 +84,8 @@ class LocalResult:
     """The id the bot's hooks were given."""
     seat: int = 0
     """The bot's seat at the table."""
+    replay: str = ""
+    """The file its replay was written to (``play(..., replays=DIR)``; ``""``: none)."""
 
 
 def play(
@@ -91,12 +100,15 @@ def play(
     options: dict[str, Any] | None = None,
     max_rejections: int = MAX_REJECTIONS,
     max_strikes: int = MAX_STRIKES,
+    replays: str | Path | None = None,
 ) -> list[LocalResult]:
     """Play ``matches`` matches; ``bot`` sits in ``seat`` (default: rotating), the other
     seats are ``opponents`` (bots or built-in names; default ``random``).
 
     ``max_rejections`` (at least 1) and ``max_strikes`` (0: never forfeit) are the fault
-    policy, as on the service (see the module docstring)."""
+    policy, as on the service (see the module docstring).  ``replays``: a directory (made if
+    missing) to write each match's replay into, ``<game>-00001.json`` and on, as
+    ``cardarena simulate --replays`` does."""
     others = list(opponents) or ["random"] * (players - 1)
     if len(others) != players - 1:
         raise ValueError(f"need {players - 1} opponents, got {len(others)}")
@@ -104,6 +116,11 @@ def play(
         raise ValueError("max_rejections must be at least 1 (there is no clock to end the retries)")
     check_bot(bot)
     rules = get_game(game)
+    out = Path(replays) if replays is not None else None
+    if out is not None:
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"replays={str(out)!r}: exists and is not a directory")
+        out.mkdir(parents=True, exist_ok=True)
     master = random.Random(seed)
     results = []
     for m in range(matches):
@@ -113,6 +130,13 @@ def play(
         seated.insert(mine, bot)
         match = _Match(rules, players, seated, match_seed, f"local-{m + 1}-{match_seed}", options)
         match.play(max_rejections, max_strikes)
+        written = ""
+        if out is not None:
+            names = [_seat_name(o) for o in others]
+            names.insert(mine, _seat_name(bot))
+            path = out / f"{rules.id}-{m + 1:05d}.json"
+            path.write_text(json.dumps(match.replay([f"{n}-{s + 1}" for s, n in enumerate(names)])))
+            written = str(path)
         # Report from the bot's point of view: rotate so index 0 is the bot.
         order = [mine] + [s for s in range(players) if s != mine]
         player = {s: i for i, s in enumerate(order)}
@@ -125,9 +149,25 @@ def play(
                 tuple(LocalFault(player[s], fault, index, forfeit) for s, fault, index, forfeit in match.faults),
                 match.match_id,
                 mine,
+                written,
             )
         )
     return results
+
+
+def _seat_name(bot: Bot | str) -> str:
+    """A seat's bot in a local replay's ``seats`` (before its seat number): a built-in's name,
+    else the bot's ``name`` or class name."""
+    return bot if isinstance(bot, str) else bot.name or type(bot).__name__
+
+
+def seat_request(game: Game, state: State, seat: int) -> tuple[dict[str, Any], list[LegalAction]]:
+    """What ``seat`` is asked with now, as its bot's ``choose(view, legal)`` receives it: its
+    view and its legal actions passed through the wire codec (over the wire, in local play and
+    when ``cardarena replay`` asks a bot again)."""
+    view = codec.decode_view(codec.encode_view(game.id, state.view_json(seat)))
+    legal: list[LegalAction] = codec.decode_legal(codec.encode_legal(game, state.legal_actions(seat)))
+    return view, legal
 
 
 class _Match:
@@ -152,6 +192,8 @@ class _Match:
         self.strikes = [0] * players
         self.forfeited: set[int] = set()
         self.faults: list[tuple[int, str, int, bool]] = []
+        self.notes: dict[int, dict[str, JSON]] = {}
+        """The replay's annotation of each action the bot did not choose (by action index)."""
         self.actions = 0
         self.scores: tuple[float, ...] = ()
         self.ranks: tuple[int, ...] = ()
@@ -174,14 +216,20 @@ class _Match:
                 state.apply_chance(state.sample_chance(rng))
                 continue
             # Every seat asked at once is asked before any answer is applied, as on the service.
-            decisions = [(s, self._decide(s, max_rejections)) for s in seats]
-            for s, (action, fault) in decisions:
+            decisions = [(s, s in self.forfeited, self._decide(s, max_rejections)) for s in seats]
+            for s, was_forfeited, (action, fault) in decisions:
+                if was_forfeited:  # not asked: the service's annotation
+                    self.notes[self.actions] = {"fault": "forfeited", "default": True}
                 if fault:
                     self.strikes[s] += 1
                     forfeit = bool(max_strikes and self.strikes[s] >= max_strikes and s not in self.forfeited)
                     if forfeit:
                         self.forfeited.add(s)
                     self.faults.append((s, fault, self.actions, forfeit))
+                    note: dict[str, JSON] = {"fault": fault, "default": True}
+                    if forfeit:
+                        note["forfeit"] = True
+                    self.notes[self.actions] = note
                 state.apply(s, action)
                 self.actions += 1
                 self._announce(s, action)
@@ -202,6 +250,18 @@ class _Match:
             )
             result = MatchResult(self.match_id, "completed", tuple(held), scores, self.ranks, forfeited)
             _hook("on_result", self.match_id, b.on_result, result)
+
+    def replay(self, seats: list[str]) -> dict[str, JSON]:
+        """The replay of the match played (``seats``: a name per seat), its faults recorded as
+        the service records them (without ``seq``)."""
+        faults: list[JSON] = [{"seat": s, "action_index": index, **self.notes[index]} for s, _, index, _ in self.faults]
+        extra: dict[str, JSON] = {
+            "match_id": self.match_id,
+            "faults": faults,
+            "forfeited": sorted(self.forfeited),
+            "final_ranks": list(self.ranks),
+        }
+        return build_replay(self.state, seed=self.seed, seats=seats, extra=extra, annotations=self.notes)
 
     def _decide(self, seat: int, max_rejections: int) -> tuple[str, str]:
         """The seat's action and its fault (``""``: none): the bot's legal answer, else the
@@ -229,8 +289,7 @@ class _Match:
         if seat in self.forfeited:
             return legal_ids[0], ""
         bot = self.seated[seat]
-        view = codec.decode_view(codec.encode_view(game.id, state.view_json(seat)))
-        legal: list[LegalAction] = codec.decode_legal(codec.encode_legal(game, legal_ids))
+        view, legal = seat_request(game, state, seat)
         offered = frozenset(legal_ids)
         where = f"{self.match_id} (seat {seat})"
         answer = _as_id(

@@ -27,7 +27,7 @@ from .core import (
 )
 from .playout import Policy, play_match, random_policy
 from .registry import games, get_game
-from .replay import FORMAT, ReplayMismatch, build_replay, rerun, rerun_from_seed
+from .replay import FORMAT, RecordedAction, ReplayMismatch, Rerun, build_replay, rerun, rerun_from_seed
 from .rng import MatchRng
 
 __all__ = [
@@ -46,7 +46,9 @@ __all__ = [
     "NotYourTurn",
     "OptionRange",
     "Policy",
+    "RecordedAction",
     "ReplayMismatch",
+    "Rerun",
     "Result",
     "SnapshotView",
     "State",

@@ -1,16 +1,18 @@
 """Replays: the JSON record of a match (``cardarena-replay/1``) and re-running it.
 
 A replay holds every chance outcome, so :func:`rerun` reproduces the match from the replay
-alone; :func:`rerun_from_seed` reproduces it from the seed and the players' actions only.
-The format is documented in ``docs/replay-format.md``.
+alone (:class:`Rerun`: the same, stopping before each turn); :func:`rerun_from_seed`
+reproduces it from the seed and the players' actions only.  The format is documented in
+``docs/replay-format.md``.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from .core import CHANCE, JSON, GameError, IllegalAction, State
 from .registry import get_game
@@ -118,12 +120,127 @@ class _Where:
     def __init__(self) -> None:
         self.deal = 0
         self.action = 0
-        self.what = "opening chance outcome"
+        self.what: str | tuple[int, str] = "opening chance outcome"
+        """What is applied: its description, or ``(seat, action)`` (described when needed)."""
 
     def __str__(self) -> str:
+        what = self.what if isinstance(self.what, str) else f"seat {self.what[0]} {self.what[1]!r}"
         if self.action == 0:
-            return f"deal {self.deal + 1}, {self.what}"
-        return f"deal {self.deal + 1}, action {self.action} ({self.what})"
+            return f"deal {self.deal + 1}, {what}"
+        return f"deal {self.deal + 1}, action {self.action} ({what})"
+
+
+class RecordedAction(NamedTuple):
+    """A player action of a replay, as :meth:`Rerun.turns` stops before it."""
+
+    seat: int
+    action: str
+    deal: int
+    """Its deal, counted from 0 (``deals[deal]``)."""
+    position: int
+    """Its place in the deal's ``actions``, counted from 0 (chance entries count)."""
+    action_index: int
+    """The player actions of the match before it (chance outcomes not counted): the
+    ``action_index`` of the replay's ``faults`` and ``refused``."""
+    step: int
+    """The replay viewer's step that shows it played: each deal's opening outcome and each
+    recorded entry is one step, the first deal is step 0 (the dashboard's numbering)."""
+    notes: Mapping[str, JSON]
+    """The other keys recorded with it: ``fault``, ``default``, ``forfeit`` (docs/replay-format.md)."""
+
+
+class Rerun:
+    """A replay re-run from its recorded chance outcomes, one turn at a time: :meth:`turns`
+    stops before the actions of each turn, with :attr:`state` as the seats were asked.
+
+    A turn is what the match runner asks at once: the seats of ``State.to_act()``, every one
+    asked before any answer is applied (simultaneous choices), their answers then applied in
+    that order; it is one action for an ordinary turn.  The recorded actions that follow a
+    position in ``to_act()`` order form its turn.  :func:`rerun` is a whole :class:`Rerun`.
+
+    ``applied``, if given, is called right after each recorded action is applied, with it
+    (:attr:`state` is then the state after it: what the seats are told of it is read there).
+    """
+
+    def __init__(self, replay: Mapping[str, Any], applied: Callable[[RecordedAction], None] | None = None) -> None:
+        _check_format(replay)
+        game = get_game(replay["game"])
+        players = int(replay.get("players") or len(replay["seats"]))
+        self.replay = replay
+        self.applied = applied
+        self.state: State = game.new_state(players, replay["options"])
+        """The match as re-run so far: read it (``view_json``, ``legal_actions``) between turns,
+        never change it; the re-run advances it in place."""
+
+    def turns(self) -> Iterator[tuple[RecordedAction, ...]]:
+        """Each turn's recorded actions, before they are applied (iterate once).
+
+        Checks each deal's scores when it ends, then the number of deals and the result.  An
+        error of the rules is raised with its type kept and where it happened in front of its
+        message (``deal 2, action 17 (seat 1 'play:JH'): JH is not in your hand``)."""
+        state, replay = self.state, self.replay
+        where = _Where()
+        step = acted = 0
+        try:
+            for number, deal in enumerate(replay["deals"]):
+                where.deal, where.action, where.what = number, 0, "opening chance outcome"
+                state.apply_chance(opening_outcome(deal))
+                entries = deal["actions"]
+                index = 0
+                while index < len(entries):
+                    entry = entries[index]
+                    where.action = index + 1
+                    if "chance" in entry:
+                        where.what = f"chance {_short(entry['chance'])}"
+                        state.apply_chance(entry["chance"])
+                        index += 1
+                        continue
+                    seats = state.to_act()
+                    if len(seats) == 1:  # an ordinary turn (or an action out of turn, refused when applied)
+                        turn: tuple[RecordedAction, ...] = (_recorded(entry, number, index, acted, step + 1 + index),)
+                    else:
+                        turn = tuple(
+                            _recorded(entries[at], number, at, acted + at - index, step + 1 + at)
+                            for at in range(index, index + _turn_length(seats, entries, index))
+                        )
+                    yield turn
+                    for played in turn:
+                        where.action, where.what = played.position + 1, (played.seat, played.action)
+                        state.apply(played.seat, played.action)
+                        if self.applied is not None:
+                            self.applied(played)
+                    index += len(turn)
+                    acted += len(turn)
+                step += 1 + len(entries)
+                _check_deal_scores(state, number, deal)
+        except ReplayMismatch:
+            raise
+        except GameError as exc:
+            raise _located(exc, str(where)) from exc
+        if len(state.deal_records()) != len(replay["deals"]):
+            raise ReplayMismatch(f"{len(replay['deals'])} deals recorded, the engine has {len(state.deal_records())}")
+        _check_result(state, replay)
+
+
+def _turn_length(seats: Sequence[int], entries: Sequence[Mapping[str, Any]], index: int) -> int:
+    """How many of the entries from ``index`` on are one turn: the actions of ``seats`` (those
+    asked now), in that order (at least one: an action by a seat not asked is applied alone,
+    and applying it says why it does not fit)."""
+    length = 0
+    for seat in seats:
+        at = index + length
+        if at >= len(entries) or "chance" in entries[at] or int(entries[at]["seat"]) != seat:
+            break
+        length += 1
+    return max(1, length)
+
+
+_NO_NOTES: Mapping[str, JSON] = MappingProxyType({})
+
+
+def _recorded(entry: Mapping[str, Any], deal: int, index: int, action_index: int, step: int) -> RecordedAction:
+    notes = {str(k): v for k, v in entry.items() if k not in ("seat", "action")} if len(entry) > 2 else _NO_NOTES
+    return RecordedAction(int(entry["seat"]), str(entry["action"]), deal, index, action_index, step, notes)
 
 
 def rerun(replay: Mapping[str, Any]) -> State:
@@ -133,32 +250,10 @@ def rerun(replay: Mapping[str, Any]) -> State:
     fit) is raised with its type kept and where it happened in front of its message
     (``deal 2, action 17 (seat 1 'play:JH'): JH is not in your hand``).
     """
-    _check_format(replay)
-    game = get_game(replay["game"])
-    players = int(replay.get("players") or len(replay["seats"]))
-    state = game.new_state(players, replay["options"])
-    where = _Where()
-    try:
-        for number, deal in enumerate(replay["deals"]):
-            where.deal, where.action, where.what = number, 0, "opening chance outcome"
-            state.apply_chance(opening_outcome(deal))
-            for index, entry in enumerate(deal["actions"]):
-                where.action = index + 1
-                if "chance" in entry:
-                    where.what = f"chance {_short(entry['chance'])}"
-                    state.apply_chance(entry["chance"])
-                else:
-                    where.what = f"seat {entry['seat']} {str(entry['action'])!r}"
-                    state.apply(int(entry["seat"]), str(entry["action"]))
-            _check_deal_scores(state, number, deal)
-    except ReplayMismatch:
-        raise
-    except GameError as exc:
-        raise _located(exc, str(where)) from exc
-    if len(state.deal_records()) != len(replay["deals"]):
-        raise ReplayMismatch(f"{len(replay['deals'])} deals recorded, the engine has {len(state.deal_records())}")
-    _check_result(state, replay)
-    return state
+    run = Rerun(replay)
+    for _ in run.turns():
+        pass
+    return run.state
 
 
 def rerun_from_seed(replay: Mapping[str, Any]) -> State:
@@ -199,7 +294,7 @@ def rerun_from_seed(replay: Mapping[str, Any]) -> State:
             if position >= len(actions):
                 break
             number, index, seat, action = actions[position]
-            where.deal, where.action, where.what = number, index + 1, f"seat {seat} {action!r}"
+            where.deal, where.action, where.what = number, index + 1, (seat, action)
             state.apply(seat, action)
             position += 1
     except ReplayMismatch:
@@ -279,3 +374,30 @@ def _check_result(state: State, replay: Mapping[str, Any]) -> None:
     # ``won`` is optional (replays written before it existed lack it): compare when both have it.
     if "won" in got and recorded.get("won") is not None and got["won"] != recorded["won"]:
         raise ReplayMismatch(f"result won {got['won']} != recorded {recorded['won']}")
+
+
+FAULT_SHORT = {
+    "timeout": "time-out",
+    "disconnect": "disconnected",
+    "illegal": "illegal answers",
+    "error": "handed back (error)",
+    "resign": "resigned",
+    "forfeited": "seat forfeited",
+}
+"""An action's ``fault`` annotation in a few words (the replay viewer, ``cardarena replay``)."""
+
+
+def annotation_text(annotations: Mapping[str, Any]) -> str:
+    """A replay action's annotations (``fault``, ``default``, ``forfeit``) as a reader sees
+    them: ``default action: time-out``, ``... · forfeits the seat``; other keys as ``k=v``."""
+    parts = []
+    fault = annotations.get("fault")
+    if fault is not None:
+        what = FAULT_SHORT.get(str(fault), str(fault))
+        parts.append(f"default action: {what}" if annotations.get("default") else what)
+    elif annotations.get("default"):
+        parts.append("default action")
+    if annotations.get("forfeit"):
+        parts.append("forfeits the seat")
+    parts += [f"{k}={v}" for k, v in annotations.items() if k not in ("fault", "default", "forfeit")]
+    return " · ".join(parts)

@@ -1,0 +1,175 @@
+"""``cardarena replay FILE --seat N [--bot SPEC] [--step K] [--json]``: a seat's decisions in
+a recorded match, and a bot asked them again (:mod:`cardarena_sdk.replay`)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from cardarena.cliargs import at_least
+from cardarena.engine import get_game
+from cardarena.engine.replay import annotation_text
+
+from .bot import legal_ids, load_bot
+from .replay import Decision, Reasked, ReplayError, decisions, load, reask
+
+
+def register(sub: Any) -> None:
+    """Add ``cardarena replay`` to the ``cardarena`` command's subparsers."""
+    cmd = sub.add_parser(
+        "replay",
+        help="a seat's decisions in a recorded match; with --bot, ask your bot them again",
+        description="Re-run a replay (cardarena match/simulate --replays, local.play(replays=...), the dashboard's "
+        "GET /api/v1/matches/<id>/replay) and list one seat's decisions: the step (the dashboard replay viewer's), "
+        "the request's seq when recorded, the legal actions, the action played and its fault. With --bot, the bot "
+        "is called as in a live match (on_event, choose, on_match_end, on_result) while the recorded actions are "
+        "applied, and each decision where it now answers otherwise is marked.",
+    )
+    cmd.add_argument("file", metavar="FILE", help="the replay (a cardarena-replay/1 JSON file)")
+    cmd.add_argument("--seat", type=at_least(0), required=True, help="the seat whose decisions to show (from 0)")
+    cmd.add_argument("--bot", metavar="SPEC", help="a bot file (my_bot.py) or built-in name to ask again")
+    cmd.add_argument("--seed", default=None, help="seed of a built-in bot's random choices (default: random)")
+    cmd.add_argument(
+        "--step", type=at_least(0), metavar="K", help="stop at the decision of step K and print its full view"
+    )
+    cmd.add_argument(
+        "--debug",
+        action="store_true",
+        help="with --bot and --step: open the debugger (breakpoint()) right before choose is called at step K",
+    )
+    cmd.add_argument("--json", action="store_true", help="print the decisions as a JSON list")
+    cmd.set_defaults(func=_replay)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    if args.debug and (args.bot is None or args.step is None):
+        return _error("--debug needs --bot and --step")
+    try:
+        data = load(args.file)
+    except ReplayError as exc:
+        return _error(f"{args.file}: {exc}")
+    bot = None
+    if args.bot is not None:
+        try:
+            bot = load_bot(args.bot, args.seed)
+        except ValueError as exc:
+            return _error(str(exc))
+    try:  # the replay is checked whole here, before anything is printed
+        rows: Iterator[Reasked | Decision] = (
+            decisions(data, args.seat)
+            if bot is None
+            else reask(data, args.seat, bot, debug_step=args.step if args.debug else None)
+        )
+    except ReplayError as exc:
+        return _error(f"{args.file}: {exc}")
+    if not args.json:
+        print(_header(data, args.seat, bot is not None))
+    # The bot's prints and its hooks' errors go beside the listing: to stderr under --json.
+    out = sys.stderr if args.json else sys.stdout
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    sdk_log = logging.getLogger("cardarena_sdk")
+    sdk_log.addHandler(handler)
+    kept: list[Reasked | Decision] = []
+    beyond = None  # with --step: the first decision after it
+    try:
+        with contextlib.redirect_stdout(out):
+            for row in rows:
+                if args.step is not None and _decision(row).step > args.step:
+                    beyond = _decision(row).step
+                    break
+                kept.append(row)
+                if not args.json:
+                    _show(row, args.step)
+                if _decision(row).step == args.step:
+                    break
+    finally:
+        sdk_log.removeHandler(handler)
+    if args.step is not None and not (kept and _decision(kept[-1]).step == args.step):
+        near = [_decision(r).step for r in kept[-1:]] + ([] if beyond is None else [beyond])
+        nearest = "the nearest: step " + " and step ".join(map(str, near)) if near else "it has no decisions"
+        return _error(f"step {args.step} is not a decision of seat {args.seat}; {nearest}")
+    if args.json:
+        print(json.dumps([row.to_json() for row in kept]))
+    else:
+        print(_summary(kept, args.step))
+    return 0
+
+
+def _decision(row: Reasked | Decision) -> Decision:
+    return row.decision if isinstance(row, Reasked) else row
+
+
+def _error(message: str) -> int:
+    print(f"cardarena: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _header(replay: dict[str, Any], seat: int, asking: bool) -> str:
+    game = get_game(str(replay["game"]))
+    seats = list(replay.get("seats") or [])
+    name = f" ({seats[seat]})" if seat < len(seats) else ""
+    match = f" {replay['match_id']}," if replay.get("match_id") else ""
+    players = int(replay.get("players") or len(seats))
+    again = ", asked again" if asking else ""
+    return f"{game.name},{match} {players} players: seat {seat}{name}{again} (step: the dashboard's replay step)"
+
+
+def _show(row: Reasked | Decision, step: int | None) -> None:
+    """One decision's line (its traceback below it), and its full view at ``--step``."""
+    decision = _decision(row)
+    print(_line(decision) + (_answer(row) if isinstance(row, Reasked) else ""))
+    if isinstance(row, Reasked) and row.error:
+        print("    " + row.error.replace("\n", "\n    "))
+    if decision.step == step:
+        print(f"--- step {decision.step}: the view seat {decision.seat} was asked with ---")
+        print(json.dumps(decision.view, indent=2, ensure_ascii=False))
+        print("--- its legal actions ---")
+        width = max(len(a.id) for a in decision.legal)
+        for a in decision.legal:
+            print(f"  {a.id:<{width}}  {a.label}" + ("  <- played" if a.id == decision.played else ""))
+
+
+def _line(d: Decision) -> str:
+    parts = [f"step {d.step:>4}", f"deal {d.deal}"]
+    if d.seq is not None:
+        parts.append(f"seq {d.seq}")
+    hand = d.view.get("hand")
+    if isinstance(hand, list):
+        parts.append("hand " + " ".join(map(str, hand)))
+    parts.append(f"legal {legal_ids(d.legal, 8)}")
+    parts.append(f"played {d.played!r}")
+    notes = {k: v for k, v in (("fault", d.fault), ("default", d.default), ("forfeit", d.forfeit)) if v}
+    if notes:
+        parts.append(f"[{annotation_text(notes)}]")
+    if d.refused:
+        answers = "an illegal answer" if d.refused == 1 else f"{d.refused} illegal answers"
+        parts.append(f"[{answers} refused first: {d.refused_reason}]")
+    return "  ".join(parts)
+
+
+def _answer(row: Reasked) -> str:
+    differs = "  <- differs" if row.differs else ""
+    if not row.decision.asked:
+        return "  now: not asked (nor was it then)"
+    if row.error:
+        return f"  now: choose raised {row.error.splitlines()[-1]}{differs}"
+    if row.illegal:
+        return f"  now {row.answer!r}: {row.illegal}{differs}"
+    return f"  now {row.answer!r}{differs}"
+
+
+def _summary(rows: list[Reasked | Decision], step: int | None) -> str:
+    """``N of M decisions differ`` (M: those the bot was asked), or ``M decisions``."""
+    upto = f" up to step {step}" if step is not None else ""
+    asked = [r for r in rows if isinstance(r, Reasked) and r.decision.asked]
+    if not any(isinstance(r, Reasked) for r in rows):
+        return f"{len(rows)} decisions{upto}"
+    unasked = len(rows) - len(asked)
+    also = f" ({unasked} more not asked: the seat had forfeited or resigned)" if unasked else ""
+    return f"{sum(r.differs for r in asked)} of {len(asked)} decisions differ{upto}{also}"

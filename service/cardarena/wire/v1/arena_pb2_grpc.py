@@ -102,7 +102,9 @@ class Arena:
 
 
 class AdminStub:
-    """Bot administration (requires the admin token in the metadata).
+    """Bot administration, on the bots' port.  Every call needs the admin token in the metadata,
+    "authorization: Bearer <token>": the service's CARDARENA_ADMIN_TOKEN (unset or empty: every
+    call is PERMISSION_DENIED).  A wrong or missing token is UNAUTHENTICATED.
     """
 
     def __init__(self, channel):
@@ -124,7 +126,9 @@ class AdminStub:
 
 
 class AdminServicer:
-    """Bot administration (requires the admin token in the metadata).
+    """Bot administration, on the bots' port.  Every call needs the admin token in the metadata,
+    "authorization: Bearer <token>": the service's CARDARENA_ADMIN_TOKEN (unset or empty: every
+    call is PERMISSION_DENIED).  A wrong or missing token is UNAUTHENTICATED.
     """
 
     def RegisterBot(self, request, context):
@@ -163,7 +167,9 @@ def add_AdminServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Admin:
-    """Bot administration (requires the admin token in the metadata).
+    """Bot administration, on the bots' port.  Every call needs the admin token in the metadata,
+    "authorization: Bearer <token>": the service's CARDARENA_ADMIN_TOKEN (unset or empty: every
+    call is PERMISSION_DENIED).  A wrong or missing token is UNAUTHENTICATED.
     """
 
     @staticmethod

@@ -8,6 +8,7 @@ through ``TournamentStore`` with the tournament package's pure ``compute``/``rat
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,10 @@ XSS = "<script>alert(1)</script>"
 """A hostile bot name: every page must show it as text."""
 GAME = "glaves"
 BOTS = ("alpha", "beta", XSS)
+LONG_NAME = "monte_carlo_tree_search_with_information_set_determinization"
+"""A long bot name with nowhere to break a line (no space, no hyphen): wider than a phone."""
+LEAGUE = (*BOTS, LONG_NAME, "counterfactual_regret_minimisation_v2", "gamma", "delta", "epsilon")
+"""Eight entrants, two of them long-named, as a course's league has."""
 
 
 @dataclass
@@ -29,6 +34,8 @@ class Seeded:
     """What :func:`seed` wrote."""
 
     tournament: str
+    bots: tuple[str, ...] = BOTS
+    """The entrants."""
     finished: list[str] = field(default_factory=list)
     """Finished match ids (with replays)."""
     pending: list[str] = field(default_factory=list)
@@ -59,17 +66,18 @@ def finish_match(url: str, seeded: Seeded, mid: str) -> None:
         Outcome(mid, spec.seats, tuple(result["scores"]), tuple(result["ranks"]), mid.rsplit(":", 1)[-1])
     )
     tournaments.apply_rating(spec.game, mid, spec.seats, lambda cur: rate_match(cur, spec.seats, result["ranks"]))
-    snapshot = compute(seeded.outcomes, BOTS, resamples=200)
+    snapshot = compute(seeded.outcomes, seeded.bots, resamples=200)
     tournaments.save_standings(seeded.tournament, snapshot.to_json())
     if mid in seeded.pending:
         seeded.pending.remove(mid)
     seeded.finished.append(mid)
 
 
-def seed(url: str, *, tournament: str = "cup", finished: int = 4) -> Seeded:
-    """Three bots, a two-player Glaves round robin of one deal per match; ``finished`` played."""
+def seed(url: str, *, tournament: str = "cup", finished: int = 4, entrants: Sequence[str] = BOTS) -> Seeded:
+    """``entrants`` (three bots), a two-player Glaves round robin of one deal per match;
+    ``finished`` played."""
     matches, tournaments, bots = _stores(url)
-    for name in BOTS:
+    for name in entrants:
         if not bots.exists(name):
             bots.register(name)
     bots.count("beta", "timeouts", 2)
@@ -79,18 +87,18 @@ def seed(url: str, *, tournament: str = "cup", finished: int = 4) -> Seeded:
         name="Spring <Cup> & friends",
         game=GAME,
         players=2,
-        entrants=BOTS,
+        entrants=tuple(entrants),
         deal_sets=2,
         options={"deals": 1},
     )
     tournaments.create(t)
     schedule = []
     for deal in range(2):
-        for a, b in itertools.permutations(BOTS, 2):
-            i, j = BOTS.index(a), BOTS.index(b)
+        for a, b in itertools.permutations(entrants, 2):
+            i, j = entrants.index(a), entrants.index(b)
             schedule.append({"match_id": f"{tournament}:0:{i}{j}:{deal}", "seats": [a, b], "deal": deal})
     tournaments.start(tournament, schedule)
-    seeded = Seeded(tournament)
+    seeded = Seeded(tournament, tuple(entrants))
     for entry in schedule:
         spec = MatchSpec(
             match_id=entry["match_id"],
@@ -181,3 +189,29 @@ def seed_ratings(url: str, game: str, ratings: dict[str, tuple[float, float, int
 
     items = [(f"board:{name}", [name], fixed(name, *r)) for name, r in ratings.items()]
     assert all(tournaments.apply_ratings(game, items))
+
+
+def store_faulted_match(url: str, mid: str, seats: tuple[str, ...]) -> dict[str, Any]:
+    """A finished two-player Glaves match whose seat 0 timed out twice (seq 3 and 5), the second
+    time forfeiting, as the service annotates and records it; its replay."""
+    matches = MatchStore(client_for(url))
+    spec = MatchSpec(match_id=mid, game="glaves", players=2, seats=seats, seed=11, options={"deals": 1})
+    assert matches.enqueue(spec)
+    assert matches.claim("review-test", wait_s=1.0) == spec
+    policies = [random_policy(MatchRng(f"11/{s}")) for s in range(2)]
+    state = play_match("glaves", 2, policies, seed=11, options=spec.options)
+    replay = build_replay(state, seed=11, seats=seats, extra={"match_id": mid})
+    actions = replay["deals"][0]["actions"]
+    mine = [i for i, a in enumerate(actions) if a.get("seat") == 0 and "chance" not in a][:2]
+    actions[mine[0]].update({"fault": "timeout", "default": True})
+    actions[mine[1]].update({"fault": "timeout", "default": True, "forfeit": True})
+    replay["faults"] = [
+        {"seat": 0, "action_index": mine[0], "seq": 3, "fault": "timeout", "default": True},
+        {"seat": 0, "action_index": mine[1], "seq": 5, "fault": "timeout", "default": True, "forfeit": True},
+    ]
+    replay["refused"] = [{"seat": 1, "action_index": 0, "seq": 1, "count": 2, "reason": "<b>not yours</b>"}]
+    replay["forfeited"] = [0]
+    result = state.result().to_json()
+    result.update({"ranks": [2, 1], "strikes": [2, 0], "forfeited": [0]})
+    assert matches.complete(mid, "review-test", result, replay)
+    return replay

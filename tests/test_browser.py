@@ -13,6 +13,7 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cardarena.store.connection import client_for
@@ -20,7 +21,17 @@ from cardarena.store.matches import MatchStore
 from cardarena_dashboard import create_app
 from werkzeug.serving import make_server
 
-from .dashboard_data import XSS, Seeded, finish_match, seed, seed_schedules, store_game_match
+from .dashboard_data import (
+    LEAGUE,
+    LONG_NAME,
+    XSS,
+    Seeded,
+    finish_match,
+    seed,
+    seed_schedules,
+    store_faulted_match,
+    store_game_match,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -201,48 +212,131 @@ def test_schedules_and_bots_pages_in_a_real_browser(
 
 
 PHONE = (390, 844)
-"""A phone's viewport (CSS pixels)."""
+"""A phone's screen (CSS pixels)."""
 
 
-def test_pages_fit_a_phone_screen(server: str, browser: webdriver.Chrome, redis_url: str, key_prefix: str) -> None:
-    """At a phone's width no page scrolls sideways: a wide table scrolls inside its own box,
-    which a keyboard can focus (and so scroll); the rating plot shrinks to the screen."""
+def _phone(driver: webdriver.Chrome) -> None:
+    """Make the browser a phone: a 390 x 844 touch screen at device scale 2, in Chrome's mobile
+    mode, where ``<meta name="viewport">`` applies as on a phone and a page wider than the
+    screen widens the layout viewport (``window.innerWidth``), shown zoomed out."""
+    metrics = {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 2, "mobile": True}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+
+
+def _phone_shot(driver: webdriver.Chrome, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / f"phone-{name}.png"))
+
+
+def _rect(driver: webdriver.Chrome, element: Any) -> dict[str, float]:
+    return dict(driver.execute_script("return arguments[0].getBoundingClientRect().toJSON()", element))
+
+
+LOADED = "return document.readyState === 'complete'"
+
+
+def _tap(driver: webdriver.Chrome, element: Any) -> None:
+    """A finger's tap on the middle of ``element`` (touch events, scrolled into view first)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    box = _rect(driver, element)
+    # the touch lands on the screen: where the page shows the element, zoomed out or not
+    scale, left, top = driver.execute_script(
+        "var v = window.visualViewport; return [v.scale, v.offsetLeft, v.offsetTop]"
+    )
+    point = {
+        "x": (box["left"] + box["width"] / 2 - left) * scale,
+        "y": (box["top"] + box["height"] / 2 - top) * scale,
+    }
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def test_every_page_kind_fits_a_phone_screen(
+    server: str, browser: webdriver.Chrome, redis_url: str, key_prefix: str
+) -> None:
+    """On a phone no page is wider than the screen (it would open zoomed out, its text tiny): a
+    long bot_name wraps, a wide table scrolls inside its own box, which a keyboard can focus
+    (and so scroll); the rating plot is the narrow one, shown at its own size; the navigation
+    is a finger's size and a form field does not make the phone zoom in."""
     wide, _ = store_game_match(redis_url, "gleek", 3)  # its seat table has 16 columns
     long, _ = store_game_match(redis_url, "glaves", 3, deals=5)  # 255 moves
+    store_faulted_match(redis_url, "review-phone", (LONG_NAME, XSS))
     seeded = seed(redis_url)
     seed_schedules(redis_url)
-    browser.set_window_size(*PHONE)
-    for path in [
-        "/",
-        "/tournaments",
-        "/tournaments/cup",
-        "/matches?tournament=cup",
-        "/bots",
-        "/bots/beta",
-        "/games",
-        "/games/glaves?retired=1",
-        f"/matches/{seeded.finished[0]}?pov=all&step=5",
-        f"/matches/{wide}?pov=all&step=40",
-        f"/matches/{seeded.pending[0]}",
-        f"/matches/{seeded.finished[0]}/moves?pov=0",
-        f"/matches/{long}/moves?pov=all",
-        "/api",
-    ]:
+    league = seed(redis_url, tournament="league", entrants=LEAGUE, finished=24)
+    _phone(browser)
+    pages = {
+        "home": "/",
+        "tournaments": "/tournaments",
+        "tournament": "/tournaments/league",
+        "matches": "/matches?tournament=league",
+        "bots": "/bots",
+        "bot": f"/bots/{LONG_NAME}",
+        "games": "/games",
+        "leaderboard": "/games/glaves?retired=1",
+        "replay-faults": "/matches/review-phone?pov=0&step=5",
+        "replay-open": f"/matches/{league.finished[0]}?pov=all&step=5",
+        "replay-wide": f"/matches/{wide}?pov=all&step=40",
+        "match-running": f"/matches/{seeded.pending[0]}",
+        "moves": "/matches/review-phone/moves?pov=1",
+        "moves-long": f"/matches/{long}/moves?pov=all",
+        "api": "/api",
+    }
+    for name, path in pages.items():
         browser.get(server + path)
-        inner = browser.execute_script("return window.innerWidth")
-        assert inner <= PHONE[0]
-        width = browser.execute_script("return document.scrollingElement.scrollWidth")
-        assert width <= inner, (path, width, inner)
+        inner, width = browser.execute_script("return [window.innerWidth, document.documentElement.scrollWidth]")
+        # wider than the phone, a page widens the layout viewport (innerWidth) and opens zoomed out
+        assert width <= inner == PHONE[0], (path, width, inner)
+        for link in browser.find_elements(By.CSS_SELECTOR, "header.top nav a"):
+            assert _rect(browser, link)["height"] >= 44, (path, link.text)
+        _phone_shot(browser, name)
     # the replay's seat table is wider than the phone: it scrolls in its box, by keyboard too
     browser.get(f"{server}/matches/{wide}?pov=all&step=40")
     box = browser.find_element(By.CSS_SELECTOR, ".view .table-scroll")
     assert browser.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", box)
     assert box.get_attribute("tabindex") == "0" and box.get_attribute("role") == "region"
-    _shot(browser, "replay-phone", width=PHONE[0])
-    browser.set_window_size(*PHONE)
-    browser.get(f"{server}/tournaments/cup")
+    # the rating plot: the narrow layout, drawn at (about) its own size, so its labels keep theirs
+    browser.get(f"{server}/tournaments/league")
     plot = browser.find_element(By.CSS_SELECTOR, "img.plot")
-    assert browser.execute_script("return arguments[0].getBoundingClientRect().right", plot) <= PHONE[0]
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return arguments[0].complete", plot))
+    assert "narrow=1" in browser.execute_script("return arguments[0].currentSrc", plot)
+    natural = browser.execute_script("return arguments[0].naturalWidth", plot)
+    shown = _rect(browser, plot)
+    assert natural == 360 and shown["width"] >= 0.9 * natural and shown["right"] <= PHONE[0]
+    # 16 px: focusing a field does not zoom the phone into it
+    browser.get(f"{server}/matches")
+    for field in browser.find_elements(By.CSS_SELECTOR, ".filters input, .filters select"):
+        assert float(field.value_of_css_property("font-size").removesuffix("px")) >= 16
+    _no_console_errors(browser)
+
+
+def test_replay_is_stepped_by_tapping_on_a_phone(
+    server: str, browser: webdriver.Chrome, redis_url: str, key_prefix: str
+) -> None:
+    """On a phone the replay's four buttons sit side by side, each a finger's size; a tap on
+    next or prev moves the step, and the new step opens at the stepper, its action and view
+    below it, not at the top of the page a screen of seats and faults away."""
+    store_faulted_match(redis_url, "review-phone", (LONG_NAME, XSS))
+    _phone(browser)
+    browser.get(f"{server}/matches/review-phone?pov=0&step=5")
+    boxes = [_rect(browser, browser.find_element(By.ID, f"step-{k}")) for k in ("first", "prev", "next", "last")]
+    for box in boxes:
+        assert box["width"] >= 44 and box["height"] >= 44, box
+        assert box["left"] >= 0 and box["right"] <= PHONE[0], box
+    assert len({round(box["top"]) for box in boxes}) == 1  # one row
+    assert [box["left"] for box in boxes] == sorted(box["left"] for box in boxes)
+    for pill in browser.find_elements(By.CSS_SELECTOR, "nav.pov a"):
+        assert _rect(browser, pill)["height"] >= 44, pill.text
+    wait = WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,))
+    for button, expected in (("step-next", "6"), ("step-next", "7"), ("step-prev", "6")):
+        _tap(browser, browser.find_element(By.ID, button))
+        wait.until(lambda d, step=expected: _step(d) == step and d.execute_script(LOADED))
+        assert "pov=0" in browser.current_url
+        for shown in ("stepper", "current-action"):
+            box = _rect(browser, browser.find_element(By.ID, shown))
+            assert box["top"] >= 0 and box["bottom"] <= PHONE[1], (expected, shown, box)
+    _phone_shot(browser, "replay-stepped")
     _no_console_errors(browser)
 
 

@@ -29,6 +29,7 @@ from .dashboard_data import (
     seed,
     seed_ratings,
     seed_schedules,
+    store_faulted_match,
     store_game_match,
 )
 
@@ -310,6 +311,29 @@ def test_bot_page_shows_faults_and_rating(client: FlaskClient, seeded: Seeded) -
     assert "<polyline" in client.get("/bots/beta/ratings/glaves.svg").get_data(as_text=True)
     assert "no rating history" in client.get("/bots/beta/ratings/skull.svg").get_data(as_text=True)
     assert "token" not in html.lower()
+
+
+def test_a_phone_gets_the_narrow_rating_plot(client: FlaskClient, seeded: Seeded) -> None:
+    """Below 600 px the pages ask for the narrow layout (``?narrow=1``): the same lines and
+    labels, the same text size, 360 wide, so a phone shows it at about its own size."""
+    page = client.get("/tournaments/cup").get_data(as_text=True)
+    assert '<source media="(max-width: 600px)" srcset="/tournaments/cup/ratings.svg?narrow=1" width="360"' in page
+    assert 'srcset="/bots/beta/ratings/glaves.svg?narrow=1"' in client.get("/bots/beta").get_data(as_text=True)
+    wide = client.get("/tournaments/cup/ratings.svg").get_data(as_text=True)
+    narrow = client.get("/tournaments/cup/ratings.svg?narrow=1").get_data(as_text=True)
+    assert 'class="plot" font-family="sans-serif" width="640"' in wide
+    assert 'class="plot" font-family="sans-serif" width="360" height="260" viewBox="0 0 360 260"' in narrow
+    for bot in ("alpha", "beta"):
+        assert _plot_rating(narrow, bot) == _plot_rating(wide, bot)
+    assert re.findall(r'font-size="(\d+)"', narrow) == re.findall(r'font-size="(\d+)"', wide)
+    xs = [float(p.split(",")[0]) for line in re.findall(r'points="([^"]+)"', narrow) for p in line.split()]
+    assert xs and max(xs) <= 360 - 120  # the lines leave the labels their room
+    empty = client.get("/bots/beta/ratings/skull.svg?narrow=1").get_data(as_text=True)
+    assert 'width="360" height="40"' in empty and "no rating history" in empty
+    for url in ("/tournaments/cup/ratings.svg", "/bots/beta/ratings/glaves.svg"):
+        for bad in ("2", "yes", ""):
+            response = client.get(f"{url}?narrow={bad}")
+            assert response.status_code == 400 and "narrow must be 0 or 1" in response.get_data(as_text=True)
 
 
 def test_match_list_paginates_and_filters(client: FlaskClient, seeded: Seeded) -> None:
@@ -850,7 +874,7 @@ def test_move_list_lists_every_step_once_linked_by_deal(client: FlaskClient, red
         assert sorted(listed) == [s.index for s in steps]
         for step in steps:
             body = listed[step.index]
-            assert f'<a href="/matches/{mid}?step={step.index}&amp;pov={pov}">' in body
+            assert f'<a href="/matches/{mid}?step={step.index}&amp;pov={pov}#stepper">' in body
             if step.seat is not None:
                 assert f'seat {step.seat} <span class="bot">({replay["seats"][step.seat]})</span>' in body
                 assert f'title="{step.action}"' in body  # Glaves: every play is public
@@ -1022,37 +1046,8 @@ def test_the_replay_viewer_re_runs_the_replay_once_per_request(
     assert runs == [len(steps)]
 
 
-def _store_faulted_match(url: str, mid: str, seats: tuple[str, ...]) -> dict[str, Any]:
-    """A finished two-player Glaves match whose seat 0 timed out twice (seq 3 and 5), the second
-    time forfeiting, as the service annotates and records it; its replay."""
-    from cardarena.engine import MatchRng, build_replay, play_match, random_policy
-    from cardarena.store.matches import MatchSpec
-
-    matches = MatchStore(client_for(url))
-    spec = MatchSpec(match_id=mid, game="glaves", players=2, seats=seats, seed=11, options={"deals": 1})
-    assert matches.enqueue(spec)
-    assert matches.claim("review-test", wait_s=1.0) == spec
-    policies = [random_policy(MatchRng(f"11/{s}")) for s in range(2)]
-    state = play_match("glaves", 2, policies, seed=11, options=spec.options)
-    replay = build_replay(state, seed=11, seats=seats, extra={"match_id": mid})
-    actions = replay["deals"][0]["actions"]
-    mine = [i for i, a in enumerate(actions) if a.get("seat") == 0 and "chance" not in a][:2]
-    actions[mine[0]].update({"fault": "timeout", "default": True})
-    actions[mine[1]].update({"fault": "timeout", "default": True, "forfeit": True})
-    replay["faults"] = [
-        {"seat": 0, "action_index": mine[0], "seq": 3, "fault": "timeout", "default": True},
-        {"seat": 0, "action_index": mine[1], "seq": 5, "fault": "timeout", "default": True, "forfeit": True},
-    ]
-    replay["refused"] = [{"seat": 1, "action_index": 0, "seq": 1, "count": 2, "reason": "<b>not yours</b>"}]
-    replay["forfeited"] = [0]
-    result = state.result().to_json()
-    result.update({"ranks": [2, 1], "strikes": [2, 0], "forfeited": [0]})
-    assert matches.complete(mid, "review-test", result, replay)
-    return replay
-
-
 def test_match_page_lists_faults_with_their_steps(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
-    replay = _store_faulted_match(redis_url, "review-faults", (XSS, "solid"))
+    replay = store_faulted_match(redis_url, "review-faults", (XSS, "solid"))
     page = client.get("/matches/review-faults")
     text = page.get_data(as_text=True)
     assert page.status_code == 200 and XSS not in text
@@ -1060,12 +1055,12 @@ def test_match_page_lists_faults_with_their_steps(client: FlaskClient, redis_url
     # Deal start is step 0, so the n-th action (no chance entries in Glaves' deal) is step n + 1.
     steps = [i + 1 for i, a in enumerate(replay["deals"][0]["actions"]) if "fault" in a]
     for step, seq in zip(steps, (3, 5), strict=True):
-        assert f'href="/matches/review-faults?step={step}&amp;pov=0">step {step}</a>' in faults
+        assert f'href="/matches/review-faults?step={step}&amp;pov=0#stepper">step {step}</a>' in faults
         assert f"seq {seq}" in faults
     assert faults.count("time-out: no answer") == 2 and faults.count(">forfeits<") == 1
     assert "&lt;script&gt;" in faults
     refused = faults.split("2 illegal answers refused, not a strike", 1)[0].rsplit("<tr>", 1)[1]
-    assert 'title="&lt;b&gt;not yours&lt;/b&gt;"' in refused and "<td>solid</td>" in refused
+    assert 'title="&lt;b&gt;not yours&lt;/b&gt;"' in refused and '<td class="bot">solid</td>' in refused
     assert '<span class="fault">forfeited</span>' in text.split('id="match-result"', 1)[1].split("</table>", 1)[0]
     at = client.get(f"/matches/review-faults?step={steps[1]}&pov=1").get_data(as_text=True)
     assert "default action: time-out · forfeits the seat" in at and "fault=" not in at
@@ -1082,8 +1077,8 @@ def test_bot_page_lists_its_place_margin_strikes_and_head_to_head(
     from cardarena.store.bots import BotStore
 
     BotStore(client_for(redis_url)).register("solid")
-    _store_faulted_match(redis_url, "review-a", (XSS, "solid"))
-    _store_faulted_match(redis_url, "review-b", ("solid", XSS))
+    store_faulted_match(redis_url, "review-a", (XSS, "solid"))
+    store_faulted_match(redis_url, "review-b", ("solid", XSS))
     page = client.get("/bots/solid")
     text = page.get_data(as_text=True)
     assert page.status_code == 200 and XSS not in text

@@ -20,7 +20,7 @@ from .apiref import reference
 from .app import sources
 from .openapi import openapi_document
 from .paging import BadQuery, count_arg, flag_arg, page_from, text_arg
-from .plot import Plot, layout
+from .plot import NARROW_WIDTH, WIDTH, Sampled, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
 from .result_cache import ResultCache
@@ -422,18 +422,21 @@ def tournament_ratings(tournament_id: str) -> Response:
     t = reads.tournament(sources(), tournament_id)
     as_of = reads.rating_as_of(t)
     ended = None if as_of is None else (tournament_id, as_of)  # a finished tournament's plot ends with it
-    return _svg(layout(reads.rating_lines(sources(), list(t.get("entrants") or []), str(t.get("game")), ended)))
+    return _svg(reads.rating_lines(sources(), list(t.get("entrants") or []), str(t.get("game")), ended))
 
 
 @bp.get("/bots/<path:name>/ratings/<game_id>.svg")
 def bot_ratings(name: str, game_id: str) -> Response:
     """One bot's rating history in one game as an SVG plot."""
     reads.bot(sources(), name)
-    return _svg(layout(reads.rating_lines(sources(), [name], game_id)))
+    return _svg(reads.rating_lines(sources(), [name], game_id))
 
 
-def _svg(plot: Plot | None) -> Response:
-    response = make_response(render_template("rating_plot.svg", plot=plot))
+def _svg(lines: Mapping[str, Sampled]) -> Response:
+    """The plot of ``lines``; ``?narrow=1``: the phone's layout (``plot.NARROW_WIDTH``)."""
+    width = NARROW_WIDTH if flag_arg(request.args, "narrow") else WIDTH
+    plot = layout(lines, width=width)
+    response = make_response(render_template("rating_plot.svg", plot=plot, width=width))
     response.mimetype = "image/svg+xml"
     response.headers["Cache-Control"] = "no-cache"
     return response

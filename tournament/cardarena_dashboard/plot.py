@@ -6,6 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 WIDTH = 640
+NARROW_WIDTH = 360
+"""A phone's plot (``?narrow=1``): drawn this wide, it is shown about at its own size, so its
+text stays as large as the wide plot's on a desktop (the wide one shrunk to a phone's width
+would have 6-pixel labels)."""
 HEIGHT = 260
 PAD_LEFT = 48
 PAD_RIGHT = 120
@@ -60,9 +64,12 @@ def kept(length: int) -> list[int]:
     return out
 
 
-def layout(history: Mapping[str, Sequence[float] | Sampled], x_label: str = "matches") -> Plot | None:
-    """Lay out rating histories (bot → ratings in order, or a :class:`Sampled` part of them);
-    ``None`` when there is nothing."""
+def layout(
+    history: Mapping[str, Sequence[float] | Sampled], x_label: str = "matches", width: int = WIDTH
+) -> Plot | None:
+    """Lay out rating histories (bot → ratings in order, or a :class:`Sampled` part of them)
+    ``width`` pixels wide (the labels keep their room on the right); ``None`` when there is
+    nothing."""
     lines = {
         name: seq if isinstance(seq, Sampled) else Sampled(len(seq), [(i, seq[i]) for i in kept(len(seq))])
         for name, seq in history.items()
@@ -74,7 +81,7 @@ def layout(history: Mapping[str, Sequence[float] | Sampled], x_label: str = "mat
     if high - low < 1e-9:
         low, high = low - 1, high + 1
     longest = max(line.length for line in lines.values())
-    inner_w = WIDTH - PAD_LEFT - PAD_RIGHT
+    inner_w = width - PAD_LEFT - PAD_RIGHT
     inner_h = HEIGHT - 2 * PAD_Y
 
     def x(i: int) -> float:
@@ -91,4 +98,4 @@ def layout(history: Mapping[str, Sequence[float] | Sampled], x_label: str = "mat
         last_i, last_v = line.points[-1]
         series.append(Series(name, COLOURS[n % len(COLOURS)], pts, x(last_i), y(last_v), last_v))
     ticks = [(y(low + (high - low) * k / 4), f"{low + (high - low) * k / 4:.1f}") for k in range(5)]
-    return Plot(WIDTH, HEIGHT, series, ticks, x_label)
+    return Plot(width, HEIGHT, series, ticks, x_label)

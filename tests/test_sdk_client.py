@@ -439,6 +439,29 @@ def test_a_local_match_calls_the_bot_as_the_same_match_over_the_wire(
     assert "; playing: every game" in caplog.text
 
 
+def test_a_local_match_applies_the_fault_policy_as_the_service_does(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """``cardarena_sdk.local.play_match`` (what ``tournament run --in-process`` plays each match
+    with) under a fault policy with random default actions: a bot whose ``choose`` raises gets
+    the same strikes, forfeit, default actions and so the same result as over the wire."""
+    from cardarena_sdk.local import play_match
+
+    class Broken(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            raise RuntimeError("boom")
+
+    policy = FaultPolicy(default_action="random", max_strikes=2, max_rejections=3)
+    result, _ = _play(service, stores, Broken(), "sdk-policy", game="glaves", seed=8, policy=policy)
+    table = play_match("glaves", [Broken(), First()], 8, default_action="random", max_strikes=2, max_rejections=3)
+    assert (result["strikes"], result["forfeited"]) == ([2, 0], [0])
+    assert list(table.strikes) == result["strikes"] and list(table.forfeited) == result["forfeited"]
+    assert list(table.scores) == result["scores"] and list(table.ranks) == result["ranks"]
+    assert table.deal_scores is not None and [list(d) for d in table.deal_scores] == result["deal_scores"]
+    first = play_match("glaves", [Broken(), First()], 8, max_strikes=2)
+    assert first.deal_scores != table.deal_scores  # the random default actions played a different match
+
+
 def _logged(caplog: pytest.LogCaptureFixture, pattern: str) -> list[logging.LogRecord]:
     return [r for r in list(caplog.records) if re.search(pattern, r.getMessage())]
 

@@ -289,3 +289,72 @@ def test_a_raising_on_rejected_is_handed_back_too() -> None:
 
     [result] = play(Retry(), "german_whist", 2, seed=4, seat=0, max_strikes=1)
     assert [(f.player, f.fault, f.forfeit) for f in result.faults] == [(0, "error", True)]
+
+
+def test_play_match_reports_every_seat_as_the_service_records_a_result() -> None:
+    """``play_match``: one match of seated bots on a seed, per seat in table order, with each
+    deal's scores (the standings compare deal by deal) and the strikes."""
+    from cardarena_sdk import HeuristicBot
+    from cardarena_sdk.local import play_match
+
+    seen = Recorder()
+    table = play_match("glaves", [HeuristicBot(1), seen], 11, match_id="t1:abc")
+    assert table.match_id == "t1:abc" and {m for m, _, _ in seen.events} == {"t1:abc"}
+    assert table.deal_scores is not None and len(table.deal_scores) > 1
+    assert [sum(deal[s] for deal in table.deal_scores) for s in range(2)] == list(table.scores)
+    assert (table.strikes, table.forfeited, table.faults) == ((0, 0), (), ())
+    assert seen.results[0].seats == (1,) and seen.results[0].ranks == table.ranks
+    # the seed deals: the same seed and bots give the same match
+    again = play_match("glaves", [HeuristicBot(1), Recorder()], 11)
+    assert again.deal_scores == table.deal_scores and again.scores == table.scores
+
+
+class Recorder(First):
+    """Answers the first legal action and keeps what it is told."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int, str]] = []
+        self.results: list[MatchResult] = []
+
+    def on_event(self, match_id: str, seat: int, action: str) -> None:
+        self.events.append((match_id, seat, action))
+
+    def on_result(self, result: MatchResult) -> None:
+        self.results.append(result)
+
+
+def test_the_default_action_is_the_first_or_a_random_one_drawn_as_the_service_draws_it() -> None:
+    """``default_action="random"`` (the fault policy's): each default action is drawn from
+    ``MatchRng(f"{seed}/default")``, as the service's runner draws it, for a seat that faulted
+    and for a forfeited one."""
+    from cardarena.engine import MatchRng
+    from cardarena_sdk.local import play_match
+
+    class Broken(Bot):
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            raise RuntimeError("boom")
+
+    class Replica(Bot):
+        """Answers what the random default action would be."""
+
+        def __init__(self, seed: int) -> None:
+            self.rng = MatchRng(f"{seed}/default")
+
+        def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
+            return legal[self.rng.below(len(legal))].id
+
+    broken = Broken()
+    for strikes in (0, 2):  # never forfeit: every default drawn for a fault; else also for the forfeited seats
+        faulty = play_match("glaves", [broken, broken], 9, max_strikes=strikes, default_action="random")
+        replica = Replica(9)
+        same = play_match("glaves", [replica, replica], 9)
+        assert (faulty.scores, faulty.deal_scores) == (same.scores, same.deal_scores)
+        assert sum(faulty.strikes) == len(faulty.faults) and {f.fault for f in faulty.faults} == {"error"}
+        if strikes:
+            assert (faulty.strikes, faulty.forfeited) == ((2, 2), (0, 1))
+        else:
+            assert len(faulty.faults) > 10 and faulty.forfeited == ()
+    first = play_match("glaves", [broken, broken], 9, max_strikes=0)
+    assert first.scores == play_match("glaves", [First(), First()], 9).scores != faulty.scores
+    with pytest.raises(ValueError, match="default_action is 'first' or 'random', not 'last'"):
+        play_match("glaves", [broken, broken], 9, default_action="last")

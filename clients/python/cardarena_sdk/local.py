@@ -5,19 +5,20 @@ calls it (see :mod:`cardarena_sdk.client` and the service's match runner):
 
 * ``choose(view, legal)`` with the view and legal actions passed through the wire codec;
 * an illegal answer is met by ``on_rejected(view, legal, rejected, reason)`` with the engine's
-  reason, until ``max_rejections`` illegal answers to one request: the first legal action is
-  then played and the fault ``illegal`` recorded (a strike; ``max_strikes`` strikes forfeit the
-  seat, which is then played by default actions without being asked and ranks last); the log
-  has the first illegal answers of each match in full and then one summary line
-  (:class:`~cardarena_sdk.bot.IllegalAnswers`), as over the wire;
+  reason, until ``max_rejections`` illegal answers to one request: the default action (the
+  first legal action, or with ``default_action="random"`` a random one drawn as the service
+  draws it) is then played and the fault ``illegal`` recorded (a strike; ``max_strikes``
+  strikes forfeit the seat, which is then played by default actions without being asked and
+  ranks last); the log has the first illegal answers of each match in full and then one
+  summary line (:class:`~cardarena_sdk.bot.IllegalAnswers`), as over the wire;
 * ``on_event(match_id, seat, action)`` for every action, in the form the bot's seat may see it
   (``State.public_action``; ``""`` when it sees nothing);
 * ``on_match_end(match_id, "completed", scores, ranks)`` at the end, per seat in table order,
   then ``on_result(result)`` (:class:`~cardarena_sdk.bot.MatchResult`: the same with the bot's
   seats and place).
 
-An error in ``choose`` or ``on_rejected`` is logged with its traceback, and the first legal
-action is played for that request with the fault ``error`` recorded (a strike), as over the wire
+An error in ``choose`` or ``on_rejected`` is logged with its traceback, and the default action
+is played for that request with the fault ``error`` recorded (a strike), as over the wire
 where the client hands the request back (``HandBack``).  An error in ``on_event``,
 ``on_match_end`` or ``on_result`` is logged with its traceback and play goes on, as over the
 wire.  There are no clocks.
@@ -25,6 +26,10 @@ wire.  There are no clocks.
 With ``replays=DIR`` each match's replay is written there (``docs/replay-format.md``, with its
 faults as the service records them, without ``seq``): ``cardarena replay`` asks the bot its
 decisions again (:mod:`cardarena_sdk.replay`).
+
+:func:`play` plays one bot against others, match after match; :func:`play_match` plays one
+match of seated bots on a given seed, reported per seat as the service records a result
+(``cardarena tournament run --in-process`` plays every match of a tournament with it).
 """
 
 from __future__ import annotations
@@ -50,6 +55,10 @@ MAX_REJECTIONS = 10
 default fault policy, ``FaultPolicy.max_rejections``)."""
 MAX_STRIKES = 3
 """Faults before a seat forfeits (as the service's default ``FaultPolicy.max_strikes``)."""
+DEFAULT_ACTIONS = ("first", "random")
+"""What is played for a seat that faulted or forfeited (the service's
+``FaultPolicy.default_action``): the first legal action, or a random one drawn from the match's
+own generator for default actions (``MatchRng(f"{seed}/default")``, as the service draws it)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,8 @@ class LocalFault:
     """A fault in a local match, as the service records it in a replay."""
 
     player: int
-    """Whose: an index into :attr:`LocalResult.scores` (0: the bot)."""
+    """Whose: an index into :attr:`LocalResult.scores` (0: the bot); in a
+    :class:`TableResult`, the seat."""
     fault: str
     """``illegal``: ``max_rejections`` illegal answers to one request; ``error``: ``choose`` or
     ``on_rejected`` raised (the request was handed back)."""
@@ -88,6 +98,29 @@ class LocalResult:
     """The file its replay was written to (``play(..., replays=DIR)``; ``""``: none)."""
 
 
+@dataclass(frozen=True)
+class TableResult:
+    """One local match per seat in table order, as the service records its result."""
+
+    match_id: str
+    seed: int | str
+    scores: tuple[float, ...]
+    """The engine's final scores."""
+    ranks: tuple[int, ...]
+    """Places, forfeiting seats last (as the service ranks them)."""
+    won: tuple[bool, ...] | None
+    """The engine's ``Result.won`` (``None``: the game does not say)."""
+    deal_scores: tuple[tuple[float, ...], ...] | None
+    """Each deal's scores per seat (``State.scores_by_deal``; ``None``: the game does not
+    score deals)."""
+    forfeited: tuple[int, ...]
+    """The seats that forfeited, in order."""
+    strikes: tuple[int, ...]
+    """Each seat's strikes (faults)."""
+    faults: tuple[LocalFault, ...]
+    """Every fault, in the order they happened (``player``: the seat)."""
+
+
 def play(
     bot: Bot,
     game: str,
@@ -112,8 +145,7 @@ def play(
     others = list(opponents) or ["random"] * (players - 1)
     if len(others) != players - 1:
         raise ValueError(f"need {players - 1} opponents, got {len(others)}")
-    if max_rejections < 1:
-        raise ValueError("max_rejections must be at least 1 (there is no clock to end the retries)")
+    _check_policy(max_rejections, "first")
     check_bot(bot)
     rules = get_game(game)
     out = Path(replays) if replays is not None else None
@@ -161,6 +193,51 @@ def _seat_name(bot: Bot | str) -> str:
     return bot if isinstance(bot, str) else bot.name or type(bot).__name__
 
 
+def play_match(
+    game: str,
+    seated: Sequence[Bot],
+    seed: int | str,
+    *,
+    match_id: str = "",
+    options: dict[str, Any] | None = None,
+    max_rejections: int = MAX_REJECTIONS,
+    max_strikes: int = MAX_STRIKES,
+    default_action: str = "first",
+) -> TableResult:
+    """Play one match of ``game`` with ``seated[s]`` in seat ``s`` (one bot object may hold
+    several seats), chance drawn from ``MatchRng(seed)`` as on the service, so a seed deals the
+    same cards here as there; the hooks are given ``match_id`` (default ``local-<seed>``).
+
+    ``max_rejections`` (at least 1), ``max_strikes`` (0: never forfeit) and
+    ``default_action`` (:data:`DEFAULT_ACTIONS`) are the fault policy, as on the service (see
+    the module docstring).  The bots are called as over the wire; a bot's state carries over
+    from match to match as it does in one ``cardarena bot run`` process."""
+    _check_policy(max_rejections, default_action)
+    for bot in {id(b): b for b in seated}.values():
+        check_bot(bot)
+    match = _Match(get_game(game), len(seated), list(seated), seed, match_id or f"local-{seed}", options)
+    match.play(max_rejections, max_strikes, default_action)
+    return TableResult(
+        match.match_id,
+        seed,
+        match.scores,
+        match.ranks,
+        match.won,
+        match.deal_scores,
+        tuple(sorted(match.forfeited)),
+        tuple(match.strikes),
+        tuple(LocalFault(s, fault, index, forfeit) for s, fault, index, forfeit in match.faults),
+    )
+
+
+def _check_policy(max_rejections: int, default_action: str) -> None:
+    """Raise ``ValueError`` unless the fault policy can be applied without clocks."""
+    if max_rejections < 1:
+        raise ValueError("max_rejections must be at least 1 (there is no clock to end the retries)")
+    if default_action not in DEFAULT_ACTIONS:
+        raise ValueError(f"default_action is 'first' or 'random', not {default_action!r}")
+
+
 def seat_request(game: Game, state: State, seat: int) -> tuple[dict[str, Any], list[LegalAction]]:
     """What ``seat`` is asked with now, as its bot's ``choose(view, legal)`` receives it: its
     view and its legal actions passed through the wire codec (over the wire, in local play and
@@ -174,7 +251,13 @@ class _Match:
     """One local match played as the service's match runner plays it."""
 
     def __init__(
-        self, game: Game, players: int, seated: list[Bot], seed: int, match_id: str, options: dict[str, Any] | None
+        self,
+        game: Game,
+        players: int,
+        seated: list[Bot],
+        seed: int | str,
+        match_id: str,
+        options: dict[str, Any] | None,
     ) -> None:
         self.game = game
         self.seated = seated
@@ -198,9 +281,13 @@ class _Match:
         self.scores: tuple[float, ...] = ()
         self.ranks: tuple[int, ...] = ()
         self.won: tuple[bool, ...] | None = None
+        self.deal_scores: tuple[tuple[float, ...], ...] | None = None
+        self.default_action = "first"
+        self.default_rng = MatchRng(f"{seed}/default")  # as the service's runner draws them
         self.illegal = IllegalAnswers(log)  # the first few illegal answers in full, then a summary
 
-    def play(self, max_rejections: int, max_strikes: int) -> None:
+    def play(self, max_rejections: int, max_strikes: int, default_action: str = "first") -> None:
+        self.default_action = default_action
         try:
             self._play(max_rejections, max_strikes)
         finally:
@@ -235,6 +322,8 @@ class _Match:
                 self._announce(s, action)
         end = state.result()
         self.scores, self.won = end.scores, end.won
+        by_deal = state.scores_by_deal()
+        self.deal_scores = None if by_deal is None else tuple(tuple(deal) for deal in by_deal)
         self.ranks = forfeit_ranks(end.ranks, end.scores, self.forfeited, self.game.higher_is_better)
         scores = tuple(float(x) for x in self.scores)  # as MatchEnd carries them
         forfeited = tuple(sorted(self.forfeited))
@@ -280,14 +369,20 @@ class _Match:
                 seat,
                 exc_info=(type(exc), exc, tb.tb_next if tb is not None else None),  # from the bot's frame on
             )
-            return self.state.legal_actions(seat)[0], "error"
+            return self._default(self.state.legal_actions(seat)), "error"
+
+    def _default(self, legal: Sequence[str]) -> str:
+        """The default action among ``legal`` under the fault policy (as the service's runner)."""
+        if self.default_action == "random":
+            return legal[self.default_rng.below(len(legal))]
+        return legal[0]
 
     def _ask(self, seat: int, max_rejections: int) -> tuple[str, str]:
         """:meth:`_decide` up to the bot's error (:class:`_Raised`)."""
         state, game = self.state, self.game
         legal_ids = state.legal_actions(seat)
         if seat in self.forfeited:
-            return legal_ids[0], ""
+            return self._default(legal_ids), ""
         bot = self.seated[seat]
         view, legal = seat_request(game, state, seat)
         offered = frozenset(legal_ids)
@@ -302,6 +397,7 @@ class _Match:
             # spelling is not one of the ids offered.
             reason = state.check(seat, answer) or f"{answer[:64]!r} is not one of the {len(legal_ids)} legal action ids"
             final = rejections >= max_rejections
+            default = self._default(legal_ids) if final else ""
             loud = self.illegal.note(self.match_id)
             self.illegal.rejected(self.match_id, answer, reason, final=final)
             if loud and final:
@@ -312,14 +408,14 @@ class _Match:
                     seat,
                     reason,
                     rejections,
-                    legal_ids[0],
+                    default,
                 )
             elif loud:
                 log.warning(
                     "action %r rejected in %s (seat %d): %s; asking the bot again", answer, self.match_id, seat, reason
                 )
             if final:
-                return legal_ids[0], "illegal"
+                return default, "illegal"
             given = _call("on_rejected", bot.on_rejected, view, legal, answer, reason)
             answer = _as_id("on_rejected", given, legal, where, self.illegal.quiet(self.match_id))
         return answer, ""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from cardarena_tournament.formats import FormatError, match_id_for, schedule, seatings
@@ -28,6 +30,14 @@ def test_every_deal_is_played_in_every_seating(case: tuple[int, int, int, int]) 
     matches = schedule("t1", _bots(n), players, deal_sets, seed=seed)
     ids = [m.match_id for m in matches]
     assert len(ids) == len(set(ids))
+    check_deal_sets(matches, players)
+
+
+def check_deal_sets(matches: Sequence[Any], players: int) -> None:
+    """Every deal set (``.deal_set``) has one seed and is played in every seating, and in each
+    pass (one seating of every deal set) no deal set appears twice.  ``matches``: in play
+    order, with ``seats``, ``seed`` and ``deal_set`` (a ``ScheduledMatch``, or a match of
+    ``tournament run --json`` as a namespace)."""
     by_unit = defaultdict(list)
     for m in matches:
         by_unit[m.deal_set].append(m)
@@ -35,7 +45,6 @@ def test_every_deal_is_played_in_every_seating(case: tuple[int, int, int, int]) 
         assert len({m.seed for m in unit}) == 1
         if players > 1:
             assert sorted(m.seats for m in unit) == sorted(seatings(list(unit[0].seats)))
-    # in each pass (one seating of every deal set), no deal set appears twice
     n_units = len(by_unit)
     passes = [matches[i : i + n_units] for i in range(0, len(matches), n_units)] if players > 1 else [matches]
     for p in passes:
@@ -48,20 +57,25 @@ def test_every_deal_is_played_in_every_seating(case: tuple[int, int, int, int]) 
 def test_pairs_meet_and_seats_balance(case: tuple[int, int, int, int]) -> None:
     players, n, deal_sets, seed = case
     bots = _bots(n)
-    matches = schedule("t1", bots, players, deal_sets, seed=seed)
+    check_balance(schedule("t1", bots, players, deal_sets, seed=seed), bots, players)
+
+
+def check_balance(matches: Sequence[Any], bots: Sequence[str], players: int) -> None:
+    """Every pair of ``bots`` meets equally often and every bot sits in every seat equally often
+    (solitaires: every bot plays the same seeds); ``matches`` as for :func:`check_deal_sets`."""
     if players == 1:
         seeds = defaultdict(set)
         for m in matches:
             seeds[m.seats[0]].add(m.seed)
         assert len({frozenset(s) for s in seeds.values()}) == 1  # every bot plays the same seeds
-        assert len(seeds) == n
+        assert len(seeds) == len(bots)
         return
     pairs = Counter(frozenset(p) for m in matches for p in itertools.combinations(m.seats, 2))
     assert set(pairs) == {frozenset(p) for p in itertools.combinations(bots, 2)}
     assert len(set(pairs.values())) == 1
     seat_counts = Counter((bot, seat) for m in matches for seat, bot in enumerate(m.seats))
     assert len(set(seat_counts.values())) == 1
-    assert len(seat_counts) == n * players
+    assert len(seat_counts) == len(bots) * players
 
 
 def test_balanced_groups_when_subsets_unaffordable() -> None:

@@ -28,6 +28,7 @@ COVERED_BY = {
     "cardarena replay": "tests/test_readme.py",
     "cardarena bot register": "tests/test_readme.py",
     "cardarena bot run": "tests/server_harness.py",
+    "cardarena tournament run --in-process": "tests/test_readme.py",
     "cardarena tournament run": "tests/test_tournament_cli.py",
     "cardarena tournament create": "tests/test_tournament_cli.py",
     "cardarena tournament list": "tests/test_tournament_cli.py",
@@ -134,15 +135,7 @@ def test_readme_match_command_runs(tmp_path: Path) -> None:
     # a private HOME keeps the real user's data out of it
     home = tmp_path / "home"
     env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "cardarena.cli", *argv[1:]],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _cardarena(argv[1:], tmp_path, env)
     replays = sorted((tmp_path / "out").glob("*.json"))
     assert len(replays) == 5
     for path in replays:
@@ -157,6 +150,32 @@ def test_readme_match_command_runs(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert re.fullmatch(r"0 of \d+ decisions differ", proc.stdout.splitlines()[-1])
+
+
+def test_readme_in_process_tournament_command_runs(tmp_path: Path) -> None:
+    """The README's answer to "is my change better?": an in-process tournament of two versions
+    of a bot file and the heuristic (here with fewer deal sets), with nothing started."""
+    command = next(c for c in readme_commands() if c.startswith("cardarena tournament run --in-process") and "v4" in c)
+    argv = shlex.split(command)
+    example = (ROOT / "clients/python/examples/low_card.py").read_text()
+    for version in ("v3", "v4"):
+        (tmp_path / version).mkdir()
+        (tmp_path / version / "low_card.py").write_text(example)
+    argv[argv.index("--deal-sets") + 1] = "10"
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "REDIS_URL": "redis://127.0.0.1:1/0"}
+    out = json.loads(_cardarena([*argv[1:], "--seed", "1", "--json"], tmp_path, env).stdout)
+    assert out["in_process"] is True and len(out["matches"]) == 3 * 2 * 10
+    assert sorted(r["bot"] for r in out["standings"]) == ["heuristic-1", "low_card-1", "low_card-2"]
+    assert out["standings"][0]["bot"] == "heuristic-1"
+
+
+def _cardarena(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``cardarena ARGS`` run in ``cwd``; it must succeed."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardarena.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
 
 
 def test_readme_bot_register_prints_a_working_token(redis_url: str, key_prefix: str) -> None:

@@ -277,8 +277,11 @@ def _unschedule(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_standings(snapshot: dict[str, Any]) -> None:
-    """Print a standings snapshot as a table."""
+def render_standings(
+    snapshot: dict[str, Any], ratings_over: str = "all of the bot's matches of the game (every tournament)"
+) -> None:
+    """Print a standings snapshot as a table; ``ratings_over``: which matches the ratings count
+    (for the caption)."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -289,8 +292,7 @@ def render_standings(snapshot: dict[str, Any]) -> None:
         title=f"{escape(str(snapshot.get('tournament', '')))} standings ({snapshot.get('counted', 0)} matches counted)",
         caption=None
         if solitaire
-        else "rating: OpenSkill ordinal over all of the bot's matches of the game (every tournament), "
-        "when these standings were computed",
+        else f"rating: OpenSkill ordinal over {ratings_over}, when these standings were computed",
     )
     last = ("win rate",) if solitaire else ("win share", "places", "rating")
     for col in ("#", "bot", f"mean {metric.replace('_', ' ')}/deal set", "95% CI", "sep.", "matches", *last):

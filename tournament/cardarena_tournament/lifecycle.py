@@ -165,7 +165,8 @@ def spec_for(t: Tournament, m: formats.ScheduledMatch) -> MatchSpec:
     )
 
 
-def _match_json(m: formats.ScheduledMatch) -> dict[str, Any]:
+def schedule_entry(m: formats.ScheduledMatch) -> dict[str, Any]:
+    """A scheduled match as the tournament's stored schedule holds it (``ts.schedule_of``)."""
     return {
         "match_id": m.match_id,
         "seats": list(m.seats),
@@ -188,7 +189,7 @@ def start_tournament(ts: TournamentStore, ms: MatchStore, tid: str) -> int:
     if t.status in ("finished", "cancelled"):
         return 0
     matches = scheduled(ts, t)
-    ts.start(tid, [_match_json(m) for m in matches])
+    ts.start(tid, [schedule_entry(m) for m in matches])
     return sum(ms.enqueue_many([spec_for(t, m) for m in matches]))
 
 
@@ -201,21 +202,24 @@ def outcomes_of(
     out = []
     for m in ts.schedule_of(tid):
         res = results.get(m["match_id"])
-        if res is None:
-            continue
-        out.append(
-            standings.Outcome(
-                match_id=m["match_id"],
-                seats=tuple(m["seats"]),
-                scores=tuple(float(x) for x in res["scores"]),
-                ranks=tuple(int(x) for x in res["ranks"]),
-                deal_set=m["deal_set"],
-                won=tuple(bool(x) for x in res["won"]) if res.get("won") is not None else None,
-                deal_scores=_deal_scores(res.get("deal_scores")),
-                forfeited=tuple(int(x) for x in res.get("forfeited") or ()),
-            )
-        )
+        if res is not None:
+            out.append(outcome_of(m, res))
     return out
+
+
+def outcome_of(entry: dict[str, Any], result: dict[str, Any]) -> standings.Outcome:
+    """The :class:`~.standings.Outcome` of the scheduled match ``entry`` (:func:`schedule_entry`)
+    with its counted ``result`` (:func:`counted_result`)."""
+    return standings.Outcome(
+        match_id=entry["match_id"],
+        seats=tuple(entry["seats"]),
+        scores=tuple(float(x) for x in result["scores"]),
+        ranks=tuple(int(x) for x in result["ranks"]),
+        deal_set=entry["deal_set"],
+        won=tuple(bool(x) for x in result["won"]) if result.get("won") is not None else None,
+        deal_scores=_deal_scores(result.get("deal_scores")),
+        forfeited=tuple(int(x) for x in result.get("forfeited") or ()),
+    )
 
 
 def _deal_scores(raw: Any) -> tuple[tuple[float, ...], ...] | None:
@@ -230,17 +234,8 @@ def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
     each entrant's strikes and forfeits in the results it counts: :func:`snapshot_faults`);
     returns it."""
     t = ts.require(tid)
-    game = get_game(t.game)
     results = ts.results(tid)
-    table = standings.compute(
-        outcomes_of(ts, tid, results),
-        t.entrants,
-        solitaire=t.players == 1,
-        higher_is_better=game.higher_is_better,
-        deals_fixed_by_seed=game.deals_fixed_by_seed,
-        seed=formats.derive_seed(t.seed, "bootstrap"),
-    )
-    snap = table.to_json()
+    snap = compute_standings(t, outcomes_of(ts, tid, results))
     ratings = ts.ratings(t.game)
     for row in snap["rows"]:
         row["rating"] = ratings.get(row["bot"])
@@ -250,6 +245,20 @@ def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
     snap[FAULTS] = standings.fault_totals(results.values())
     ts.save_standings(tid, snap)
     return snap
+
+
+def compute_standings(t: Tournament, outcomes: Sequence[standings.Outcome]) -> dict[str, Any]:
+    """The standings of ``t`` over ``outcomes`` (``Standings.to_json``: ``metric``, ``rows``
+    ...), under the game's metric, with the bootstrap seeded from the tournament's seed."""
+    game = get_game(t.game)
+    return standings.compute(
+        outcomes,
+        t.entrants,
+        solitaire=t.players == 1,
+        higher_is_better=game.higher_is_better,
+        deals_fixed_by_seed=game.deals_fixed_by_seed,
+        seed=formats.derive_seed(t.seed, "bootstrap"),
+    ).to_json()
 
 
 FAULTS = "faults"
@@ -325,14 +334,7 @@ def count_matches(
         t = cache[spec.tournament]
         if t is None or t.status not in ("running", "finished"):
             continue
-        entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(spec.seats)}
-        if result.get("won") is not None:  # set by games that define winning apart from rank (solitaires)
-            entry["won"] = list(result["won"])
-        if result.get("deal_scores") is not None:  # per deal and seat: the standings compare deal by deal
-            entry["deal_scores"] = list(result["deal_scores"])
-        for fault in ("forfeited", "strikes"):  # the standings' forfeit rule; `tournament run` names the bots
-            if result.get(fault) is not None:
-                entry[fault] = list(result[fault])
+        entry = counted_result(spec.seats, result)
         if len(spec.seats) > 1 and t.rated:
             ratings.setdefault(t.game, []).append((match_id, spec.seats, _rater(spec.seats, result["ranks"])))
         counts.setdefault(t.id, []).append((match_id, entry))
@@ -342,6 +344,20 @@ def count_matches(
     for tid, entries in counts.items():
         ts.record_many(tid, entries)
     return out
+
+
+def counted_result(seats: Sequence[str], result: dict[str, Any]) -> dict[str, Any]:
+    """What a tournament counts of a match's recorded ``result`` (the service's, or a match
+    played in-process), with the ``seats``."""
+    entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(seats)}
+    if result.get("won") is not None:  # set by games that define winning apart from rank (solitaires)
+        entry["won"] = list(result["won"])
+    if result.get("deal_scores") is not None:  # per deal and seat: the standings compare deal by deal
+        entry["deal_scores"] = list(result["deal_scores"])
+    for fault in ("forfeited", "strikes"):  # the standings' forfeit rule; `tournament run` names the bots
+        if result.get(fault) is not None:
+            entry[fault] = list(result[fault])
+    return entry
 
 
 def _rater(seats: Sequence[str], ranks: Sequence[Any]) -> RatingUpdate:

@@ -7,11 +7,16 @@ match service (``cardarena service``), each bot as its own process (``cardarena 
 KIND``), one Celery worker and beat.  The tournament is created and started through the
 worker exactly as ``tournament create`` does; this command only watches the counted matches
 (a progress bar on stderr) and prints the final standings.
+
+With ``--in-process`` none of that starts: the same schedule is played here, match by match,
+by the SDK's local match runner (:mod:`.inprocess`), for a quick and reproducible comparison
+of bots over many duplicate deal sets; the standings are computed and printed the same way.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -19,12 +24,13 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 from cardarena.engine import GameError
 from cardarena.store.bots import BotError
-from cardarena.store.tournaments import TournamentError
+from cardarena.store.tournaments import Tournament, TournamentError
 
 from .export import export_rows
 from .formats import FormatError
@@ -78,6 +84,8 @@ def register_run(tsub: Any) -> None:
     run.add_argument(
         "--deal-sets", type=int, default=1, help="deals per table, each played in every seating (default %(default)s)"
     )
+    from cardarena.cliargs import at_least
+
     from .commands import add_match_rules, add_unrated
 
     add_match_rules(run)
@@ -87,7 +95,20 @@ def register_run(tsub: Any) -> None:
         "--timeout", type=float, default=3600, help="give up after this many seconds (default %(default)g)"
     )
     run.add_argument("--json", action="store_true", help="print standings and matches as JSON")
-    run.add_argument("--verbose", action="store_true", help="child processes log to stderr")
+    run.add_argument(
+        "--in-process",
+        action="store_true",
+        help="play the matches here with the SDK's local match runner: no Redis, service, gRPC or bot "
+        "processes, no clocks; the same schedule, seeds, fault policy and standings (a bot author's quick A/B test)",
+    )
+    run.add_argument(
+        "--jobs",
+        type=at_least(0),
+        help="with --in-process: worker processes playing the matches (default 1: in this process; 0: one per CPU)",
+    )
+    run.add_argument(
+        "--verbose", action="store_true", help="child processes log to stderr (--in-process: the bots' output)"
+    )
     from cardarena.cliargs import add_redis_url
     from cardarena.server.commands import add_keep_data
 
@@ -128,10 +149,16 @@ def _run_checked(args: argparse.Namespace) -> int:
     from .commands import match_rules, render_standings
     from .platform import check_bot_specs, new_log_dir
 
+    if args.jobs is not None and not args.in_process:
+        raise TournamentError("--jobs is for --in-process runs")
+    if args.in_process and (args.redis_url or args.keep_data):
+        raise TournamentError("--in-process uses no Redis and stores nothing: drop --redis-url and --keep-data")
     rules = match_rules(args)
     bots = bot_names(args.bots)
     check_bot_specs(bots)
     names = [n for _, n in bots]
+    if args.in_process:
+        return _run_in_process(args, bots, rules)
     # validate everything before starting a single process
     lifecycle.new_tournament(
         game=args.game, players=args.players, entrants=names, deal_sets=args.deal_sets, **rules, tid="check"
@@ -215,34 +242,7 @@ def _run_checked(args: argparse.Namespace) -> int:
                 f.close()
             client.close()
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "tournament": t.id,
-                    "game": t.game,
-                    "players": t.players,
-                    "deal_sets": t.deal_sets,
-                    "rated": t.rated,
-                    "metric": snap["metric"],
-                    "standings": export_rows(snap["rows"], t.players),
-                    "matches": [
-                        {
-                            "match_id": m["match_id"],
-                            "seats": m["seats"],
-                            "deal_set": m["deal_set"],
-                            "seed": m["seed"],
-                            "scores": (m["result"] or {}).get("scores"),
-                            "ranks": (m["result"] or {}).get("ranks"),
-                            "won": (m["result"] or {}).get("won"),
-                            "deal_scores": (m["result"] or {}).get("deal_scores"),
-                            "forfeited": (m["result"] or {}).get("forfeited"),
-                            "strikes": (m["result"] or {}).get("strikes"),
-                        }
-                        for m in matches
-                    ],
-                }
-            )
-        )
+        print(json.dumps(run_json(t, snap, matches)))
     else:
         render_standings(snap)
         for line in fault_lines(matches, logs):
@@ -250,9 +250,110 @@ def _run_checked(args: argparse.Namespace) -> int:
     return 0
 
 
-def fault_lines(matches: list[dict[str, Any]], logs: Path | None) -> list[str]:
+def run_json(t: Tournament, snap: dict[str, Any], matches: list[dict[str, Any]]) -> dict[str, Any]:
+    """``tournament run --json``: the tournament ``t``, its standings snapshot and its
+    ``matches`` (as ``TournamentStore.matches`` lists them)."""
+    return {
+        "tournament": t.id,
+        "game": t.game,
+        "players": t.players,
+        "deal_sets": t.deal_sets,
+        "rated": t.rated,
+        "metric": snap["metric"],
+        "standings": export_rows(snap["rows"], t.players),
+        "matches": [
+            {
+                "match_id": m["match_id"],
+                "seats": m["seats"],
+                "deal_set": m["deal_set"],
+                "seed": m["seed"],
+                "scores": (m["result"] or {}).get("scores"),
+                "ranks": (m["result"] or {}).get("ranks"),
+                "won": (m["result"] or {}).get("won"),
+                "deal_scores": (m["result"] or {}).get("deal_scores"),
+                "forfeited": (m["result"] or {}).get("forfeited"),
+                "strikes": (m["result"] or {}).get("strikes"),
+            }
+            for m in matches
+        ],
+    }
+
+
+def _run_in_process(args: argparse.Namespace, bots: list[tuple[str, str]], rules: dict[str, Any]) -> int:
+    """``tournament run --in-process``: the same tournament played here (see :mod:`.inprocess`)."""
+    from . import inprocess, lifecycle
+    from .commands import render_standings
+    from .platform import new_log_dir
+
+    seed = args.seed if args.seed is not None else lifecycle.new_seed()
+    t = lifecycle.new_tournament(
+        game=args.game,
+        players=args.players,
+        entrants=[n for _, n in bots],
+        deal_sets=args.deal_sets,
+        **rules,
+        seed=seed,
+        tid=inprocess.tournament_id(seed),
+        name="in-process run",
+        rated=not args.unrated,
+    )
+    play_rules = inprocess.Rules.of(t, bots)
+    matches = lifecycle.expand(t)
+    jobs = min(1 if args.jobs is None else args.jobs or os.cpu_count() or 1, len(matches))
+    directory = functools.partial(new_log_dir, None, "tournament-run-in-process")
+    log = inprocess.BotsLog(sys.stderr if args.verbose else None, directory)
+    progress = _progress_bar(disable=args.json)
+    bar = progress.add_task(f"in-process {t.id}", total=len(matches))
+
+    def played(p: inprocess.Played) -> None:
+        progress.advance(bar)
+        log.write(p)
+
+    try:
+        with progress:
+            results = inprocess.play(play_rules, matches, jobs=jobs, on_played=played, timeout=args.timeout)
+    except KeyboardInterrupt:
+        done = int(progress.tasks[0].completed)
+        raise Interrupted(f"in-process run stopped after {done} of {len(matches)} matches; nothing stored") from None
+    finally:
+        log.close()
+    records = [p.record for p in results]
+    snap = inprocess.standings_of(t, records)
+    if args.json:
+        print(json.dumps({**run_json(t, snap, records), "in_process": True}))
+        return 0
+    workers = "in this process" if jobs == 1 else f"by {jobs} worker processes"
+    print(f"in-process: {len(results)} matches played {workers} with the SDK's local match runner: {inprocess.NOTE}")
+    render_standings(snap, ratings_over="this run's matches (in schedule order)")
+    for line in fault_lines(records, log.directory, log_name=lambda bot: inprocess.BotsLog.NAME):
+        print(line)
+    return 0
+
+
+def _progress_bar(*, disable: bool = False) -> Any:
+    """The run's progress bar, on stderr as it is now (a bot's output, collected during its
+    matches, never reaches it)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(file=sys.stderr),
+        redirect_stdout=False,
+        redirect_stderr=False,
+        transient=False,
+        disable=disable,
+    )
+
+
+def fault_lines(
+    matches: list[dict[str, Any]], logs: Path | None, log_name: Callable[[str], str] = lambda bot: f"{bot}.log"
+) -> list[str]:
     """Per bot that had any: its strikes (time-outs, disconnects, illegal-answer runs) and
-    forfeits over the tournament, with where its log is."""
+    forfeits over the tournament, with where its log is (``log_name(bot)`` in ``logs``)."""
     totals = fault_totals({"seats": m["seats"], **(m.get("result") or {})} for m in matches)
     bots = sorted(b for b, t in totals.items() if t["strikes"] or t["forfeits"])
     if not bots:
@@ -260,7 +361,7 @@ def fault_lines(matches: list[dict[str, Any]], logs: Path | None) -> list[str]:
     played = Counter(bot for m in matches for bot in m["seats"])
     lines = ["faults (a bot's own log says why):"]
     for bot in bots:
-        where = f"; log: {logs / (bot + '.log')}" if logs else ""
+        where = f"; log: {logs / log_name(bot)}" if logs else ""
         t = totals[bot]
         lines.append(f"  {bot}: {t['strikes']} strikes, forfeited {t['forfeits']} of {played[bot]} matches{where}")
     return lines
@@ -271,18 +372,8 @@ def _watch(
 ) -> None:
     """Follow the tournament to its end with a progress bar; ``logs``: each child's log file by
     pid (``None``: they log to the terminal)."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     deadline = time.monotonic() + timeout
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=False,
-    ) as progress:
+    with _progress_bar() as progress:
         bar = progress.add_task(f"tournament {tid}", total=total)
         while True:
             t = ts.require(tid)

@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -76,9 +76,13 @@ def _play(
     game: str = "german_whist",
     seed: int = 3,
     seat: int = 0,
+    until: Callable[[], bool] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Play ``game`` (two players) with ``bot`` (in process) in ``seat`` against a scripted bot
-    answering its first legal action; the recorded result and replay."""
+    answering its first legal action; the recorded result and replay.  With ``until``, the bot
+    stays connected after the match is recorded until ``until()`` holds (the service records a
+    match before its ``MatchEnd`` reaches the bot, so what the bot does at the end may not have
+    happened yet when the status says done)."""
     matches, bots = stores
     mine = InProcess(bot, service.address, bots.register("sdk-bot"))
     other = ScriptedBot(service.address, bots.register("other"), "other")
@@ -99,6 +103,9 @@ def _play(
         while matches.status(mid) != "done":
             assert time.monotonic() < deadline, f"{mid} not done: {matches.info(mid)}"
             time.sleep(0.05)
+        while until is not None and not until():
+            assert time.monotonic() < deadline, f"{mid} recorded, but the bot never got to its end"
+            time.sleep(0.02)
     finally:
         other.close()
         mine.close()
@@ -593,7 +600,11 @@ def test_each_match_end_is_logged_with_the_bots_place(
 ) -> None:
     """`cardarena bot run` shows how each match went (before, its log had the connect line only)."""
     caplog.set_level(logging.INFO)
-    result, _ = _play(service, stores, First(), "sdk-ended")
+
+    def ended() -> bool:
+        return any("sdk-ended completed" in r.getMessage() for r in caplog.records)
+
+    result, _ = _play(service, stores, First(), "sdk-ended", until=ended)
     scores = ", ".join(f"{x:g}" for x in result["scores"])
     line = f"match sdk-ended completed: seat 0, place {result['ranks'][0]} of 2 (scores {scores})"
     assert [r.getMessage() for r in caplog.records if "sdk-ended completed" in r.getMessage()] == [line]
@@ -628,7 +639,10 @@ def test_a_forfeit_says_after_which_strikes(
         def choose(self, view: dict[str, Any], legal: list[LegalAction]) -> str:
             raise ValueError("a bug")
 
-    result, _ = _play(service, stores, Broken(), "sdk-forfeit-why", policy=FaultPolicy(max_strikes=2))
+    def ended() -> bool:
+        return any("sdk-forfeit-why completed" in r.getMessage() for r in caplog.records)
+
+    result, _ = _play(service, stores, Broken(), "sdk-forfeit-why", policy=FaultPolicy(max_strikes=2), until=ended)
     assert result["forfeited"] == [0]
     ends = [r.getMessage() for r in caplog.records if "sdk-forfeit-why completed" in r.getMessage()]
     assert len(ends) == 1 and "(forfeited after 2 strikes: 2 handed back)" in ends[0], ends

@@ -1109,7 +1109,11 @@ def test_match_page_lists_faults_with_their_steps(client: FlaskClient, redis_url
     assert faults.count("time-out: no answer") == 2 and faults.count(">forfeits<") == 1
     assert "&lt;script&gt;" in faults
     refused = faults.split("2 illegal answers refused, not a strike", 1)[0].rsplit("<tr>", 1)[1]
-    assert 'title="&lt;b&gt;not yours&lt;/b&gt;"' in refused and '<td class="bot">solid</td>' in refused
+    assert '<td class="bot"><span>solid</span></td>' in refused
+    # the reason the bot was given opens without hovering (a tap, a click, Enter), escaped
+    reason = faults.split("2 illegal answers refused, not a strike", 1)[1].split("</tr>", 1)[0]
+    assert '<details class="reason"><summary>reason</summary><q>&lt;b&gt;not yours&lt;/b&gt;</q></details>' in reason
+    assert "title=" not in faults.split("<tbody>", 1)[1] and faults.count("<details") == 1  # time-outs have none
     assert '<span class="fault">forfeited</span>' in text.split('id="match-result"', 1)[1].split("</table>", 1)[0]
     at = client.get(f"/matches/review-faults?step={steps[1]}&pov=1").get_data(as_text=True)
     assert "default action: time-out · forfeits the seat" in at and "fault=" not in at

@@ -340,6 +340,177 @@ def test_replay_is_stepped_by_tapping_on_a_phone(
     _no_console_errors(browser)
 
 
+def _desktop(driver: webdriver.Chrome) -> None:
+    """Back from :func:`_phone` to the desktop window (1280 wide, a mouse)."""
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+    driver.set_window_size(1280, 1000)
+
+
+def _ax(driver: webdriver.Chrome, selector: str) -> tuple[str, dict[str, Any]]:
+    """What a screen reader is told of the first element matching ``selector``: its role in
+    Chromium's accessibility tree and its properties (``expanded``, ``focusable``...)."""
+    root = driver.execute_cdp_cmd("DOM.getDocument", {})["root"]["nodeId"]
+    node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    ax = driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})
+    first = ax["nodes"][0]
+    return first["role"]["value"], {p["name"]: p["value"].get("value") for p in first.get("properties", [])}
+
+
+def test_a_refused_answers_reason_opens_by_tap_and_by_keyboard(
+    server: str, browser: webdriver.Chrome, redis_url: str, key_prefix: str
+) -> None:
+    """The reason a refused answer was given is not behind a hover (a phone and a keyboard have
+    none): a disclosure under the row opens it on a tap, on the phone's screen, and on Enter;
+    a screen reader is told it is a collapsed, then expanded, control."""
+    store_faulted_match(redis_url, "review-phone", (LONG_NAME, XSS))
+    _phone(browser)
+    browser.get(f"{server}/matches/review-phone?pov=0&step=5")
+    reason = browser.find_element(By.CSS_SELECTOR, "#faults details.reason q")
+    summary = browser.find_element(By.CSS_SELECTOR, "#faults details.reason summary")
+    assert not reason.is_displayed()
+    assert _ax(browser, "#faults details.reason summary") == (
+        "DisclosureTriangle",
+        {"focusable": True, "expanded": False},
+    )
+    assert _rect(browser, summary)["height"] >= 44  # a finger's size
+    _tap(browser, summary)
+    WebDriverWait(browser, 5).until(lambda d: reason.is_displayed())
+    assert reason.text == "<b>not yours</b>"  # the bot's words, as text
+    box = _rect(browser, reason)
+    assert box["left"] >= 0 and box["right"] <= PHONE[0], box  # readable without scrolling sideways
+    assert _ax(browser, "#faults details.reason summary")[1]["expanded"] is True
+    _phone_shot(browser, "refused-reason")
+    # a keyboard: Tab reaches it, Enter opens and closes it
+    _desktop(browser)
+    browser.get(f"{server}/matches/review-phone?pov=0&step=5")
+    summary = browser.find_element(By.CSS_SELECTOR, "#faults details.reason summary")
+    summary.send_keys(Keys.ENTER)
+    assert browser.find_element(By.CSS_SELECTOR, "#faults details.reason q").is_displayed()
+    assert browser.switch_to.active_element == summary
+    summary.send_keys(Keys.ENTER)
+    assert not browser.find_element(By.CSS_SELECTOR, "#faults details.reason q").is_displayed()
+    _no_console_errors(browser)
+
+
+_PINNED = """var box = arguments[0], rows = box.querySelectorAll('tr'), out = [];
+var left = box.getBoundingClientRect().left;
+for (var r of rows) {
+  var c = r.cells[arguments[1]];
+  var at = c.getBoundingClientRect(), y = at.top + at.height / 2;
+  var shown = at.top >= 0 && at.bottom <= innerHeight ? c.contains(document.elementFromPoint(at.left + 4, y)) : null;
+  out.push([at.left - left, at.width, shown, getComputedStyle(c).backgroundColor]);
+}
+return out;"""
+"""Each row's cell ``arguments[1]`` of the box ``arguments[0]``: its left (from the box's),
+width, whether it is on top where it is shown (``null``: not wholly on the screen), and its
+background colour."""
+
+
+def _scroll_to_end(driver: webdriver.Chrome, box: Any) -> None:
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start'}); arguments[0].scrollLeft = 1e6", box)
+    WebDriverWait(driver, 5).until(lambda d: "more-left" in str(box.get_attribute("class")).split())
+
+
+def test_a_wide_tables_first_column_stays_as_it_scrolls_on_a_phone(
+    server: str, browser: webdriver.Chrome, redis_url: str, key_prefix: str
+) -> None:
+    """On a phone the standings (rank and bot), the match list (match) and a bot's
+    head-to-head (opponent) keep their first column in place, opaque, while the rest scrolls
+    sideways under it; a long bot name wraps there rather than taking the screen; the box
+    fades at an edge that has more beyond it, and the pinned column casts a shadow once
+    scrolled; a live update keeps the table where the reader scrolled it. On a desktop, where
+    the tables fit, none of it shows."""
+    league = seed(redis_url, tournament="league", entrants=LEAGUE, finished=24)
+    _phone(browser)
+    browser.get(f"{server}/tournaments/league")
+    box = browser.find_element(By.CSS_SELECTOR, "#standings .table-scroll")
+    assert browser.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth + 100", box)
+    assert str(box.get_attribute("class")).split() == ["table-scroll", "more-right"]
+    assert "gradient" in box.value_of_css_property("mask-image")  # the right edge fades
+    width = _rect(browser, box)["width"]
+    bots = browser.execute_script(_PINNED, box, 1)
+    assert all(w <= 0.45 * width for _, w, _, _ in bots), bots  # LONG_NAME wraps: the rest keeps room
+    _scroll_to_end(browser, box)
+    assert "more-right" not in str(box.get_attribute("class"))
+    assert box.value_of_css_property("mask-image") == "none"  # a pinned column: it casts a shadow instead
+    ranks, bots = browser.execute_script(_PINNED, box, 0), browser.execute_script(_PINNED, box, 1)
+    for (rank_left, rank_width, rank_on_top, _), (bot_left, _, bot_on_top, colour) in zip(ranks, bots, strict=True):
+        assert abs(rank_left) < 1 and abs(bot_left - rank_width) < 1, (ranks, bots)
+        assert rank_on_top is not False and bot_on_top is not False, (ranks, bots)  # over the rest
+        assert colour.startswith("rgb("), bots  # opaque
+    assert sum(bool(on_top) for _, _, on_top, _ in bots) >= 3, bots
+    shadow = browser.execute_script(
+        "return getComputedStyle(arguments[0].querySelector('tbody td:nth-child(2)'), '::after').backgroundImage", box
+    )
+    assert "gradient" in shadow
+    last = browser.find_element(By.CSS_SELECTOR, "#standings tbody tr:first-child td:last-child")
+    assert _rect(browser, last)["right"] <= _rect(browser, box)["right"] + 1  # the last column reached
+    _phone_shot(browser, "standings-scrolled")
+    # a new result arrives: the table is replaced, and stays scrolled where it was
+    scrolled = browser.execute_script("return arguments[0].scrollLeft", box)
+    finish_match(redis_url, league, league.pending[1])
+    WebDriverWait(browser, 15).until(
+        lambda d: d.find_element(By.ID, "standings").get_attribute("data-updated") is not None
+    )
+    box = browser.find_element(By.CSS_SELECTOR, "#standings .table-scroll")
+    assert browser.execute_script("return arguments[0].scrollLeft", box) == scrolled
+    assert "more-left" in str(box.get_attribute("class")).split()
+    for path, table, pinned in (
+        ("/matches?tournament=league", "table.list", 0),
+        (f"/bots/{LONG_NAME}", "#head-to-head", 0),
+    ):
+        browser.get(server + path)
+        box = browser.find_element(By.CSS_SELECTOR, table).find_element(By.XPATH, "..")
+        assert "more-right" in str(box.get_attribute("class")).split(), path
+        _scroll_to_end(browser, box)
+        cells = browser.execute_script(_PINNED, box, pinned)
+        astray = [(row, cell) for row, cell in enumerate(cells) if abs(cell[0]) >= 1 or cell[2] is False]
+        assert not astray, (path, astray)
+        assert sum(bool(on_top) for _, _, on_top, _ in cells) >= 3, (path, cells)
+    _no_console_errors(browser)
+    # a desktop: the standings fit, so nothing is pinned over anything, no fade, no shadow
+    _desktop(browser)
+    browser.get(f"{server}/tournaments/league")
+    box = browser.find_element(By.CSS_SELECTOR, "#standings .table-scroll")
+    assert browser.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", box)
+    assert str(box.get_attribute("class")).split() == ["table-scroll"]
+    assert box.value_of_css_property("mask-image") == "none"
+    bots = browser.execute_script(_PINNED, box, 1)
+    assert all(w > 400 for _, w, _, _ in bots[-1:]), bots  # LONG_NAME (the last row) on one line, as before
+    _no_console_errors(browser)
+
+
+def test_the_games_rules_use_a_phones_width(server: str, browser: webdriver.Chrome) -> None:
+    """On a phone each game's rules sit below its name and players, as wide as the table (not
+    a narrow third column seven screens long); a screen reader still reads a table of cells
+    under their column headers. A desktop keeps the three columns."""
+    _phone(browser)
+    browser.get(f"{server}/games")
+    table = browser.find_element(By.CSS_SELECTOR, "table.games")
+    width = _rect(browser, table)["width"]
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.games tbody tr")
+    assert len(rows) >= 14
+    for row in rows:
+        name, rules = (
+            _rect(browser, row.find_element(By.CSS_SELECTOR, "td")),
+            _rect(browser, row.find_element(By.CSS_SELECTOR, "td.rules")),
+        )
+        assert rules["width"] >= 0.9 * width and rules["top"] >= name["bottom"] - 1, (row.get_attribute("id"), rules)
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    assert height < 5 * PHONE[1]
+    assert _ax(browser, "table.games")[0] == "table"
+    assert _ax(browser, "table.games th.rules")[0] == "columnheader"
+    assert _ax(browser, "#game-coup td.rules")[0] == "cell"
+    _phone_shot(browser, "games")
+    _desktop(browser)
+    browser.get(f"{server}/games")
+    cells = browser.find_elements(By.CSS_SELECTOR, "#game-coup td")
+    assert len({round(_rect(browser, c)["top"]) for c in cells}) == 1  # one row of three cells
+    assert browser.find_element(By.CSS_SELECTOR, "table.games th.rules").is_displayed()
+    _no_console_errors(browser)
+
+
 def _step(driver: webdriver.Chrome) -> str:
     return str(driver.find_element(By.ID, "step-index").text)
 

@@ -336,6 +336,55 @@ def test_a_phone_gets_the_narrow_rating_plot(client: FlaskClient, seeded: Seeded
             assert response.status_code == 400 and "narrow must be 0 or 1" in response.get_data(as_text=True)
 
 
+def _plot_labels(svg: str) -> dict[str, tuple[float, float]]:
+    """Each line's end label in a rating plot: bot name → (its y, its font size)."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(svg.split("?>", 1)[1])
+    labels = [t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("font-weight") == "600"]
+    return {str(t.text).rsplit(" ", 1)[0]: (float(t.get("y", "")), float(t.get("font-size", ""))) for t in labels}
+
+
+def test_rating_plot_labels_of_close_ratings_do_not_overlap(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """Two bots whose ratings end 0.01 apart (a third far below, so their lines end a pixel
+    apart): their labels are at least a text's height apart, in the ratings' order, inside
+    the plot, in the wide and the narrow layout; a label with room to spare stays at its line."""
+    from cardarena.store.tournaments import Tournament, TournamentStore
+
+    bots = ("close-a", "close-b", "far")
+    seed_ratings(redis_url, "glaves", {"close-a": (30.0, 5.0, 3), "close-b": (30.01, 5.0, 3), "far": (12.0, 5.0, 3)})
+    TournamentStore(client_for(redis_url)).create(
+        Tournament(id="close", name="Close", game="glaves", players=2, entrants=bots, deal_sets=1)
+    )
+    for narrow in ("0", "1"):
+        svg = client.get(f"/tournaments/close/ratings.svg?narrow={narrow}").get_data(as_text=True)
+        height = float(re.findall(r'viewBox="0 0 \d+ (\d+)"', svg)[0])
+        labels = _plot_labels(svg)
+        assert sorted(labels) == sorted(bots), labels
+        (a, size), (b, _) = labels["close-a"], labels["close-b"]
+        assert a - b >= size, (narrow, labels)  # close-b rates higher: its label is above
+        dots = {float(y) for y in re.findall(r'<circle cx="[\d.]+" cy="([\d.]+)"', svg)}
+        assert labels["far"][0] - 4 in dots  # alone at its line's end (the baseline 4 below its middle)
+        for y, size in labels.values():
+            assert y - size >= 0 and y <= height, (narrow, labels)
+
+
+def test_plot_labels_spread_deterministically() -> None:
+    """The label pass: a run of labels that would overlap is centred where they want to be, in
+    their order; labels at the edge stay inside; more labels than fit share the height."""
+    from cardarena_dashboard.plot import spread
+
+    assert spread([], 14, 0, 100) == []
+    assert spread([50.0, 10.0, 90.0], 14, 0, 100) == [50.0, 10.0, 90.0]  # room enough: unmoved
+    assert spread([50.0, 50.01], 14, 0, 100) == pytest.approx([43.005, 57.005])
+    assert spread([1.0, 1.0, 1.0], 14, 0, 100) == [0.0, 14.0, 28.0]  # kept inside, ties in order
+    crowded = spread([30.0] * 11, 14, 0, 100)  # 11 labels at 14 apart need 140
+    assert crowded == pytest.approx([10.0 * k for k in range(11)])
+    assert spread([5.0, 30.0, 31.0, 95.0], 14, 0, 100) == spread([5.0, 30.0, 31.0, 95.0], 14, 0, 100)
+
+
 def test_match_list_paginates_and_filters(client: FlaskClient, seeded: Seeded) -> None:
     page = client.get("/matches?limit=3").get_data(as_text=True)
     assert page.count("<tr>") == 1 + 3 and "older" in page
@@ -1060,7 +1109,11 @@ def test_match_page_lists_faults_with_their_steps(client: FlaskClient, redis_url
     assert faults.count("time-out: no answer") == 2 and faults.count(">forfeits<") == 1
     assert "&lt;script&gt;" in faults
     refused = faults.split("2 illegal answers refused, not a strike", 1)[0].rsplit("<tr>", 1)[1]
-    assert 'title="&lt;b&gt;not yours&lt;/b&gt;"' in refused and '<td class="bot">solid</td>' in refused
+    assert '<td class="bot"><span>solid</span></td>' in refused
+    # the reason the bot was given opens without hovering (a tap, a click, Enter), escaped
+    reason = faults.split("2 illegal answers refused, not a strike", 1)[1].split("</tr>", 1)[0]
+    assert '<details class="reason"><summary>reason</summary><q>&lt;b&gt;not yours&lt;/b&gt;</q></details>' in reason
+    assert "title=" not in faults.split("<tbody>", 1)[1] and faults.count("<details") == 1  # time-outs have none
     assert '<span class="fault">forfeited</span>' in text.split('id="match-result"', 1)[1].split("</table>", 1)[0]
     at = client.get(f"/matches/review-faults?step={steps[1]}&pov=1").get_data(as_text=True)
     assert "default action: time-out · forfeits the seat" in at and "fault=" not in at

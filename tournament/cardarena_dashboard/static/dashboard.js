@@ -1,5 +1,5 @@
 // cardarena dashboard: live polling of [data-poll] regions (ETag / 304) and replay keyboard
-// navigation; wide tables scroll in their box.  Self-written, no dependencies; loaded with `defer` (CSP: script-src 'self').
+// navigation; wide tables scroll in their box, with a cue at an edge with more beyond it.  Self-written, no dependencies; loaded with `defer` (CSP: script-src 'self').
 (function () {
   "use strict";
 
@@ -16,8 +16,13 @@
           if (r.status === 200) {
             etag = r.headers.get("ETag");
             return r.text().then(function (html) {
+              // A table scrolled sideways stays where the reader had it.
+              var box = el.querySelector(".table-scroll");
+              var left = box ? box.scrollLeft : 0;
               // The fragment is server-rendered and autoescaped.
               el.innerHTML = html;
+              box = el.querySelector(".table-scroll");
+              if (box) box.scrollLeft = left;
               el.setAttribute("data-updated", String(Date.now()));
               scrollers();
             });
@@ -46,6 +51,21 @@
     });
   }
 
+  // Whether a box has more of its table beyond its left and right edges (the CSS fades that
+  // edge, or shadows a pinned column).
+  function edges(box) {
+    box.classList.toggle("more-left", box.scrollLeft > 1);
+    box.classList.toggle("more-right", box.scrollWidth - box.clientWidth - box.scrollLeft > 1);
+  }
+
+  // A table with two pinned columns (.pin-2: rank and bot) pins the second beside the first.
+  function pinned(box) {
+    var table = box.querySelector("table.pin-2");
+    if (!table || !table.rows.length) return;
+    var first = table.rows[0].cells[0];
+    table.style.setProperty("--pin-left", first.getBoundingClientRect().width + "px");
+  }
+
   // A table wider than its box scrolls inside it (.table-scroll); such a box is made a
   // focusable, named region so that keyboard users can scroll it too (arrow keys).
   function scrollers() {
@@ -62,6 +82,8 @@
         box.removeAttribute("role");
         box.removeAttribute("aria-label");
       }
+      edges(box);
+      pinned(box);
     }
   }
 
@@ -71,5 +93,10 @@
     stepper();
     scrollers();
     window.addEventListener("resize", scrollers);
+    // scroll does not bubble: one listener, capturing, for every box (those polled in too)
+    document.addEventListener("scroll", function (ev) {
+      var box = ev.target;
+      if (box.classList && box.classList.contains("table-scroll")) edges(box);
+    }, { capture: true, passive: true });
   });
 })();

@@ -9,11 +9,13 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trustme
@@ -46,6 +48,12 @@ def _dashboard(env: dict[str, str], *extra: str) -> Iterator[tuple[str, list[str
             proc.wait()
         if proc.stderr:
             proc.stderr.close()
+
+
+def _run_dashboard(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``cardarena dashboard ARGS`` run to its end (one that starts to serve times out)."""
+    argv = [sys.executable, "-m", "cardarena.cli", "dashboard", *args]
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
 
 
 def test_cli_serves_the_dashboard(redis_url: str, key_prefix: str) -> None:
@@ -139,13 +147,7 @@ def test_reindex_indexes_every_match_again_and_exits(redis_url: str, key_prefix:
 
 def test_a_bad_replay_cache_setting_stops_the_start_in_one_line(redis_url: str, key_prefix: str) -> None:
     env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix, "CARDARENA_REPLAY_CACHE_MB": "64MB"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "cardarena.cli", "dashboard", "--port", "0"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = _run_dashboard(env, "--port", "0")
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
         "cardarena: error: CARDARENA_REPLAY_CACHE_MB must be a whole number >= 0, not '64MB'"
@@ -279,8 +281,6 @@ def test_a_silent_connection_is_closed_and_frees_its_thread(
     """A client that connects and says nothing (no TLS ClientHello, no request) held one of the
     server's threads for ever, so enough of them starved the dashboard: it is closed once idle
     for the server's ``idle_timeout``, and the server still answers."""
-    import threading
-
     from cardarena.server.tls import load_server_tls
     from cardarena_dashboard.commands import dashboard_server
     from flask import Flask
@@ -304,3 +304,178 @@ def test_a_silent_connection_is_closed_and_frees_its_thread(
         server.shutdown()
         server.server_close()
         listener.close()
+
+
+# ---------------------------------------------------------------- the connection cap
+@contextlib.contextmanager
+def _serving(app: Any, tls: Any = None, **options: Any) -> Iterator[Any]:
+    """``dashboard_server`` for ``app`` on a free loopback port, serving in a thread."""
+    from cardarena_dashboard.commands import dashboard_server
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    server = dashboard_server("127.0.0.1", 0, app, listener.fileno(), tls, **options)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        listener.close()
+
+
+def _until(check: Any, what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def _answer(port: int, request: bytes = b"") -> tuple[bytes, float]:
+    """What the server sends on a new connection (``request`` sent first) until it closes it,
+    and how long that took."""
+    start = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        reply = b""
+        while chunk := sock.recv(4096):
+            reply += chunk
+    return reply, time.monotonic() - start
+
+
+def _metric(text: str, name: str) -> float:
+    [line] = [x for x in text.splitlines() if x.startswith(name + " ")]
+    return float(line.split()[1])
+
+
+def test_connections_over_the_cap_are_answered_503_at_once_and_a_freed_place_serves_again(
+    redis_url: str, key_prefix: str
+) -> None:
+    """Every connection holds a thread until it ends or idles out: at most ``max_connections``
+    are served at once.  One more is answered ``503`` with ``Retry-After`` and closed at once,
+    whether it sent its request or nothing yet, and gets no thread; once a connection ends its
+    place serves the next one, and ``/metrics`` counts the refusals."""
+    from cardarena_dashboard import create_app
+
+    app = create_app({"REDIS_URL": redis_url})
+    with _serving(app, max_connections=3) as server:
+        port = server.port
+        health = f"http://127.0.0.1:{port}/api/v1/health"
+        with urllib.request.urlopen(health, timeout=10) as response:  # under the cap: as always
+            assert response.status == 200
+        _until(lambda: server.stats.open == 0, "the request's connection was not given back")
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3)]
+        try:
+            _until(lambda: server.stats.open == 3, "the idle connections were not accepted")
+            threads = threading.active_count()
+            get = b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            for request in (get, b""):
+                reply, took = _answer(port, request)
+                head, _, body = reply.partition(b"\r\n\r\n")
+                lines = head.split(b"\r\n")
+                assert lines[0] == b"HTTP/1.1 503 Service Unavailable", reply
+                assert b"Retry-After: 1" in lines and b"Connection: close" in lines
+                assert body == b"The dashboard is serving as many connections as it may; retry in a second.\n"
+                assert took < 2.0  # at once (the poll of the accepting loop is half a second)
+            assert threading.active_count() == threads and server.stats.open == 3
+            assert server.stats.refused == 2
+            idle.pop().close()
+            _until(lambda: server.stats.open == 2, "the closed connection's place was not freed")
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+                text = response.read().decode()
+            assert _metric(text, "cardarena_dashboard_refused_connections_total") == 2
+            assert _metric(text, "cardarena_dashboard_max_connections") == 3
+            assert _metric(text, "cardarena_dashboard_connections") == 3  # two idle and this one
+            _until(lambda: server.stats.open == 2, "the scrape's connection was not given back")
+            with urllib.request.urlopen(health, timeout=10) as response:
+                assert response.status == 200
+        finally:
+            for sock in idle:
+                sock.close()
+
+
+def test_over_the_cap_an_https_connection_is_closed_before_its_handshake(
+    redis_url: str, key_prefix: str, tls_files: tuple[trustme.CA, Path, Path]
+) -> None:
+    """Over HTTPS a 503 needs the TLS handshake first, which the accepting thread does not wait
+    for: a connection over the cap is closed at once, its handshake fails, and the next one
+    once a place is free is served."""
+    from cardarena.server.tls import load_server_tls
+    from cardarena_dashboard import create_app
+
+    ca, cert, key = tls_files
+    app = create_app({"REDIS_URL": redis_url})
+    with _serving(app, load_server_tls(str(cert), str(key)), max_connections=1) as server:
+        port = server.port
+        url = f"https://127.0.0.1:{port}/api/v1/health"
+        silent = socket.create_connection(("127.0.0.1", port), timeout=10)  # no ClientHello yet
+        _until(lambda: server.stats.open == 1, "the silent connection was not accepted")
+        start = time.monotonic()
+        with pytest.raises(urllib.error.URLError) as refused:
+            urllib.request.urlopen(url, timeout=10, context=_trusting(ca)).close()
+        assert isinstance(refused.value.reason, (ssl.SSLError, ConnectionError)), refused.value.reason
+        assert time.monotonic() - start < 2.0 and server.stats.refused == 1
+        silent.close()
+        _until(lambda: server.stats.open == 0, "the silent connection's place was not freed")
+        with urllib.request.urlopen(url, timeout=10, context=_trusting(ca)) as response:
+            assert response.status == 200
+
+
+def test_refusals_are_logged_at_most_every_ten_seconds_with_their_count(caplog: pytest.LogCaptureFixture) -> None:
+    """The first refusal is logged at once; later ones are counted and logged together once ten
+    seconds have passed since (the accepting loop looks every half second), not one line each."""
+    from cardarena_dashboard.connections import CappedWSGIServer
+    from flask import Flask
+    from werkzeug.serving import WSGIRequestHandler
+
+    now = [100.0]
+    listener = socket.create_server(("127.0.0.1", 0))
+    app = Flask("capped")
+    server = CappedWSGIServer(
+        "127.0.0.1", 0, app, WSGIRequestHandler, fd=listener.fileno(), max_connections=1, clock=lambda: now[0]
+    )
+    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    serving.start()
+    port = listener.getsockname()[1]
+
+    def refusals() -> list[dict[str, Any]]:
+        return [r.fields for r in caplog.records if r.getMessage() == "connections_refused"]  # type: ignore[attr-defined]
+
+    try:
+        with caplog.at_level("WARNING", "cardarena_dashboard.connections"):
+            with socket.create_connection(("127.0.0.1", port), timeout=10):
+                _until(lambda: server.stats.open == 1, "the connection was not accepted")
+                for _ in range(3):
+                    assert _answer(port)[0].startswith(b"HTTP/1.1 503 ")
+                assert refusals() == [{"refused": 1, "max_connections": 1, "open": 1}]
+                time.sleep(0.2)  # a few polls: nothing new before the ten seconds
+                assert len(refusals()) == 1
+                now[0] += 10.0
+                _until(lambda: len(refusals()) == 2, "the later refusals were not logged")
+                assert refusals()[1] == {"refused": 2, "max_connections": 1, "open": 1}
+            time.sleep(0.2)
+            assert len(refusals()) == 2  # nothing left to say
+    finally:
+        server.shutdown()
+        server.server_close()
+        listener.close()
+
+
+def test_cli_max_connections_caps_the_dashboard_and_logs_refusals(redis_url: str, key_prefix: str) -> None:
+    """``cardarena dashboard --max-connections 1``: a second connection beside an idle one is
+    answered 503, with a ``connections_refused`` warning on stderr; 0 is a usage error."""
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    with _dashboard(env, "--max-connections", "1", "--loglevel", "warning") as (base, _, proc):
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10):
+            reply, _ = _answer(port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert reply.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), reply
+            assert proc.stderr is not None
+            warning = json.loads(proc.stderr.readline())
+        assert warning["level"] == "warning" and warning["event"] == "connections_refused"
+        assert (warning["refused"], warning["max_connections"]) == (1, 1)
+        # the idle connection's place is free once its thread has seen it closed
+        health = b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        _until(lambda: _answer(port, health)[0].startswith(b"HTTP/1.1 200 "), "the closed connection's place")
+    done = _run_dashboard(env, "--max-connections", "0")
+    assert done.returncode == 2 and "--max-connections: must be at least 1, got 0" in done.stderr

@@ -1,7 +1,8 @@
 """deploy/prometheus and deploy/grafana agree with the code: the alert rules and the Grafana
 dashboard parse, have the expected shape, and name only metrics that the service
 (``cardarena.server.observability.Metrics``) or the platform endpoint
-(``cardarena_dashboard.metrics``) exposes, with labels (and label values) those metrics have;
+(``cardarena_dashboard.metrics``, with the serving process's ``connections``) exposes, with
+labels (and label values) those metrics have;
 the dashboard shows every one of them; the compose profile's scrape targets are the ports the
 services listen on. (The real Prometheus tools on the same files: test_promtool.py.)"""
 
@@ -19,6 +20,7 @@ from cardarena.store.bots import STATS
 from cardarena.store.health import PlatformHealth
 from cardarena.store.matches import REQUEUE_REASONS
 from cardarena.store.tournaments import STATUSES
+from cardarena_dashboard import connections
 from cardarena_dashboard.metrics import REDIS_UP, families
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics import MetricWrapperBase
@@ -69,7 +71,8 @@ def platform_series() -> dict[str, Labels]:
         bot_stats={"some-bot": dict.fromkeys(STATS, 1)},
     )
     series: dict[str, Labels] = {}
-    for family in [GaugeMetricFamily(REDIS_UP, "", value=1), *families(health)]:
+    served = connections.families(connections.ConnectionStats(1))  # with `cardarena dashboard`'s server
+    for family in [GaugeMetricFamily(REDIS_UP, "", value=1), *families(health), *served]:
         for suffix in SUFFIXES[family.type]:
             series[family.name + suffix] = {"job": {PLATFORM_JOB}, "instance": None}
         for sample in family.samples:

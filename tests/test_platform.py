@@ -357,6 +357,20 @@ def test_up_and_demo_help_show_defaults_and_explain_every_option() -> None:
     assert "random, heuristic" in demo_help
 
 
+def test_up_passes_max_connections_to_its_dashboard() -> None:
+    """``up --max-connections N`` is the dashboard's ``--max-connections N``; without it, the
+    dashboard's default; ``demo``'s dashboard keeps its default."""
+    from cardarena.cli import build_parser
+    from cardarena.cliargs import DEFAULT_MAX_CONNECTIONS
+    from cardarena_tournament.platform import Serving, serving_options
+
+    parser = build_parser()
+    for given, expected in (([], DEFAULT_MAX_CONNECTIONS), (["--max-connections", "5"], 5)):
+        argv = serving_options(parser.parse_args(["up", *given])).dashboard_args(8080)
+        assert argv[argv.index("--max-connections") + 1] == str(expected)
+    assert "--max-connections" not in Serving().dashboard_args(8080)
+
+
 def _start_up(home: Path, *extra: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
     """``cardarena up`` on free ports with ``extra``; its printout up to "Ctrl-C" as
     ``{first word: the rest}`` (the indented lines together under ``""``)."""

@@ -18,7 +18,7 @@ from cardarena.store.keys import key
 from cardarena.store.matches import RESULTS_GROUP, MatchSpec, MatchStore
 from cardarena.store.presence import PresenceStore
 from cardarena.store.tournaments import Schedule, Tournament, TournamentStore
-from cardarena_dashboard import create_app
+from cardarena_dashboard import connections, create_app
 from prometheus_client.parser import text_string_to_metric_families
 
 from .redis_server import embedded_redis
@@ -176,6 +176,8 @@ def scrape(text: str) -> Samples:
 def test_dashboard_metrics_endpoint_reports_the_platform(r: redis.Redis, private_url: str) -> None:
     known_state(r)
     app = create_app({"REDIS_URL": private_url, "TESTING": True})
+    # what `cardarena dashboard`'s server leaves for the page (test_dashboard_cli.py serves it)
+    app.extensions[connections.STATS_EXTENSION] = connections.ConnectionStats(limit=7, open=2, refused=5)
     response = app.test_client().get("/metrics")
     assert response.status_code == 200
     assert response.content_type.startswith("text/plain; version=")
@@ -196,6 +198,9 @@ def test_dashboard_metrics_endpoint_reports_the_platform(r: redis.Redis, private
     assert got[("cardarena_service_instances", ())] == 1
     assert got[("cardarena_bot_stats_total", (("bot", "alpha"), ("stat", "timeouts")))] == 3
     assert not any(labels and dict(labels).get("bot") == "random-1" for _, labels in got)
+    assert got[("cardarena_dashboard_connections", ())] == 2
+    assert got[("cardarena_dashboard_max_connections", ())] == 7
+    assert got[("cardarena_dashboard_refused_connections_total", ())] == 5
     assert {name for name, _ in got} == platform_names()  # what the alert rules and Grafana may name
 
 

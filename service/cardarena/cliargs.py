@@ -77,6 +77,25 @@ def add_tls_files(parser: argparse.ArgumentParser, serves: str, plain: str) -> N
     parser.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert (unencrypted)")
 
 
+DEFAULT_MAX_CONNECTIONS = 256
+"""Connections the dashboard serves at once unless ``--max-connections`` says otherwise: a
+browser tab holds one to six kept-alive connections (each until it has been idle for 30 s),
+so this leaves room for about forty readers at once."""
+
+
+def add_max_connections(parser: argparse.ArgumentParser) -> None:
+    """``--max-connections N``: ``cardarena dashboard``'s cap on connections at once
+    (``cardarena_dashboard.connections``), and ``up``'s, which passes it on."""
+    parser.add_argument(
+        "--max-connections",
+        type=at_least(1),
+        default=DEFAULT_MAX_CONNECTIONS,
+        metavar="N",
+        help="dashboard connections served at once, a thread each (default %(default)s); one more is answered "
+        "503 Service Unavailable with Retry-After: 1 at once (over HTTPS: closed before the TLS handshake)",
+    )
+
+
 def add_redis_url(parser: argparse.ArgumentParser) -> None:
     """``--redis-url URL``, the same on every command that uses Redis (opened with
     ``cardarena.store.connection.chosen_redis``)."""

@@ -1,6 +1,7 @@
-"""``cardarena dashboard [--host H --port P] [--tls-cert FILE --tls-key FILE]``: serve the
-dashboard and REST API (HTTPS only with the two PEM files, :mod:`.https`; a non-loopback
-``--host`` without them is served with a warning: the admin token would travel in clear).
+"""``cardarena dashboard [--host H --port P] [--tls-cert FILE --tls-key FILE] [--max-connections N]``:
+serve the dashboard and REST API (HTTPS only with the two PEM files, :mod:`.https`; a
+non-loopback ``--host`` without them is served with a warning: the admin token would travel in
+clear; at most ``N`` connections at once, :mod:`.connections`).
 
 Redis: ``--redis-url``, else ``REDIS_URL``, else the user's shared embedded default (its data
 under the user's data directory; the one ``cardarena tournament run`` and ``match`` use).
@@ -17,12 +18,13 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from cardarena.cliargs import add_redis_url, add_tls_files, port_number
+from cardarena.cliargs import DEFAULT_MAX_CONNECTIONS, add_max_connections, add_redis_url, add_tls_files, port_number
 from cardarena.ports import bind_problem, is_loopback, join_host_port
 
 if TYPE_CHECKING:
     from cardarena.server.tls import ServerTls
-    from werkzeug.serving import BaseWSGIServer
+
+    from .connections import CappedWSGIServer
 
 CLEAR_WARNING = (
     "cardarena: warning: --host {host} is reachable from other machines and there is no TLS "
@@ -80,7 +82,9 @@ def _dashboard(args: argparse.Namespace) -> int:
     try:  # Ctrl-C or SIGTERM, whenever it comes, stops it without a traceback
         with listener, _redis(args) as url:
             app = create_app({"REDIS_URL": url})
-            server = dashboard_server(args.host, args.port, app, listener.fileno(), tls)
+            server = dashboard_server(
+                args.host, args.port, app, listener.fileno(), tls, max_connections=args.max_connections
+            )
             scheme = "http" if tls is None else "https"
             try:
                 address = join_host_port(args.host, server.port)
@@ -100,19 +104,31 @@ or stalled clients cannot hold the server's threads (one per connection) forever
 
 
 def dashboard_server(
-    host: str, port: int, app: Any, fd: int, tls: ServerTls | None, *, idle_timeout: float = IDLE_TIMEOUT_S
-) -> BaseWSGIServer:
+    host: str,
+    port: int,
+    app: Any,
+    fd: int,
+    tls: ServerTls | None,
+    *,
+    idle_timeout: float = IDLE_TIMEOUT_S,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+) -> CappedWSGIServer:
     """werkzeug's threaded server for ``app`` on the listening socket ``fd``: HTTPS only with
-    ``tls`` (:func:`.https.serve_tls`), and every connection closed after ``idle_timeout``
-    seconds without progress."""
-    from werkzeug.serving import WSGIRequestHandler, make_server
+    ``tls`` (:func:`.https.serve_tls`), every connection closed after ``idle_timeout`` seconds
+    without progress, and at most ``max_connections`` of them at once (:mod:`.connections`;
+    their numbers on the app's ``/metrics``)."""
+    from flask import Flask
+    from werkzeug.serving import WSGIRequestHandler
 
+    from .connections import STATS_EXTENSION, CappedWSGIServer
     from .https import serve_tls
 
     class Handler(WSGIRequestHandler):
         timeout = idle_timeout  # socketserver sets it on each connection (handshake included)
 
-    server = make_server(host, port, app, threaded=True, fd=fd, request_handler=Handler)
+    server = CappedWSGIServer(host, port, app, Handler, fd=fd, max_connections=max_connections)
+    if isinstance(app, Flask):
+        app.extensions[STATS_EXTENSION] = server.stats  # read by /metrics
     if tls is not None:
         serve_tls(server, tls)
     return server
@@ -172,6 +188,7 @@ def register(sub: Any) -> None:
     dash.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0 picks a free one)")
     add_redis_url(dash)
     add_tls_files(dash, "HTTPS", "plain HTTP")
+    add_max_connections(dash)
     dash.add_argument(
         "--reindex",
         action="store_true",

@@ -3,7 +3,12 @@ the service's ``--metrics-port``).
 
 Every scrape reads Redis once through :func:`cardarena.store.health.read_health` (two round
 trips, a bounded number of commands) and turns the reading into ``cardarena_*`` families.
-When Redis cannot be reached the page still answers, with ``cardarena_redis_up 0`` alone.
+When Redis cannot be reached the page still answers, with ``cardarena_redis_up 0`` (and the
+connection metrics below).
+
+Served by ``cardarena dashboard``, the page also has this process's own connections
+(``cardarena_dashboard_connections``, ``..._max_connections``, ``..._refused_connections_total``:
+:mod:`.connections`), the one set of numbers here that is not the deployment's.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ from collections.abc import Iterator, Mapping
 
 import redis
 from cardarena.store.health import PlatformHealth, read_health
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from . import connections
 from .app import sources
 
 bp = Blueprint("metrics", __name__)
@@ -84,9 +90,22 @@ class PlatformCollector(Collector):
         yield from families(health)
 
 
+class ConnectionCollector(Collector):
+    """The serving process's connections (:class:`.connections.ConnectionStats`)."""
+
+    def __init__(self, stats: connections.ConnectionStats) -> None:
+        self.stats = stats
+
+    def collect(self) -> Iterator[Metric]:
+        return connections.families(self.stats)
+
+
 @bp.get("/metrics")
 def metrics() -> Response:
     """The Prometheus text format of the platform's metrics."""
     registry = CollectorRegistry()
     registry.register(PlatformCollector(sources().client))
+    stats = current_app.extensions.get(connections.STATS_EXTENSION)
+    if stats is not None:
+        registry.register(ConnectionCollector(stats))
     return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

@@ -79,6 +79,8 @@ class Serving:
     tls: ServerTls | None = None
     """The service's ``--tls-cert``/``--tls-key``/``--tls-client-ca``, already checked (the
     dashboard serves HTTPS with the same certificate and key)."""
+    max_connections: int | None = None
+    """``--max-connections``: the dashboard's connections at once (``None``: its default)."""
 
     @property
     def public_host(self) -> str:
@@ -117,6 +119,8 @@ class Serving:
         argv = ["--host", self.host, "--port", str(http_port)]
         if self.tls is not None:
             argv += ["--tls-cert", self.tls.cert, "--tls-key", self.tls.key]
+        if self.max_connections is not None:
+            argv += ["--max-connections", str(self.max_connections)]
         return argv
 
     @property
@@ -491,7 +495,7 @@ def serving_options(args: argparse.Namespace) -> Serving:
     from cardarena.server.tls import load_server_tls
 
     tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)  # the service runs in our cwd
-    return Serving(host=args.host, advertise=args.advertise, tls=tls)
+    return Serving(host=args.host, advertise=args.advertise, tls=tls, max_connections=args.max_connections)
 
 
 def _up(args: argparse.Namespace) -> int:
@@ -674,7 +678,7 @@ def _port(text: str) -> int:
 
 def register(sub: Any) -> None:
     """Add ``up`` and ``demo``."""
-    from cardarena.cliargs import add_tls_files, host_and_port
+    from cardarena.cliargs import add_max_connections, add_tls_files, host_and_port
     from cardarena.server.commands import add_keep_data
 
     up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard (on loopback unless --host)")
@@ -707,6 +711,7 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="mutual TLS: bots must also present a client certificate this PEM CA signed (needs --tls-cert)",
     )
+    add_max_connections(up)
     up.add_argument("--verbose", action="store_true", help="every process logs to stderr (not to log files)")
     up.set_defaults(func=_up)
 

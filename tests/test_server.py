@@ -819,14 +819,17 @@ def _logged(path: Path, event: str, match_id: str, timeout: float = 30.0) -> lis
         time.sleep(0.05)
 
 
+@pytest.mark.parametrize("taker", ["inst-b", "svc"], ids=["another-instance", "a-new-life-of-this-instance"])
 def test_a_run_whose_lease_another_claim_took_stops_at_once_and_records_nothing(
-    redis_url: str, key_prefix: str, tmp_path: Path
+    redis_url: str, key_prefix: str, tmp_path: Path, taker: str
 ) -> None:
     """Redis out of reach for longer than a match's lease: the reconciler requeued the match and
     another instance claimed it while this one still plays it.  At its next renewal this run
     finds the lease taken: it stops at once (the bot never answered, and its move clock is two
     minutes), tells its bots ``voided`` with the reason, writes nothing, frees the seats, and
-    counts and logs ``superseded``; the other run records the match, once."""
+    counts and logs ``superseded``; the other run records the match, once.  The same when the
+    claim is this instance's own next life (restarted under its name while this one stalled):
+    a lease holds its claim's run id beside the name, so the name alone renews nothing."""
     from cardarena.store.keys import key
 
     from .server_harness import SLOW_CLOCK
@@ -834,7 +837,18 @@ def test_a_run_whose_lease_another_claim_took_stops_at_once_and_records_nothing(
     from .tournament_fixtures import play_spec
 
     metrics, log = free_port(), tmp_path / "service.log"
-    service = ServiceProcess(redis_url, "--lease-ms", "1500", "--grace", "0", "--metrics-port", str(metrics), log=log)
+    service = ServiceProcess(
+        redis_url,
+        "--lease-ms",
+        "1500",
+        "--grace",
+        "0",
+        "--metrics-port",
+        str(metrics),
+        "--instance-name",
+        "svc",
+        log=log,
+    )
     matches, bots = MatchStore(client_for(redis_url)), BotStore(client_for(redis_url))
     bot = ScriptedBot(service.address, bots.register("gina"), "gina", max_matches=2)
     try:
@@ -842,33 +856,38 @@ def test_a_run_whose_lease_another_claim_took_stops_at_once_and_records_nothing(
         taken = spec("taken", "glaves", ["gina", "gina"], time_control=SLOW_CLOCK)
         matches.enqueue(taken)
         bot.expect("action_request")  # live here; the bot never answers it
-        # What the reconciler's requeue and inst-b's claim leave in Redis, written in one step
-        # (this instance's claim loop would otherwise race the test for the requeued match).
-        takeover = matches.r.pipeline(transaction=True)
-        takeover.set(key("match", "taken", "lease"), "inst-b", px=60_000)
-        takeover.hset(key("match", "taken"), "instance", "inst-b")
-        takeover.hincrby(key("match", "taken"), "attempts", 1)
-        takeover.execute()
+        if taker == "svc":  # its lease lapsed, and the next life requeued and claimed it (no room here)
+            matches.r.delete(key("match", "taken", "lease"))
+            matches.requeue_lost()
+            assert matches.claim("svc", wait_s=5) == taken
+        else:
+            # What the reconciler's requeue and inst-b's claim leave in Redis, written in one
+            # step (this instance's claim loop would otherwise race the test for the match).
+            takeover = matches.r.pipeline(transaction=True)
+            takeover.set(key("match", "taken", "lease"), "inst-b", px=60_000)
+            takeover.hset(key("match", "taken"), "instance", "inst-b")
+            takeover.hincrby(key("match", "taken"), "attempts", 1)
+            takeover.execute()
         end = bot.expect("match_end", timeout=30)
         assert end.match_id == "taken" and end.status == "voided", end
         assert "lost its lease" in end.reason and not end.scores
         info = matches.info("taken")
         assert info["status"] == "running" and "result" not in info and matches.replay("taken") is None
-        assert info["instance"] == "inst-b" and info["attempts"] == "2"
+        assert info["instance"] == taker and info["attempts"] == "2"
         assert _logged(log, "match_superseded", "taken")
         samples = scrape(metrics)
         assert value(samples, "cardarena_matches_total", status="superseded") == 1
         assert value(samples, "cardarena_matches_total", status="voided") == 0
-        # inst-b records its run: the only result, the first run having written nothing
+        # the taker records its run: the only result, the first run having written nothing
         result, replay = play_spec(taken)
-        assert matches.complete("taken", "inst-b", result, replay)
-        assert matches.info("taken")["finished_by"] == "inst-b"
+        assert matches.complete("taken", taker, result, replay)
+        assert matches.info("taken")["finished_by"] == taker
         assert bots.get("gina").stats["matches"] == 0  # type: ignore[union-attr]
         # both of the bot's seats are free again: the next match seats it twice and completes
         bot.autoplay()
         matches.enqueue(spec("after", "glaves", ["gina", "gina"], time_control=CALM))
         assert wait_done(matches, "after")["forfeited"] == []
-        assert matches.info("after")["finished_by"] != "inst-b"
+        assert matches.info("after")["finished_by"] == "svc"
     finally:
         bot.close()
         service.stop()

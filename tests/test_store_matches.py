@@ -5,12 +5,14 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 from dataclasses import replace
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
+from cardarena.store.keys import key
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 
 
@@ -166,8 +168,6 @@ def test_void_requeues_and_lost_lease_is_reconciled(redis_url: str, key_prefix: 
     assert again is not None and again.match_id == "m1"  # voided matches go first
     b = st.claim("inst-c", lease_ms=50, wait_s=0.5)
     assert b is not None and b.match_id == "m2"
-    import time
-
     time.sleep(0.1)
     assert st.requeue_lost() == ["m2"]
     assert st.status("m2") == "queued"
@@ -175,6 +175,44 @@ def test_void_requeues_and_lost_lease_is_reconciled(redis_url: str, key_prefix: 
     c = st.claim("inst-d", wait_s=0.5)
     assert c is not None and c.match_id == "m2"
     assert st.info("m2")["attempts"] == "2"
+
+
+def test_a_lease_is_its_claims_own_and_a_new_life_under_the_same_name_holds_none_of_it(
+    redis_url: str, key_prefix: str
+) -> None:
+    """A service instance restarted under the same name (``--instance-name``, a pod's name) is
+    a second store with that name: it cannot renew or give back the leases of its previous
+    life, which lapse and are requeued by the reconciler; and once it claims such a match
+    again, the previous life (still running, stalled for longer than the lease) cannot renew or
+    give back the new claim's lease either.  The record names the instance, the lease which
+    life of it holds the match."""
+    life1, life2 = store(redis_url), store(redis_url)
+    assert life1.run_id != life2.run_id
+    for mid in ("n1", "n2"):
+        life1.enqueue(spec(mid))
+    normal = life1.claim("svc", wait_s=0.5)
+    assert normal is not None and normal.match_id == "n1"
+    assert life1.r.get(key("match", "n1", "lease")) == f"svc:{life1.run_id}".encode()
+    assert life1.info("n1")["instance"] == "svc"
+    assert life1.renew("n1", "svc")
+    assert life1.complete("n1", "svc", {"scores": [1, 2, 3]}, {})
+    assert life1.info("n1")["finished_by"] == "svc" and life1.r.exists(key("match", "n1", "lease")) == 0
+
+    lost = life1.claim("svc", lease_ms=300, wait_s=0.5)  # then life 1 stalls, or dies
+    assert lost is not None and lost.match_id == "n2"
+    assert not life2.renew("n2", "svc")
+    assert not life2.void("n2", "svc", "server stopping")
+    assert life2.status("n2") == "running" and life2.requeue_lost() == []  # its lease still lives
+    time.sleep(0.4)
+    assert life2.requeue_lost() == ["n2"]
+    again = life2.claim("svc", wait_s=0.5)
+    assert again is not None and again.match_id == "n2"
+    assert life2.r.get(key("match", "n2", "lease")) == f"svc:{life2.run_id}".encode()
+    assert not life1.renew("n2", "svc")  # the stalled life learns it lost the match
+    assert not life1.void("n2", "svc", "server stopping")  # and cannot requeue it under life 2
+    assert life2.status("n2") == "running" and life2.info("n2")["attempts"] == "2"
+    assert life2.renew("n2", "svc")
+    assert life2.void("n2", "svc", "server stopping") and life2.status("n2") == "queued"
 
 
 def test_withdrawn_matches_are_never_claimed_and_a_voided_one_stays_out(redis_url: str, key_prefix: str) -> None:

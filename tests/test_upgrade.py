@@ -217,6 +217,41 @@ def test_the_old_tokens_still_authenticate(upgraded: Any, fixture_data: dict[str
         assert store.authenticate(token[:-1] + ("A" if token[-1] != "A" else "B")) is None
 
 
+def test_a_match_an_older_version_leased_lapses_and_is_claimed_again(
+    upgraded: Any, redis_url: str, fixture_data: dict[str, Any]
+) -> None:
+    """A rolling upgrade: an instance of the older version claimed a match, its lease holding the
+    bare instance name (``svc-0``), and was then restarted with this version under the same
+    name.  This version neither renews nor gives back that lease (it holds ``svc-0:<run id>``
+    leases only), the pages show the match running meanwhile, and once the lease lapses the
+    reconciler requeues the match and a claim of this version takes it."""
+    from cardarena.store.keys import key
+
+    ms = MatchStore(upgraded)
+    mid = min(m for m in _all_match_ids(fixture_data) if ms.status(m) == "queued")
+    lease, record = key("match", mid, "lease"), ms.record_key(mid)
+    # what the older version's claim left: the job popped, the lease, the record, the sets
+    older = upgraded.pipeline(transaction=True)
+    older.lrem(ms.jobs(ms.info(mid).get("queue", "")), 0, mid)
+    older.set(lease, "svc-0", px=400)
+    older.hset(record, mapping={"status": "running", "instance": "svc-0", "claimed_at": time.time()})
+    older.hincrby(record, "attempts", 1)
+    older.sadd(ms.RUNNING, mid)
+    older.srem(ms.QUEUED, mid)
+    older.execute()
+    assert not ms.renew(mid, "svc-0") and not ms.void(mid, "svc-0", "server stopping")
+    assert ms.requeue_lost() == [] and upgraded.get(lease) == b"svc-0"
+    client = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
+    assert _api(client, f"/matches/{mid}")["status"] == "running"
+    _get(client, f"/matches/{mid}")
+    time.sleep(0.5)
+    assert ms.requeue_lost() == [mid] and ms.status(mid) == "queued"
+    claimed = ms.claim("svc-0", wait_s=1.0)
+    assert claimed is not None and claimed.match_id == mid
+    assert upgraded.get(lease) == f"svc-0:{ms.run_id}".encode() and ms.renew(mid, "svc-0")
+    assert ms.info(mid)["instance"] == "svc-0" and ms.info(mid)["attempts"] == "2"
+
+
 def test_the_running_tournament_finishes_after_the_upgrade_counting_each_match_once(
     upgraded: Any, redis_url: str, key_prefix: str, fixture_data: dict[str, Any], tmp_path: Path
 ) -> None:

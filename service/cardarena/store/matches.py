@@ -8,7 +8,12 @@ The contract between the tournament workers (producers) and service instances (c
 2. A service instance calls :meth:`MatchStore.claim`: it pops an id and takes a lease
    (``status`` ``queued`` → ``running``).  While it plays it calls :meth:`MatchStore.renew`.
    A match whose lease expired (a crashed instance) is put back by :meth:`requeue_lost` (the
-   reconciler) and replayed from its seed by whoever claims it next.
+   reconciler) and replayed from its seed by whoever claims it next.  The lease's value is
+   ``<instance>:<run id>`` (:attr:`MatchStore.run_id`: random, one per store, so one per
+   service process), and renewing or voiding compares it whole: an instance restarted under
+   the same name (``--instance-name``, a pod's name) holds none of the leases of its previous
+   life, which lapse and are requeued.  A lease written by an older version (the bare
+   instance name) is never this version's either: it lapses the same way.
 3. At the end the instance calls :meth:`MatchStore.complete` once: result and replay are
    written **exactly once** (the first completion wins, later ones return ``False``), the
    match's bot statistics are counted with them, and an event is appended to the results
@@ -182,7 +187,7 @@ _CLAIM = """
 local h = KEYS[1]
 if redis.call('HGET', h, 'status') ~= 'queued' then return 0 end
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) == false then return 0 end
-redis.call('HSET', h, 'status', 'running', 'instance', ARGV[1], 'claimed_at', ARGV[3])
+redis.call('HSET', h, 'status', 'running', 'instance', ARGV[5], 'claimed_at', ARGV[3])
 redis.call('HINCRBY', h, 'attempts', 1)
 redis.call('SADD', KEYS[3], ARGV[4])
 return 1
@@ -196,7 +201,7 @@ for _ = 1, 64 do
   local h = base .. mid
   if redis.call('HGET', h, 'status') == 'queued'
       and redis.call('SET', h .. ':lease', ARGV[1], 'NX', 'PX', ARGV[2]) then
-    redis.call('HSET', h, 'status', 'running', 'instance', ARGV[1], 'claimed_at', ARGV[3])
+    redis.call('HSET', h, 'status', 'running', 'instance', ARGV[5], 'claimed_at', ARGV[3])
     redis.call('HINCRBY', h, 'attempts', 1)
     redis.call('SADD', KEYS[2], mid)
     redis.call('SREM', KEYS[3], mid)
@@ -285,6 +290,11 @@ class MatchStore:
         self.r: Any = client
         self.lane = lane
         """The lane :meth:`claim` takes matches from (see :attr:`MatchSpec.queue`)."""
+        self.run_id = secrets.token_hex(6)
+        """Random, one per store (a service process's life): the leases this store takes for
+        ``instance`` hold ``<instance>:<run_id>``, and only those are this store's to renew or
+        give back (another store, another process under the same instance name, does not
+        hold them)."""
         self._claim = client.register_script(_CLAIM)
         self._claim_next = client.register_script(_CLAIM_NEXT)
         self._complete = client.register_script(_COMPLETE)
@@ -388,16 +398,23 @@ class MatchStore:
         return out
 
     # consumer side
+    def _lease_value(self, instance: str) -> str:
+        """What this store's leases for ``instance`` hold (``<instance>:<run_id>``)."""
+        return f"{instance}:{self.run_id}"
+
     def claim(self, instance: str, *, lease_ms: int = 30000, wait_s: float = 1.0) -> MatchSpec | None:
-        """Pop the next queued match and lease it to ``instance``; ``None`` if none came.
+        """Pop the next queued match and lease it to ``instance`` (this store's lease: see
+        :attr:`run_id`; the record's ``instance`` is the name); ``None`` if none came.
 
         One round trip while the queue has matches (pop, lease and spec in one script); a
         blocking pop only when it is empty.
         """
         deadline = time.monotonic() + wait_s
+        lease = self._lease_value(instance)
         while True:
             got = self._claim_next(
-                keys=[self.QUEUE, self.RUNNING, self.QUEUED], args=[instance, lease_ms, time.time(), key("match", "")]
+                keys=[self.QUEUE, self.RUNNING, self.QUEUED],
+                args=[lease, lease_ms, time.time(), key("match", ""), instance],
             )
             if got:
                 raw = got[1]
@@ -412,7 +429,7 @@ class MatchStore:
                 return None
             mid = popped[1].decode() if isinstance(popped[1], bytes) else str(popped[1])
             ok = self._claim(
-                keys=[self._h(mid), self._lease(mid), self.RUNNING], args=[instance, lease_ms, time.time(), mid]
+                keys=[self._h(mid), self._lease(mid), self.RUNNING], args=[lease, lease_ms, time.time(), mid, instance]
             )
             if ok:
                 self.r.srem(self.QUEUED, mid)
@@ -421,8 +438,10 @@ class MatchStore:
                     return spec
 
     def renew(self, mid: str, instance: str, *, lease_ms: int = 30000) -> bool:
-        """Extend the lease; ``False`` if ``instance`` no longer holds it."""
-        return bool(self._renew(keys=[self._lease(mid)], args=[instance, lease_ms]))
+        """Extend the lease this store took for ``instance``; ``False`` if it no longer holds it
+        (it lapsed, another claim took it, or another store or process took it under the same
+        instance name)."""
+        return bool(self._renew(keys=[self._lease(mid)], args=[self._lease_value(instance), lease_ms]))
 
     def complete(
         self,
@@ -442,6 +461,12 @@ class MatchStore:
         (redis-py's retry): each call carries its own id, and the repeat of the call that wrote
         the result returns ``True`` without counting again.  ``tournament`` (``""`` for none)
         saves reading the spec back when the caller has it.
+
+        Not tied to the lease (``instance`` only names the writer, ``finished_by``): a run that
+        played the match to its end records it even if its lease lapsed or another claim holds
+        it now, and the first result written is the match's.  The lease is deleted, whoever
+        holds it, so a run still playing the match learns at its next :meth:`renew` that it is
+        over.
         """
         if tournament is None:
             spec = self.spec(mid)
@@ -473,11 +498,13 @@ class MatchStore:
         )
 
     def void(self, mid: str, instance: str, reason: str) -> bool:
-        """Give a running match back for a rerun (nothing of it is recorded)."""
+        """Give a running match back for a rerun (nothing of it is recorded), if this store's
+        lease for ``instance`` holds it still (:meth:`renew`); ``False`` and nothing changes
+        otherwise."""
         return bool(
             self._requeue(
                 keys=[self._h(mid), self._lease(mid), self.RUNNING, self.jobs(""), self.QUEUED, self.COUNTERS],
-                args=[mid, "0", instance, reason, time.time(), "requeued:voided"],
+                args=[mid, "0", self._lease_value(instance), reason, time.time(), "requeued:voided"],
             )
         )
 

@@ -438,7 +438,8 @@ def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
 def connect_command(platform: Platform) -> list[str]:
     """How a bot connects: the ``bot run`` line and, with TLS, what its placeholder files are."""
     tls = platform.serving.tls
-    line = f"cardarena bot run my_bot.py --server {platform.service_address} --token TOKEN"
+    # The token goes in the environment: a command line is readable by every user of the machine.
+    line = f"CARDARENA_TOKEN=TOKEN cardarena bot run my_bot.py --server {platform.service_address}"
     if tls is None:
         return [line]
     line += " --ca-cert ca.pem"  # it implies --tls (as --client-cert does)
@@ -452,9 +453,11 @@ def connect_command(platform: Platform) -> list[str]:
 def _print_addresses(platform: Platform, keys: str = "", *, bots: bool = False) -> None:
     """The platform's addresses; ``keys``: where its data is in an external Redis, if not under
     the usual prefix (the demo's); ``bots``: how to register and connect a bot."""
+    from cardarena.store.connection import shown_url
+
     tls = platform.serving.tls
     kind = "gRPC" if tls is None else "gRPC over mutual TLS" if tls.mutual else "gRPC over TLS"
-    print(f"redis      {platform.redis_url}")
+    print(f"redis      {shown_url(platform.redis_url)}")
     if keys and not platform.embedded:
         print(f"keys       {keys}")
     print(f"service    {platform.service_address}  ({kind}; bots connect here)")
@@ -469,7 +472,7 @@ def _print_addresses(platform: Platform, keys: str = "", *, bots: bool = False) 
             print(f"           {line}")
     if platform.embedded:
         print("other cardarena commands (another shell) use this Redis while REDIS_URL is unset; anything else:")
-        print(f"  export REDIS_URL={platform.redis_url}   # e.g. a worker elsewhere, redis-cli")
+        print(f"  export REDIS_URL={platform.redis_url}   # with its password: e.g. a worker elsewhere, redis-cli")
     elif keys:
         print("other cardarena commands need the same REDIS_URL and that CARDARENA_PREFIX")
     else:

@@ -77,6 +77,9 @@ def _dashboard(args: argparse.Namespace) -> int:
         return 2
     if tls is None and not is_loopback(args.host):
         print(CLEAR_WARNING.format(host=args.host), file=sys.stderr, flush=True)
+    from .connections import raise_fd_limit
+
+    raise_fd_limit()  # room for the connections it holds at once (connections.total_bound)
     try:  # Ctrl-C or SIGTERM, whenever it comes, stops it without a traceback
         with listener, _redis(args) as url:
             app = create_app({"REDIS_URL": url})
@@ -100,19 +103,32 @@ or stalled clients cannot hold the server's threads (one per connection) forever
 
 
 def dashboard_server(
-    host: str, port: int, app: Any, fd: int, tls: ServerTls | None, *, idle_timeout: float = IDLE_TIMEOUT_S
+    host: str,
+    port: int,
+    app: Any,
+    fd: int,
+    tls: ServerTls | None,
+    *,
+    idle_timeout: float = IDLE_TIMEOUT_S,
+    per_client: int | None = None,
+    total: int | None = None,
 ) -> BaseWSGIServer:
     """werkzeug's threaded server for ``app`` on the listening socket ``fd``: HTTPS only with
-    ``tls`` (:func:`.https.serve_tls`), and every connection closed after ``idle_timeout``
-    seconds without progress."""
-    from werkzeug.serving import WSGIRequestHandler, make_server
+    ``tls`` (:func:`.https.serve_tls`), every connection closed after ``idle_timeout`` seconds
+    without progress, and at most ``per_client`` connections per client address and ``total``
+    in all (:mod:`.connections`: by default :data:`~.connections.PER_CLIENT` and
+    :func:`~.connections.total_bound`)."""
+    from werkzeug.serving import WSGIRequestHandler
 
+    from .connections import PER_CLIENT, LimitedServer
     from .https import serve_tls
 
     class Handler(WSGIRequestHandler):
         timeout = idle_timeout  # socketserver sets it on each connection (handshake included)
 
-    server = make_server(host, port, app, threaded=True, fd=fd, request_handler=Handler)
+    server = LimitedServer(
+        host, port, app, Handler, fd=fd, per_client=PER_CLIENT if per_client is None else per_client, total=total
+    )
     if tls is not None:
         serve_tls(server, tls)
     return server

@@ -754,6 +754,33 @@ def test_the_api_standings_csv_is_the_cli_csv(
     assert [line.split(",")[:6] for line in api.splitlines()] == [line.split(",")[:6] for line in cli.splitlines()]
 
 
+def test_admin_refuses_a_bot_name_that_looks_like_a_registered_one(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """Found by a pentest: ``Alpha``, ``аlpha`` (a Cyrillic а) or ``ａｌｐｈａ`` could be
+    registered beside ``alpha`` and pass for it on the leaderboard and every page.  A name that
+    is the same but for case, width or look-alike letters is refused (400), alone or in a
+    roster, where two such names are refused too; nothing is registered."""
+    from cardarena.store.bots import BotStore
+
+    bots = BotStore(client_for(redis_url))
+    url = "/api/v1/admin/bots"
+    assert bots.exists("alpha")
+    for name in ("Alpha", "\u0430lpha", "\uff41\uff4c\uff50\uff48\uff41", "ALPH\u0391"):
+        refused = client.post(url, json={"name": name}, headers=ADMIN)
+        assert refused.status_code == 400, name
+        assert f"{name!r} looks like the registered bot 'alpha'" in refused.get_json()["error"]["message"]
+        assert not bots.exists(name)
+    roster = client.post(url, json={"names": ["s7", "\u0430lpha"]}, headers=ADMIN)
+    assert (
+        roster.status_code == 400 and "looks like the registered bot 'alpha'" in roster.get_json()["error"]["message"]
+    )
+    twins = client.post(url, json={"names": ["kim", "Kim"]}, headers=ADMIN)
+    assert twins.status_code == 400 and "'kim' and 'Kim' look alike" in twins.get_json()["error"]["message"]
+    assert not any(bots.exists(n) for n in ("s7", "kim", "Kim"))
+    assert client.post(url, json={"name": "alpha-2"}, headers=ADMIN).status_code == 201  # reads differently
+
+
 def test_admin_registers_a_roster_all_or_nothing(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
     """`POST /admin/bots {"names": [...]}` is `cardarena bot register A B C`: every name is
     checked first; a bad or repeated one (400) or one already registered (409) registers

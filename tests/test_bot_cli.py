@@ -69,6 +69,27 @@ def test_bot_run_says_when_it_cannot_connect_and_when_it_retries(tmp_path: Path)
     assert f"stopped: no more sessions to {server}" in seen
 
 
+def test_bot_run_warns_that_a_token_on_its_command_line_is_readable_by_everyone(tmp_path: Path) -> None:
+    """Found by a pentest: the README, the deploy guide and the line ``cardarena up`` prints
+    all said ``bot run ... --token <token>``, and every user of a shared machine reads command
+    lines (``ps``): the token, and with it the bot's seats, were theirs.  The environment
+    (``CARDARENA_TOKEN``) is the owner's alone."""
+    server = f"127.0.0.1:{free_port()}"  # nobody listens: it connects, fails and retries
+    warning = "cardarena: warning: --token puts the token on this command line, which every user"
+    seen = {}
+    for how, argv, env in (
+        ("--token", ["random", "--server", server, "--token", "t.s"], _fresh_env(tmp_path)),
+        ("env", ["random", "--server", server], {**_fresh_env(tmp_path), "CARDARENA_TOKEN": "t.s"}),
+    ):
+        proc = _bot_run(argv, env)
+        try:
+            seen[how] = _read_until(proc.stderr, "retrying in")  # type: ignore[arg-type]
+        finally:
+            seen[how] += _interrupt(proc)
+    assert warning in seen["--token"] and "set CARDARENA_TOKEN instead" in seen["--token"]
+    assert warning not in seen["env"]
+
+
 def test_bot_run_refuses_a_url_for_an_address(tmp_path: Path) -> None:
     done = subprocess.run(
         [*CLI, "bot", "run", "random", "--server", "http://127.0.0.1:50051", "--token", "t"],
@@ -117,7 +138,7 @@ def test_the_readme_flow_works_without_redis_url(tmp_path: Path) -> None:
             [*CLI, "bot", "register", "low-card"], env=env, capture_output=True, text=True, timeout=60
         )
         assert done.returncode == 0, done.stderr
-        assert "cardarena: embedded Redis at redis://127.0.0.1:" in done.stderr
+        assert "cardarena: embedded Redis at redis://:***@127.0.0.1:" in done.stderr  # its password hidden
         bot = ScriptedBot(f"127.0.0.1:{port}", done.stdout.strip(), "low-card")
         try:
             assert bot.expect("welcome").bot == "low-card"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import socket
 import ssl
 import subprocess
@@ -24,14 +25,23 @@ from .dashboard_data import seed
 
 
 @contextlib.contextmanager
-def _dashboard(env: dict[str, str], *extra: str) -> Iterator[tuple[str, list[str], subprocess.Popen[str]]]:
+def _dashboard(
+    env: dict[str, str], *extra: str, open_files: int | None = None
+) -> Iterator[tuple[str, list[str], subprocess.Popen[str]]]:
     """``cardarena dashboard --port 0`` running: its base URL as printed, the stderr lines before
-    the URL line, the process (stopped afterwards with SIGTERM: exit status 0)."""
+    the URL line, the process (stopped afterwards with SIGTERM: exit status 0).  ``open_files``:
+    its limit of open files (soft and hard), as ``ulimit -n`` would set it."""
+
+    def limited() -> None:
+        if open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
     proc = subprocess.Popen(
         [sys.executable, "-m", "cardarena.cli", "dashboard", "--port", "0", *extra],
         env=env,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=limited,
     )
     try:
         assert proc.stderr is not None
@@ -447,15 +457,83 @@ def test_refusals_are_logged_at_most_every_ten_seconds_with_their_count(caplog: 
                 _until(lambda: server.stats.open == 1, "the connection was not accepted")
                 for _ in range(3):
                     assert _answer(port)[0].startswith(b"HTTP/1.1 503 ")
-                assert refusals() == [{"refused": 1, "max_connections": 1, "open": 1}]
+                assert refusals() == [{"refused": 1, "max_connections": 1, "per_client": 64, "open": 1}]
                 time.sleep(0.2)  # a few polls: nothing new before the ten seconds
                 assert len(refusals()) == 1
                 now[0] += 10.0
                 _until(lambda: len(refusals()) == 2, "the later refusals were not logged")
-                assert refusals()[1] == {"refused": 2, "max_connections": 1, "open": 1}
+                assert refusals()[1] == {"refused": 2, "max_connections": 1, "per_client": 64, "open": 1}
             time.sleep(0.2)
             assert len(refusals()) == 2  # nothing left to say
     finally:
+        server.shutdown()
+        server.server_close()
+        listener.close()
+
+
+def _hold(port: int, client: str, count: int) -> list[socket.socket]:
+    """``count`` connections from the address ``client`` (on loopback: 127.0.0.2 ...) that send
+    the start of a request and no more, as a slow client would."""
+    held = []
+    for _ in range(count):
+        conn = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(client, 0))
+        conn.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n")
+        held.append(conn)
+    return held
+
+
+def _refused(port: int, client: str) -> bytes:
+    """What a new connection from ``client`` is answered at once, sending nothing itself."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(client, 0)) as conn:
+        return conn.recv(4096)
+
+
+def test_one_client_cannot_hold_every_connection() -> None:
+    """Found by a pentest: one client could open connection after connection (each sending a
+    byte now and then outlives the idle timeout), a thread and a file descriptor each.  Past
+    ``per_client`` connections from its address a new one is answered 503 at once and closed,
+    and others are served; past ``max_connections`` in all, everyone is, until connections close."""
+    import threading
+
+    from cardarena_dashboard.commands import dashboard_server
+    from flask import Flask
+
+    app = Flask("limits")
+    app.add_url_rule("/", "index", lambda: "ok")
+    listener = socket.create_server(("127.0.0.1", 0))
+    server = dashboard_server("127.0.0.1", 0, app, listener.fileno(), None, per_client=4, max_connections=6)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = listener.getsockname()[1]
+    held: list[socket.socket] = []
+
+    def until_open(count: int) -> None:
+        deadline = time.monotonic() + 10
+        while server.stats.open != count:
+            assert time.monotonic() < deadline, server.stats.open
+            time.sleep(0.01)
+
+    try:
+        held += _hold(port, "127.0.0.2", 4)
+        until_open(4)
+        answer = _refused(port, "127.0.0.2")
+        assert answer.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), answer
+        assert b"4 connections from 127.0.0.2 are open, the most one address may hold; retry" in answer
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            assert response.read() == b"ok"  # another address is served
+        until_open(4)  # that one closed
+        held += _hold(port, "127.0.0.3", 2)
+        until_open(6)
+        assert b"serving as many connections as it may" in _refused(port, "127.0.0.4")
+        assert server.stats.refused == 2
+        for conn in held:
+            conn.close()
+        until_open(0)
+        with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.2", 0)) as again:
+            again.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert again.recv(4096).startswith(b"HTTP/1.1 200")
+    finally:
+        for conn in held:
+            conn.close()
         server.shutdown()
         server.server_close()
         listener.close()
@@ -479,3 +557,37 @@ def test_cli_max_connections_caps_the_dashboard_and_logs_refusals(redis_url: str
         _until(lambda: _answer(port, health)[0].startswith(b"HTTP/1.1 200 "), "the closed connection's place")
     done = _run_dashboard(env, "--max-connections", "0")
     assert done.returncode == 2 and "--max-connections: must be at least 1, got 0" in done.stderr
+
+
+def test_a_flood_of_connections_leaves_the_dashboard_answering(redis_url: str, key_prefix: str) -> None:
+    """Found by a pentest: with the file descriptors of ``ulimit -n`` used up by one client's
+    connections, ``accept`` failed in a loop at full CPU and the dashboard answered nobody
+    (not even after the flood, until the connections timed out).  It keeps its connections
+    within its descriptors: a new one over the bound is answered 503 at once, and the
+    dashboard serves as soon as the flood ends."""
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    with _dashboard(env, "--loglevel", "WARNING", open_files=200) as (base, _, _):
+        port = int(base.rsplit(":", 1)[1])
+        held: list[socket.socket] = []
+        try:
+            for client in ("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"):  # 320 > 200 fds
+                with contextlib.suppress(OSError):
+                    held += _hold(port, client, 64)
+            time.sleep(0.5)
+            started = time.monotonic()
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"{base}/api/v1/health", timeout=10)
+            assert refused.value.code == 503 and time.monotonic() - started < 5
+            assert b"serving as many connections as it may" in refused.value.read()
+        finally:
+            for conn in held:
+                conn.close()
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/v1/health", timeout=5) as response:
+                    assert response.status == 200
+                    break
+            except urllib.error.HTTPError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)

@@ -293,6 +293,36 @@ def test_a_bad_file_is_one_line_and_writes_nothing(
     assert not list(client.scan_iter(match=dump.match_pattern(target)))
 
 
+def test_export_never_writes_through_a_file_or_link_planted_beside_it(
+    deployment: tuple[Any, dict[str, Any]], redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by a pentest: the export was written to ``FILE.partial``, opened without
+    ``O_EXCL``, before being renamed into place.  In a directory others may write to (``/tmp``)
+    another user could plant that name: a symbolic link to a file of the exporting user (the
+    export, every token hash and secret seed, written over that file) or a file of their own
+    that they can read.  The export goes to a new file of its own (0600), then into place."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the owner's file\n")
+    theirs = tmp_path / "theirs.bin"
+    theirs.write_bytes(b"")
+    theirs.chmod(0o666)
+    for planted, target in (("link", victim), ("file", theirs)):
+        out = tmp_path / f"backup-{planted}.json.gz"
+        partial = out.with_name(out.name + ".partial")
+        if planted == "link":
+            partial.symlink_to(target)
+        else:
+            os.link(theirs, partial)  # the other user's file under the name the export used
+        code, err = _run(["data", "export", str(out), "--redis-url", redis_url], capsys)
+        assert code == 0, err
+        assert out.stat().st_mode & 0o077 == 0 and not out.is_symlink()
+        head, _ = dump.read_export(io.BytesIO(out.read_bytes()))
+        assert head["format"] == "cardarena-export"
+    assert victim.read_text() == "the owner's file\n"  # not written through the link
+    assert theirs.read_bytes() == b""  # nothing of the export in their file
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".backup-")]  # no leftovers
+
+
 def test_a_missing_file_and_an_empty_prefix_are_errors(
     redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

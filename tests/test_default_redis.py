@@ -12,15 +12,18 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
+import redis
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for, default_redis, embedded_state
 
@@ -187,6 +190,36 @@ def test_a_stale_record_is_replaced(home: Path) -> None:
     with default_redis(data_dir) as url:
         assert time.monotonic() - started < 10
         assert url != "redis://127.0.0.1:1/0" and client_for(url).ping()
+    _assert_nothing_left(data_dir)
+
+
+def test_the_embedded_default_is_its_owners_alone(home: Path) -> None:
+    """Found by a pentest: any account on the machine could read every hidden card.  The
+    embedded Redis answered everyone on its loopback port without a password, and its
+    directory (the AOF: every tournament's secret seed, the replays, the token hashes) was
+    readable by all, as an earlier version leaves it (0755)."""
+    data_dir = home / "redis"
+    data_dir.mkdir(mode=0o755)
+    data_dir.chmod(0o755)
+    with default_redis(data_dir) as url:
+        parsed = urllib.parse.urlsplit(url)
+        password = parsed.password
+        assert password and len(password) >= 32
+        anyone = redis.Redis(host=parsed.hostname, port=parsed.port, socket_connect_timeout=2)
+        with pytest.raises(redis.RedisError, match=r"(?i)auth"):
+            anyone.get("ca:anything")
+        anyone.close()
+        assert client_for(url).set("kept", "1")
+        assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+        for name in ("redis.password", "server.json"):
+            assert stat.S_IMODE((data_dir / name).stat().st_mode) == 0o600, name
+        assert password in json.loads((data_dir / "server.json").read_text())["url"]
+        for proc in _servers(data_dir):  # given on stdin, never on a command line (ps)
+            assert password not in " ".join(proc.cmdline())
+    _assert_nothing_left(data_dir)
+    with default_redis(data_dir) as again:  # the directory keeps its password, and the data
+        assert urllib.parse.urlsplit(again).password == password
+        assert client_for(again).get("kept") == b"1"
     _assert_nothing_left(data_dir)
 
 

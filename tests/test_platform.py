@@ -6,6 +6,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import shlex
 import signal
 import socket
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -122,6 +124,8 @@ def test_up_serves_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
 
 
 def _check_up(proc: subprocess.Popen[str]) -> None:
+    from cardarena.store.connection import client_for
+
     try:
         assert proc.stdout is not None
         lines: dict[str, str] = {}
@@ -143,7 +147,12 @@ def _check_up(proc: subprocess.Popen[str]) -> None:
         # other commands find the embedded Redis by themselves; anything else gets the export line
         shown = "".join(text)
         assert "other cardarena commands (another shell) use this Redis while REDIS_URL is unset" in shown
-        assert f"\n  export REDIS_URL={lines['redis']}   # e.g. a worker elsewhere, redis-cli\n" in shown
+        # the embedded Redis has a password: the export line carries it, the redis line hides it
+        exported = re.search(r"\n  export REDIS_URL=(\S+)   # with its password: e.g. a worker elsewhere", shown)
+        assert exported is not None, shown
+        password = urllib.parse.urlsplit(exported[1]).password
+        assert password and exported[1].replace(password, "***") == lines["redis"]
+        assert client_for(exported[1]).ping()
         # the children log to files under the data directory, not to nowhere
         logs = Path(lines["logs"])
         assert {p.name for p in logs.iterdir()} >= {"service.log", "worker.log", "beat.log", "dashboard.log"}
@@ -368,7 +377,11 @@ def test_up_passes_max_connections_to_its_dashboard() -> None:
     for given, expected in (([], DEFAULT_MAX_CONNECTIONS), (["--max-connections", "5"], 5)):
         argv = serving_options(parser.parse_args(["up", *given])).dashboard_args(8080)
         assert argv[argv.index("--max-connections") + 1] == str(expected)
+    given = ["--max-connections-per-client", "7"]
+    argv = serving_options(parser.parse_args(["up", *given])).dashboard_args(8080)
+    assert argv[argv.index("--max-connections-per-client") + 1] == "7"
     assert "--max-connections" not in Serving().dashboard_args(8080)
+    assert "--max-connections-per-client" not in Serving().dashboard_args(8080)
 
 
 def _start_up(home: Path, *extra: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
@@ -416,10 +429,31 @@ def _stop_up(proc: subprocess.Popen[str], home: Path) -> str:
 
 
 def _cli(line: str, **fill: str) -> list[str]:
-    """A printed ``cardarena ...`` command line as argv, its placeholders filled in."""
+    """A printed ``cardarena ...`` command line as argv, its placeholders filled in (the
+    ``NAME=VALUE`` words it may start with are its environment: :func:`_cli_env`)."""
     words = [fill.get(w, w) for w in shlex.split(line)]
+    while words and words[0] != "cardarena" and "=" in words[0]:
+        words.pop(0)
     assert words[0] == "cardarena"
     return [sys.executable, "-m", "cardarena.cli", *words[1:]]
+
+
+def _cli_env(line: str, **fill: str) -> dict[str, str]:
+    """The environment a printed command line starts with (``NAME=VALUE`` words), filled in."""
+    found = {}
+    for word in shlex.split(line):
+        name, eq, value = word.partition("=")
+        if not eq or word == "cardarena":
+            break
+        found[name] = fill.get(value, value)
+    return found
+
+
+def _redis_url(lines: dict[str, str]) -> str:
+    """The Redis URL, with its password, from the ``export REDIS_URL=...`` line ``up`` printed."""
+    found = re.search(r"export REDIS_URL=(\S+)", lines[""])
+    assert found is not None, lines
+    return found[1]
 
 
 @pytest.fixture
@@ -463,7 +497,7 @@ def test_up_with_tls_on_every_interface_serves_tls_bots_and_refuses_plaintext(
         with pytest.raises((OSError, http.client.HTTPException)):  # nothing served in clear
             urllib.request.urlopen(lines["dashboard"].replace("https:", "http:") + "api/v1/games", timeout=10)
         connect = lines["connect"]
-        assert connect.endswith(f"--server {address} --token TOKEN --ca-cert ca.pem"), connect
+        assert connect.endswith(f"--server {address} --ca-cert ca.pem"), connect
         assert "the CA that signed --tls-cert" in lines[""]
 
         tokens = {}
@@ -473,11 +507,13 @@ def test_up_with_tls_on_every_interface_serves_tls_bots_and_refuses_plaintext(
             assert done.returncode == 0, done.stderr
             tokens[name] = done.stdout.strip()
         for token in tokens.values():
-            argv = _cli(connect, **{"my_bot.py": "random", "TOKEN": token, "ca.pem": str(pki["ca"])})
-            bots.append(subprocess.Popen(argv, env=_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            fill = {"my_bot.py": "random", "TOKEN": token, "ca.pem": str(pki["ca"])}
+            argv, env = _cli(connect, **fill), {**_env(home), **_cli_env(connect, **fill)}
+            assert env["CARDARENA_TOKEN"] == token and token not in argv  # never on a command line
+            bots.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
 
         monkeypatch.setenv("CARDARENA_PREFIX", "ca:")  # up's children use the default prefix
-        client = client_for(lines["redis"])
+        client = client_for(_redis_url(lines))
         try:
             assert set(BotStore(client).names()) >= {"north", "south"}
             matches = MatchStore(client)
@@ -494,8 +530,10 @@ def test_up_with_tls_on_every_interface_serves_tls_bots_and_refuses_plaintext(
             client.close()
 
         # a plaintext client of the TLS port: one line saying so, exit status 1
-        plain = _cli(connect.replace(" --ca-cert ca.pem", ""), **{"my_bot.py": "random", "TOKEN": "x"})
-        done = subprocess.run(plain, env=_env(home), capture_output=True, text=True, timeout=60)
+        fill = {"my_bot.py": "random", "TOKEN": "x"}
+        plain = _cli(connect.replace(" --ca-cert ca.pem", ""), **fill)
+        env = {**_env(home), **_cli_env(connect, **fill)}
+        done = subprocess.run(plain, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 1, done.stderr
         assert (
             done.stderr.strip()
@@ -519,7 +557,7 @@ def test_up_on_every_interface_without_tls_warns_that_tokens_travel_in_clear(tmp
         host = socket.gethostname()  # what the service advertises for a wildcard host
         address = lines["service"].split()[0]
         assert address.startswith(f"{host}:") and "(gRPC; bots connect here)" in lines["service"]
-        assert lines["connect"] == f"cardarena bot run my_bot.py --server {address} --token TOKEN"
+        assert lines["connect"] == f"CARDARENA_TOKEN=TOKEN cardarena bot run my_bot.py --server {address}"
         port = lines["dashboard"].rstrip("/").rsplit(":", 1)[1]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/games", timeout=10) as reply:
             assert reply.status == 200  # every interface: loopback too
@@ -577,16 +615,18 @@ def test_the_connect_line_asks_for_what_the_port_serves(pki: dict[str, Path]) ->
         platform.serving = serving
         return connect_command(platform)
 
-    base = "cardarena bot run my_bot.py --server"
-    assert printed(Serving()) == [f"{base} 127.0.0.1:50051 --token TOKEN"]
-    assert printed(Serving(), {"CARDARENA_SERVICE_ADDR": "arena:443"}) == [f"{base} arena:443 --token TOKEN"]
+    # The token in the environment, never on the command line: every user of a machine can read
+    # command lines (ps), and a token read there plays in the bot's seats (found by a pentest).
+    base = "CARDARENA_TOKEN=TOKEN cardarena bot run my_bot.py --server"
+    assert printed(Serving()) == [f"{base} 127.0.0.1:50051"]
+    assert printed(Serving(), {"CARDARENA_SERVICE_ADDR": "arena:443"}) == [f"{base} arena:443"]
     tls = load_server_tls(str(pki["cert"]), str(pki["key"]))
     [line, note] = printed(Serving(host="0.0.0.0", advertise=("arena.example.org", None), tls=tls))
-    assert line == f"{base} arena.example.org:50051 --token TOKEN --ca-cert ca.pem"
+    assert line == f"{base} arena.example.org:50051 --ca-cert ca.pem"
     assert note.startswith("(ca.pem: the certificate of the CA that signed --tls-cert")
     mutual = load_server_tls(str(pki["cert"]), str(pki["key"]), str(pki["ca"]))
     [line, note] = printed(Serving(host="::", advertise=("[2001:db8::1]", 443), tls=mutual))
-    assert line == f"{base} [2001:db8::1]:443 --token TOKEN --ca-cert ca.pem --client-cert bot.crt --client-key bot.key"
+    assert line == f"{base} [2001:db8::1]:443 --ca-cert ca.pem --client-cert bot.crt --client-key bot.key"
     assert "bot.crt/bot.key: a client certificate the --tls-client-ca CA signed" in note
 
 

@@ -83,16 +83,31 @@ browser tab holds one to six kept-alive connections (each until it has been idle
 so this leaves room for about forty readers at once."""
 
 
+DEFAULT_MAX_PER_CLIENT = 64
+"""Connections one client address may hold on the dashboard at once unless
+``--max-connections-per-client`` says otherwise (a class behind one NAT address shares them)."""
+
+
 def add_max_connections(parser: argparse.ArgumentParser) -> None:
-    """``--max-connections N``: ``cardarena dashboard``'s cap on connections at once
-    (``cardarena_dashboard.connections``), and ``up``'s, which passes it on."""
+    """``--max-connections N`` and ``--max-connections-per-client M``: ``cardarena dashboard``'s
+    caps on connections at once (``cardarena_dashboard.connections``), and ``up``'s, which passes
+    them on."""
     parser.add_argument(
         "--max-connections",
         type=at_least(1),
         default=DEFAULT_MAX_CONNECTIONS,
         metavar="N",
-        help="dashboard connections served at once, a thread each (default %(default)s); one more is answered "
-        "503 Service Unavailable with Retry-After: 1 at once (over HTTPS: closed before the TLS handshake)",
+        help="dashboard connections served at once, a thread each (default %(default)s, fewer if the process may "
+        "open few files); one more is answered 503 Service Unavailable with Retry-After: 1 at once (over HTTPS: "
+        "closed before the TLS handshake)",
+    )
+    parser.add_argument(
+        "--max-connections-per-client",
+        type=at_least(1),
+        default=DEFAULT_MAX_PER_CLIENT,
+        metavar="M",
+        help="of those, at most this many from one client address (default %(default)s); one more is answered 503 "
+        "as above",
     )
 
 

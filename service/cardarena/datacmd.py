@@ -57,23 +57,28 @@ def _export(args: argparse.Namespace) -> int:
     if path is not None and path.is_dir():
         return _fail(f"{path} is a directory")
     print(PRIVATE_WARNING, file=sys.stderr, flush=True)
-    partial = None if path is None else path.with_name(path.name + ".partial")
+    partial: Path | None = None
     try:
         with _client(args) as client:
-            if partial is None:
+            if path is None:
                 count = dump.export(client, where, sys.stdout.buffer, {"cardarena": __version__})
                 sys.stdout.buffer.flush()
             else:
-                fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                # A new file of our own (O_EXCL, mode 0600), never one found there: a name known in
+                # advance (FILE.partial) in a directory others write to (/tmp) could be their
+                # symbolic link (the export written over any file of ours it names) or their file
+                # (they would read it).  Renamed into place once complete.
+                fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+                partial = Path(name)
                 with os.fdopen(fd, "wb") as out:
                     count = dump.export(client, where, out, {"cardarena": __version__})
                     out.flush()
                     os.fsync(out.fileno())
-                os.replace(partial, path)  # type: ignore[arg-type]
+                os.replace(partial, path)
     except (redis.RedisError, OSError, ValueError) as exc:
         if partial is not None:
             partial.unlink(missing_ok=True)
-        return _fail(f"export failed, no file written: {exc}" if partial else f"export failed: {exc}", 1)
+        return _fail(f"export failed, no file written: {exc}" if path is not None else f"export failed: {exc}", 1)
     print(f"cardarena data export: {count} keys under the prefix {where!r} written to {args.file}", file=sys.stderr)
     return 0
 

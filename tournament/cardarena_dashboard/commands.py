@@ -1,4 +1,5 @@
-"""``cardarena dashboard [--host H --port P] [--tls-cert FILE --tls-key FILE] [--max-connections N]``:
+"""``cardarena dashboard [--host H --port P] [--tls-cert FILE --tls-key FILE] [--max-connections N]
+[--max-connections-per-client M]``:
 serve the dashboard and REST API (HTTPS only with the two PEM files, :mod:`.https`; a
 non-loopback ``--host`` without them is served with a warning: the admin token would travel in
 clear; at most ``N`` connections at once, :mod:`.connections`).
@@ -18,7 +19,14 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from cardarena.cliargs import DEFAULT_MAX_CONNECTIONS, add_max_connections, add_redis_url, add_tls_files, port_number
+from cardarena.cliargs import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_PER_CLIENT,
+    add_max_connections,
+    add_redis_url,
+    add_tls_files,
+    port_number,
+)
 from cardarena.ports import bind_problem, is_loopback, join_host_port
 
 if TYPE_CHECKING:
@@ -79,11 +87,20 @@ def _dashboard(args: argparse.Namespace) -> int:
         return 2
     if tls is None and not is_loopback(args.host):
         print(CLEAR_WARNING.format(host=args.host), file=sys.stderr, flush=True)
+    from .connections import raise_fd_limit
+
+    raise_fd_limit(args.max_connections)  # room for them (else fewer are served: connections.fd_bound)
     try:  # Ctrl-C or SIGTERM, whenever it comes, stops it without a traceback
         with listener, _redis(args) as url:
             app = create_app({"REDIS_URL": url})
             server = dashboard_server(
-                args.host, args.port, app, listener.fileno(), tls, max_connections=args.max_connections
+                args.host,
+                args.port,
+                app,
+                listener.fileno(),
+                tls,
+                max_connections=args.max_connections,
+                per_client=args.max_connections_per_client,
             )
             scheme = "http" if tls is None else "https"
             try:
@@ -112,11 +129,12 @@ def dashboard_server(
     *,
     idle_timeout: float = IDLE_TIMEOUT_S,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    per_client: int = DEFAULT_MAX_PER_CLIENT,
 ) -> CappedWSGIServer:
     """werkzeug's threaded server for ``app`` on the listening socket ``fd``: HTTPS only with
     ``tls`` (:func:`.https.serve_tls`), every connection closed after ``idle_timeout`` seconds
-    without progress, and at most ``max_connections`` of them at once (:mod:`.connections`;
-    their numbers on the app's ``/metrics``)."""
+    without progress, and at most ``max_connections`` of them at once, ``per_client`` from one
+    client address (:mod:`.connections`; their numbers on the app's ``/metrics``)."""
     from flask import Flask
     from werkzeug.serving import WSGIRequestHandler
 
@@ -126,7 +144,7 @@ def dashboard_server(
     class Handler(WSGIRequestHandler):
         timeout = idle_timeout  # socketserver sets it on each connection (handshake included)
 
-    server = CappedWSGIServer(host, port, app, Handler, fd=fd, max_connections=max_connections)
+    server = CappedWSGIServer(host, port, app, Handler, fd=fd, max_connections=max_connections, per_client=per_client)
     if isinstance(app, Flask):
         app.extensions[STATS_EXTENSION] = server.stats  # read by /metrics
     if tls is not None:

@@ -419,7 +419,9 @@ SCHEMAS: dict[str, Any] = {
                 "minLength": 1,
                 "maxLength": 64,
                 "pattern": "^[^:,]*$",
-                "description": "1-64 printable characters, no leading or trailing space, no `:` or `,`.",
+                "description": "1-64 printable characters, no leading or trailing space, no `:` or `,`; not "
+                "one that looks like a registered bot's name (the same but for case, width or look-alike "
+                "letters: 400).",
             }
         },
     },
@@ -434,8 +436,8 @@ SCHEMAS: dict[str, Any] = {
                 "maxItems": 1000,
                 "items": {"type": "string"},
                 "description": "Bot names, each as in `BotRegistration`, each once. All are checked before any is "
-                "registered: a bad or repeated name registers nothing (400), nor does one already registered "
-                "(409) unless `skip_registered`.",
+                "registered: a bad or repeated name, or two or one and a registered bot's that look alike, "
+                "registers nothing (400), nor does one already registered (409) unless `skip_registered`.",
             },
             "skip_registered": {
                 "type": "boolean",

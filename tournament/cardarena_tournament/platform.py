@@ -81,6 +81,8 @@ class Serving:
     dashboard serves HTTPS with the same certificate and key)."""
     max_connections: int | None = None
     """``--max-connections``: the dashboard's connections at once (``None``: its default)."""
+    max_per_client: int | None = None
+    """``--max-connections-per-client``: of those, from one client address (``None``: its default)."""
 
     @property
     def public_host(self) -> str:
@@ -121,6 +123,8 @@ class Serving:
             argv += ["--tls-cert", self.tls.cert, "--tls-key", self.tls.key]
         if self.max_connections is not None:
             argv += ["--max-connections", str(self.max_connections)]
+        if self.max_per_client is not None:
+            argv += ["--max-connections-per-client", str(self.max_per_client)]
         return argv
 
     @property
@@ -442,7 +446,8 @@ def _wait_http(platform: Platform, timeout: float = 30.0) -> None:
 def connect_command(platform: Platform) -> list[str]:
     """How a bot connects: the ``bot run`` line and, with TLS, what its placeholder files are."""
     tls = platform.serving.tls
-    line = f"cardarena bot run my_bot.py --server {platform.service_address} --token TOKEN"
+    # The token goes in the environment: a command line is readable by every user of the machine.
+    line = f"CARDARENA_TOKEN=TOKEN cardarena bot run my_bot.py --server {platform.service_address}"
     if tls is None:
         return [line]
     line += " --ca-cert ca.pem"  # it implies --tls (as --client-cert does)
@@ -456,9 +461,11 @@ def connect_command(platform: Platform) -> list[str]:
 def _print_addresses(platform: Platform, keys: str = "", *, bots: bool = False) -> None:
     """The platform's addresses; ``keys``: where its data is in an external Redis, if not under
     the usual prefix (the demo's); ``bots``: how to register and connect a bot."""
+    from cardarena.store.connection import shown_url
+
     tls = platform.serving.tls
     kind = "gRPC" if tls is None else "gRPC over mutual TLS" if tls.mutual else "gRPC over TLS"
-    print(f"redis      {platform.redis_url}")
+    print(f"redis      {shown_url(platform.redis_url)}")
     if keys and not platform.embedded:
         print(f"keys       {keys}")
     print(f"service    {platform.service_address}  ({kind}; bots connect here)")
@@ -473,7 +480,7 @@ def _print_addresses(platform: Platform, keys: str = "", *, bots: bool = False) 
             print(f"           {line}")
     if platform.embedded:
         print("other cardarena commands (another shell) use this Redis while REDIS_URL is unset; anything else:")
-        print(f"  export REDIS_URL={platform.redis_url}   # e.g. a worker elsewhere, redis-cli")
+        print(f"  export REDIS_URL={platform.redis_url}   # with its password: e.g. a worker elsewhere, redis-cli")
     elif keys:
         print("other cardarena commands need the same REDIS_URL and that CARDARENA_PREFIX")
     else:
@@ -495,7 +502,13 @@ def serving_options(args: argparse.Namespace) -> Serving:
     from cardarena.server.tls import load_server_tls
 
     tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)  # the service runs in our cwd
-    return Serving(host=args.host, advertise=args.advertise, tls=tls, max_connections=args.max_connections)
+    return Serving(
+        host=args.host,
+        advertise=args.advertise,
+        tls=tls,
+        max_connections=args.max_connections,
+        max_per_client=args.max_connections_per_client,
+    )
 
 
 def _up(args: argparse.Namespace) -> int:

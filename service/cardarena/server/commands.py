@@ -49,7 +49,7 @@ def _service(args: argparse.Namespace) -> int:
     from ..engine import games
     from ..engine.registry import GameRegistrationError
     from ..pem import PemError
-    from ..store.connection import client_for
+    from ..store.connection import client_for, shown_url
     from .observability import configure_logging
     from .service import Instance, Limits
     from .tls import load_server_tls
@@ -102,7 +102,7 @@ def _service(args: argparse.Namespace) -> int:
         try:
             client_for(url).ping()
         except Exception as exc:
-            print(f"cardarena: error: cannot reach Redis at {url}: {exc}", file=sys.stderr)
+            print(f"cardarena: error: cannot reach Redis at {shown_url(url)}: {exc}", file=sys.stderr)
             return 2
         try:
             asyncio.run(main(url))
@@ -261,6 +261,14 @@ def _bot_retire(args: argparse.Namespace) -> int:
     return 0
 
 
+TOKEN_IN_ARGV_WARNING = (
+    "cardarena: warning: --token puts the token on this command line, which every user of this machine "
+    "can read (ps) and then play in your bot's seats: set CARDARENA_TOKEN instead "
+    "(CARDARENA_TOKEN=<token> cardarena bot run ...)"
+)
+"""What ``bot run --token`` says on stderr before it connects."""
+
+
 def _bot_run(args: argparse.Namespace) -> int:
     from cardarena_sdk import load_bot
     from cardarena_sdk.client import SessionEnded, check_address, run_async
@@ -299,6 +307,8 @@ def _bot_run(args: argparse.Namespace) -> int:
         read_key_pair(args.client_cert, args.client_key, names=("--client-cert", "--client-key"))
     except PemError as exc:
         _usage(str(exc))
+    if args.token:
+        print(TOKEN_IN_ARGV_WARNING, file=sys.stderr, flush=True)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -872,7 +882,11 @@ def register(sub: Any) -> None:
         default="127.0.0.1:50051",
         help="the service's gRPC address (default %(default)s, as `cardarena up` listens)",
     )
-    run.add_argument("--token", help="the bot's token (default: $CARDARENA_TOKEN)")
+    run.add_argument(
+        "--token",
+        help="the bot's token (default: $CARDARENA_TOKEN, which other users of the machine cannot read in "
+        "`ps` as they can this option)",
+    )
     run.add_argument(
         "--tls",
         action="store_true",

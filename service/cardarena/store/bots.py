@@ -7,7 +7,10 @@
 * Names: 1 to 64 printable characters without leading or trailing space, ``:`` or ``,``, and
   no ``.`` or ``..`` part between ``/`` (a bot's page is ``/bots/<name>``, and browsers resolve
   such parts away).  Any other printable text is allowed, including ``<``, ``&`` and ``/``:
-  consumers (the dashboard) must escape it.
+  consumers (the dashboard) must escape it.  A name that looks like a registered bot's
+  (:func:`look`: the same but for case, width or Cyrillic and Greek letters that look like
+  Latin ones, ``Alice`` or ``аlice`` beside ``alice``) is refused (:class:`LookAlikeName`):
+  on a leaderboard it would pass for the other bot.
 * Retired bots (:meth:`BotStore.retire`) stay registered but are no longer entrants of
   ``--all`` tournaments.
 * Statistics per bot (``matches``, ``timeouts``, ``illegal_actions``, ``errors``,
@@ -20,6 +23,7 @@ import hashlib
 import hmac
 import secrets
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +74,45 @@ def check_name(name: str) -> str:
     return name
 
 
+class LookAlikeName(InvalidBotName):
+    """A name that looks like a registered bot's (:func:`look`)."""
+
+
+_LOOK_ALIKES = str.maketrans(
+    {
+        # Cyrillic, after case folding (so the capitals too: А В Е К М Н О Р С Т У Х ...)
+        "а": "a", "в": "b", "е": "e", "з": "3", "і": "i", "ј": "j", "к": "k", "м": "m", "н": "h",
+        "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "ԁ": "d", "ԛ": "q",
+        "ԝ": "w", "ү": "y", "һ": "h", "ӏ": "l",
+        # Greek, after case folding (Α Β Ε Ζ Η Ι Κ Μ Ο Ρ Τ Υ Χ ...)
+        "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i", "κ": "k", "μ": "m", "ο": "o",
+        "ρ": "p", "τ": "t", "υ": "y", "χ": "x",
+        # Latin letters that pass for others
+        "ı": "i", "ɑ": "a", "ɡ": "g", "ʟ": "l",
+    }
+)  # fmt: skip
+
+
+def look(name: str) -> str:
+    """What a bot name looks like on a page: its NFKC form (full-width and other compatibility
+    letters as the plain ones), case folded, with Cyrillic and Greek letters that look like Latin
+    ones read as those.  Two names with the same look would pass for each other."""
+    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKES)
+
+
+def look_alike(name: str, others: Iterable[str]) -> str | None:
+    """The first of ``others`` (but ``name`` itself) that looks like ``name`` (:func:`look`), or ``None``."""
+    mine = look(name)
+    return next((o for o in others if o != name and look(o) == mine), None)
+
+
+def _looks_like(name: str, other: str) -> str:
+    return (
+        f"{name!r} looks like the registered bot {other!r} (the same but for case, width or look-alike "
+        "letters): on the dashboard it would pass for it; pick a name that reads differently"
+    )
+
+
 class RosterRefused(BotError):
     """A roster of which nothing may be registered: ``problems`` says why, one line each;
     ``taken`` lists the names already registered (when that is the reason)."""
@@ -84,7 +127,8 @@ def check_roster(store: BotStore, names: Sequence[str], *, skip_registered: bool
     """Check a roster before registering any of it (``cardarena bot register A B C`` and the
     admin API's ``{"names": [...]}``): ``(names to register, in order; names already
     registered and skipped)``.  Raises :class:`RosterRefused` when a name is listed twice or is
-    not a valid bot name, or, without ``skip_registered``, is already registered."""
+    not a valid bot name, or, without ``skip_registered``, is already registered; or when two
+    of its names, or one of them and a registered bot's, look alike (:func:`look`)."""
     listed = Counter(names)
     problems = [f"{name!r} is listed more than once" for name in sorted(n for n, k in listed.items() if k > 1)]
     unique = list(listed)  # in order, once each
@@ -98,7 +142,21 @@ def check_roster(store: BotStore, names: Sequence[str], *, skip_registered: bool
     taken = [n for n, found in zip(unique, store.exist(unique), strict=True) if found]
     if taken and not skip_registered:
         raise RosterRefused([f"already registered: {', '.join(taken)}"], taken)
-    return [n for n in unique if n not in taken], taken
+    todo = [n for n in unique if n not in taken]
+    registered = {look(n): n for n in store.names()}
+    seen: dict[str, str] = {}
+    for name in todo:
+        mine = look(name)
+        if mine in seen:
+            problems.append(
+                f"{seen[mine]!r} and {name!r} look alike (the same but for case, width or look-alike letters)"
+            )
+        elif mine in registered and registered[mine] != name:
+            problems.append(_looks_like(name, registered[mine]))
+        seen.setdefault(mine, name)
+    if problems:
+        raise RosterRefused(problems)
+    return todo, taken
 
 
 @dataclass(frozen=True)
@@ -143,12 +201,15 @@ class BotStore:
     LOCAL = property(lambda self: key("bots", "local"))
 
     def register(self, name: str, *, local: bool = False) -> str:
-        """Register ``name``; returns its token (shown once).  Raises :class:`BotError`.
+        """Register ``name``; returns its token (shown once).  Raises :class:`BotError`
+        (:class:`LookAlikeName` for a name that looks like a registered bot's, unless ``local``).
 
         ``local``: a bot of a local run (``cardarena match``, ``tournament run``, ``demo``),
         which names its bots after their kind (``random-1``); such bots are not entrants of
         ``--all`` tournaments (see :meth:`entrants`)."""
         check_name(name)
+        if not local and (other := look_alike(name, self.names())) is not None:
+            raise LookAlikeName(_looks_like(name, other))
         token, cred = self._issue(name)
         h = self._bot(name)
         if not self.r.hsetnx(h, "name", name):

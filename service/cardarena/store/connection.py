@@ -15,7 +15,14 @@ stored.  Files in that directory coordinate it:
   server, so two commands starting at once never run two servers on one data directory;
 * ``server.json`` — the running server: its URL, the ``redis-server`` pid and its keeper's pid;
 * ``users/<pid>-<id>`` — one file per command using it (holding the process start time, so a
-  recycled pid is not mistaken for a live user).
+  recycled pid is not mistaken for a live user);
+* ``redis.password`` — the server's password (:func:`redis_password`).
+
+Private: the directory is made (and kept) mode 0700 and the server asks for a password, made
+once per directory and kept in it (mode 0600), which its URL carries
+(``redis://:<password>@127.0.0.1:<port>/0``).  The data holds every tournament's secret seed
+(every hidden card), the replays and the token hashes, and a loopback port is open to every
+user of the machine: without them any local account could read every deal, or write results.
 
 The server runs under a small *keeper* process (``redis-server`` dies with it), detached from
 the command that started it, so that command may exit while others still use the server.
@@ -66,6 +73,46 @@ def redis_server_binary() -> str:
     return found
 
 
+PASSWORD_FILE = "redis.password"
+"""The file, in an embedded server's data directory, that holds its password."""
+
+
+def private_dir(path: Path) -> Path:
+    """``path``, created if needed, with mode 0700 (only its owner may list or open what is in it)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.chmod(0o700)
+    return path
+
+
+def redis_password(data_dir: Path) -> str:
+    """The password of the embedded server of ``data_dir``: read from its file, or made (random,
+    256 bits) and written there (mode 0600) the first time, so that a server started again on
+    the same directory (a restart, the next command) keeps its password and its clients' URL."""
+    path = private_dir(Path(data_dir)) / PASSWORD_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        found = path.read_text().strip()
+        if found:
+            return found
+        os.chmod(path, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    made = secrets.token_urlsafe(32)  # URL-safe: it goes into the URL as it is
+    with os.fdopen(fd, "w") as out:
+        out.write(made + "\n")
+    return made
+
+
+def shown_url(url: str) -> str:
+    """``url`` with its password replaced by ``***``: for lines on a terminal or in a log."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in userinfo:
+        return url
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}"
+
+
 def free_port() -> int:
     """A free TCP port on 127.0.0.1."""
     with socket.socket() as s:
@@ -81,6 +128,8 @@ class EmbeddedRedis:
         self.port = port or free_port()
         self.persist = persist
         self.process: subprocess.Popen[bytes] | None = None
+        self.password = ""
+        """The server's password (:func:`redis_password`), known once it is started."""
         self._socket_dir = tempfile.mkdtemp(prefix="cardarena-redis-")
 
     @property
@@ -90,14 +139,20 @@ class EmbeddedRedis:
 
     @property
     def url(self) -> str:
-        """``redis://127.0.0.1:<port>/0``."""
-        return f"redis://127.0.0.1:{self.port}/0"
+        """``redis://:<password>@127.0.0.1:<port>/0`` (the password once started)."""
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 10.0) -> EmbeddedRedis:
-        """Start the server and wait until it answers PING."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        """Start the server and wait until it answers PING.
+
+        Its data directory is made private (mode 0700) and it asks for the directory's password
+        (:func:`redis_password`), given on its standard input, not on its command line, which
+        every user may read (``ps``)."""
+        self.password = redis_password(self.data_dir)
         args = [
             redis_server_binary(),
+            "-",  # the rest of the configuration (the password) comes on stdin
             "--bind",
             "127.0.0.1",
             "--port",
@@ -122,9 +177,18 @@ class EmbeddedRedis:
             str(self.data_dir / "redis.log"),
         ]
         self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_parent
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=die_with_parent,
         )
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
+        assert self.process.stdin is not None
+        with contextlib.suppress(BrokenPipeError):  # exited at once: said below
+            self.process.stdin.write(f"requirepass {self.password}\n".encode())
+        with contextlib.suppress(BrokenPipeError):
+            self.process.stdin.close()
+        client = redis.Redis(host="127.0.0.1", port=self.port, password=self.password, socket_connect_timeout=0.5)
         deadline = time.monotonic() + timeout
         try:
             while True:
@@ -207,7 +271,7 @@ def chosen_redis(url: str | None, who: str = "cardarena", *, quiet: bool = False
         return
     with default_redis() as embedded:
         if not quiet:
-            print(f"{who}: embedded Redis at {embedded}", file=sys.stderr, flush=True)
+            print(f"{who}: embedded Redis at {shown_url(embedded)}", file=sys.stderr, flush=True)
         yield embedded
 
 
@@ -229,8 +293,7 @@ def default_redis(data_dir: Path | None = None) -> Iterator[str]:
     if external:
         yield external
         return
-    where = (Path(data_dir) if data_dir else DEFAULT_DATA_DIR / "redis").resolve()
-    where.mkdir(parents=True, exist_ok=True)
+    where = private_dir((Path(data_dir) if data_dir else DEFAULT_DATA_DIR / "redis").resolve())
     with _locked(where):
         url = _running_url(where)
         me = _register_user(where)
@@ -429,7 +492,8 @@ def run_keeper(data_dir: str) -> None:  # pragma: no cover - runs in the detache
         assert server.process is not None
         state = {"url": server.url, "pid": server.process.pid, "keeper": os.getpid(), "data_dir": str(where)}
         tmp = where / f"server.json.{os.getpid()}"
-        tmp.write_text(json.dumps(state))
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+            out.write(json.dumps(state))  # the URL holds the password: the owner's alone
         os.replace(tmp, where / "server.json")
         with contextlib.suppress(OSError):
             sys.stdout.write(server.url + "\n")

@@ -244,6 +244,40 @@ def test_stale_seq_other_seat_and_unknown_match_are_rejected_in_band(
     b.close()
 
 
+def test_probing_another_seats_simultaneous_request_tells_nothing_of_its_answer(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """Skull's first placement asks every seat at once.  An answer to another seat's request was
+    told ``NOT_YOUR_SEAT`` while that request was pending and ``STALE_SEQ`` once it had been
+    answered, so a bot could learn by probing whether an opponent had placed yet (found by a
+    pentest).  It is ``NOT_YOUR_SEAT`` either way now."""
+    matches, bots = stores
+    names = ["alice", "bob", "carol"]
+    players = [ScriptedBot(service.address, bots.register(n), n) for n in names]
+    for p in players:
+        p.expect("welcome")
+    matches.enqueue(spec("probe", "skull", names, time_control=TimeControl(30000, 0)))
+    requests = [p.expect("action_request") for p in players]
+    alice, bob, carol = players
+    mine, bobs, carols = requests
+    alice.act(bobs.match_id, bobs.seq, bobs.legal[0].id)  # bob's request, pending
+    before = alice.expect("action_rejected")
+    bob.act(bobs.match_id, bobs.seq, bobs.legal[0].id)  # bob places
+    bob.act(bobs.match_id, bobs.seq, bobs.legal[0].id)  # its rejection shows the first was taken
+    assert bob.expect("action_rejected").code == pb.REJECT_STALE_SEQ
+    alice.act(bobs.match_id, bobs.seq, bobs.legal[0].id)  # bob's request, answered
+    after = alice.expect("action_rejected")
+    assert before.code == after.code == pb.REJECT_NOT_YOUR_SEAT
+    assert before.reason == after.reason == f"seq {bobs.seq} asks seat 1, not yours"
+    alice.act(mine.match_id, mine.seq, mine.legal[0].id)  # alice's own answer still counts
+    carol.act(carols.match_id, carols.seq, carols.legal[0].id)
+    for p in players:
+        p.autoplay()
+    assert wait_done(matches, "probe")["strikes"] == [0, 0, 0]
+    for p in players:
+        p.close()
+
+
 def test_auth_and_hello_errors(service: ServiceProcess, stores: tuple[MatchStore, BotStore]) -> None:
     _, bots = stores
     token = bots.register("carol")

@@ -225,6 +225,10 @@ class LiveMatch:
         """The ``MatchStart`` template (seat and ``resumed`` are set per send)."""
         self.sessions: dict[int, Session | None] = dict.fromkeys(range(spec.players))
         self.pending: dict[int, Pending] = {}
+        self.asked: dict[int, int] = {}
+        """The seat each ``seq`` of the match was sent to (pending or not): an answer to another
+        seat's request is told so whether or not that request is still pending, so that a bot
+        cannot learn by probing whether another seat has answered a simultaneous decision."""
         self.resigned: set[int] = set()
         self.present: set[int] = set()
         """Seats whose bot joined (the others are no-shows)."""
@@ -593,13 +597,14 @@ class Hub:
             # A match without a seat of the bot is answered as unknown: a bot learns nothing
             # of others' matches.
             return _reject(answer, pb.REJECT_UNKNOWN_MATCH, f"no live match {answer.match_id!r} on this server")
+        asked = match.asked.get(answer.seq)
+        if asked is not None and match.spec.seats[asked] != session.bot:
+            return _reject(answer, pb.REJECT_NOT_YOUR_SEAT, f"seq {answer.seq} asks seat {asked}, not yours")
         pending = match.pending.get(answer.seq)
         if pending is None:
             mine = sorted(p.seq for p in match.pending.values() if match.spec.seats[p.seat] == session.bot)
             hint = f"pending: seq {mine[0]}" if mine else "nothing is pending for you"
             return _reject(answer, pb.REJECT_STALE_SEQ, f"seq {answer.seq} is not pending ({hint})")
-        if match.spec.seats[pending.seat] != session.bot:
-            return _reject(answer, pb.REJECT_NOT_YOUR_SEAT, f"seq {answer.seq} asks seat {pending.seat}, not yours")
         if pending.answers:
             # Answering twice is stale: a bot answers again only after the outcome of its answer
             # (an ActionRejected).  Otherwise a batch of thousands of illegal answers to one request

@@ -250,6 +250,7 @@ class MatchRunner:
         pending.move_deadline = now + tc.move_ms / 1000.0
         pending.deadline = pending.move_deadline + self.bank[seat]
         self.live.pending[self.seq] = pending
+        self.live.asked[self.seq] = seat
         self.live.send(seat, codec.server_message_bytes(request))
         return pending
 

@@ -74,8 +74,18 @@ def play_first_legal(state: State, seed: int, *, limit: int = 100_000) -> int:
 
 from .redis_server import key_prefix, redis_url  # noqa: E402
 from .server_harness import stores  # noqa: E402
+from .tournament_fixtures import processes  # noqa: E402
 
-__all__ = ["FIXTURE_GAME", "game_seatings", "key_prefix", "play_first_legal", "redis_url", "registered", "stores"]
+__all__ = [
+    "FIXTURE_GAME",
+    "game_seatings",
+    "key_prefix",
+    "play_first_legal",
+    "processes",
+    "redis_url",
+    "registered",
+    "stores",
+]
 
 
 def drawn_deal(seed: int, players: int) -> tuple[int, list[int]]:

@@ -33,14 +33,6 @@ def stores(redis_url: str, key_prefix: str) -> Iterator[tuple[TournamentStore, M
     client.close()
 
 
-@pytest.fixture
-def processes() -> Iterator[list[WorkerProcess]]:
-    started: list[WorkerProcess] = []
-    yield started
-    for p in started:
-        p.kill()
-
-
 def _spawn(processes: list[WorkerProcess], redis_url: str, prefix: str, *args: str) -> WorkerProcess:
     p = WorkerProcess(redis_url, prefix, *args).start()
     processes.append(p)
@@ -418,12 +410,15 @@ def test_the_info_log_is_about_the_work_not_the_sweeps(
         ("beat", "CARDARENA_BEAT_LEASE_S", "ten"),
         ("worker", "CARDARENA_WATCHDOG_STALE_S", "-5"),
         ("worker", "CARDARENA_REPLAY_RETENTION_DAYS", "28d"),
+        ("worker", "CARDARENA_NOTIFY_BACKOFF_S", "1m"),
+        ("worker", "CARDARENA_PUBLIC_URL", "arena.example.org"),
     ],
 )
 def test_worker_and_beat_refuse_a_bad_setting_in_one_line(role: str, setting: str, value: str) -> None:
     """A period that is not a number of seconds (``1h``) used to end beat with a traceback, 0
     made it send without pause, and a bad retention let the worker start, then log an error
-    once an hour and never drop a replay: each is now refused before anything starts."""
+    once an hour and never drop a replay: each is now refused before anything starts (and so
+    are the notifications' settings, which the worker reads when a tournament ends)."""
     env = {**os.environ, "REDIS_URL": "redis://127.0.0.1:1/0", setting: value}
     env.pop("CARDARENA_PREFIX", None)
     out = subprocess.run(
@@ -434,5 +429,6 @@ def test_worker_and_beat_refuse_a_bad_setting_in_one_line(role: str, setting: st
         timeout=30,
     )
     assert out.returncode == 2, out.stderr
-    assert out.stderr.startswith(f"cardarena: error: {setting} must be a number of ") and "Traceback" not in out.stderr
+    wanted = "the dashboard's address" if setting == "CARDARENA_PUBLIC_URL" else "a number of "
+    assert out.stderr.startswith(f"cardarena: error: {setting} must be {wanted}") and "Traceback" not in out.stderr
     assert out.stderr.count("\n") == 1 and repr(value) in out.stderr

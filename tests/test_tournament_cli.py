@@ -333,14 +333,6 @@ def test_schedules_are_listed_with_their_next_run_and_removed(redis_url: str, ke
     assert done.returncode == 2 and "unknown schedule" in done.stderr
 
 
-@pytest.fixture
-def processes() -> Iterator[list[WorkerProcess]]:
-    started: list[WorkerProcess] = []
-    yield started
-    for p in started:
-        p.kill()
-
-
 def test_schedule_from_cli_starts_on_its_own(redis_url: str, key_prefix: str, processes: list[WorkerProcess]) -> None:
     env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
     client = client_for(redis_url)

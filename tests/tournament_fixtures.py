@@ -19,9 +19,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+import pytest
 from cardarena.engine import MatchRng, State, build_replay, get_game
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchSpec, MatchStore
@@ -207,6 +208,15 @@ class WorkerProcess:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
         self.proc = None
+
+
+@pytest.fixture
+def processes() -> Iterator[list[WorkerProcess]]:
+    """The worker and beat subprocesses a test starts (append them): killed when it ends."""
+    started: list[WorkerProcess] = []
+    yield started
+    for p in started:
+        p.kill()
 
 
 def wait_for(

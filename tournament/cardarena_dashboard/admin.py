@@ -137,9 +137,11 @@ TOURNAMENT_FIELDS = {
     "time_control": dict,
     "fault_policy": dict,
     "rated": bool,
+    "notify": list,
 }
 """Fields a tournament definition may have, with their JSON types (``rated``: false for a
-practice tournament, which leaves the ratings alone; default true)."""
+practice tournament, which leaves the ratings alone; default true; ``notify``: webhook URLs
+told when it ends, kept apart from the tournament and never shown)."""
 REQUIRED = ("id", "game", "players", "entrants", "deal_sets")
 MAX_TOURNAMENT_NAME = 200
 """Longest tournament name (the OpenAPI document's ``maxLength``)."""
@@ -201,7 +203,7 @@ def tournament_from(data: dict[str, Any]) -> Any:
     # so that no two tournaments share their deals unless a seed says so.
     return Tournament(
         **{
-            **data,
+            **{k: v for k, v in data.items() if k != "notify"},
             "entrants": tuple(entrants),
             "name": data.get("name") or f"{game.name} {players}p",
             "seed": data.get("seed") or new_seed(),
@@ -215,13 +217,32 @@ def tournament_from(data: dict[str, Any]) -> Any:
 @bp.post("/tournaments")
 def create_tournament() -> tuple[Response, int]:
     """Create a tournament from a JSON definition (status ``upcoming``; the workers start it)."""
+    from cardarena_tournament.notify import check_targets
+
     data = _body()
     store = sources().tournaments
     if store is None:
         raise reads.Unavailable("tournaments are not available in this installation")
-    if not store.create(tournament_from(data)):
+    t = tournament_from(data)
+    targets = check_targets(data.get("notify") or [], "notify")  # a TargetError is a ValueError -> 400
+    if not store.create(t, notify=targets):
         abort(409, "a tournament with this id exists")
+    if targets:
+        current_app.logger.info("admin: tournament created with %d notification target(s)", len(targets))
     return jsonify(reads.tournament(sources(), data["id"])), 201
+
+
+@bp.get("/tournaments/<tournament_id>/notifications")
+def tournament_notifications(tournament_id: str) -> Response:
+    """The tournament's notification targets (their hosts, never their URLs) and how each
+    delivery stands: state, attempts, last error."""
+    from cardarena_tournament.notify import summary
+
+    reads.tournament(sources(), tournament_id)  # 404 for an unknown tournament
+    if sources().notifications is None:
+        raise reads.Unavailable("notifications are not available in this installation")
+    targets = summary(sources().notifications, tournament_id)
+    return jsonify({"tournament": tournament_id, "targets": targets})
 
 
 @bp.post("/tournaments/<tournament_id>/cancel")

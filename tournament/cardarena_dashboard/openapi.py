@@ -506,6 +506,42 @@ SCHEMAS: dict[str, Any] = {
                 "default": True,
                 "description": "false: a practice tournament; its matches do not change the ratings.",
             },
+            "notify": {
+                "type": "array",
+                "maxItems": 10,
+                "items": {"type": "string", "maxLength": 2000, "pattern": "^[hH][tT][tT][pP][sS]?://"},
+                "description": "Webhook URLs (http or https; Slack, Mattermost, Discord, Teams ...) each sent a "
+                "JSON message when the tournament ends (docs/tournaments.md, 'Notifications'). Secret: never "
+                "shown again, not even to admins (GET .../notifications gives their hosts).",
+            },
+        },
+    },
+    "NotificationTargets": {
+        "type": "object",
+        "required": ["tournament", "targets"],
+        "properties": {
+            "tournament": {"type": "string"},
+            "targets": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["target", "host", "state", "attempts", "last_error"],
+                    "properties": {
+                        "target": {"type": "integer", "description": "1 for the first URL given, ..."},
+                        "host": {"type": "string", "description": "The URL's host (and port): never the URL."},
+                        "state": {
+                            "type": "string",
+                            "nullable": True,
+                            "enum": ["queued", "sending", "retrying", "delivered", "failed", None],
+                            "description": "null until the tournament has ended and its end is announced.",
+                        },
+                        "attempts": {"type": "integer"},
+                        "last_error": _STR,
+                        "updated_at": _NUM,
+                        "next_attempt_at": {**_NUM, "description": "When a retry is due (state retrying)."},
+                    },
+                },
+            },
         },
     },
     "Page_Match": _page_of("Match"),
@@ -752,6 +788,18 @@ def openapi_document() -> dict[str, Any]:
                     "content": {"application/json": {"schema": _ref("TournamentDefinition")}},
                 },
                 "responses": {"201": _json(_ref("Tournament"), "Created"), "409": _error("Id taken"), **admin_errors},
+            }
+        },
+        "/admin/tournaments/{tournament_id}/notifications": {
+            "get": {
+                "summary": "A tournament's notification targets (hosts only) and how each delivery stands",
+                "security": admin_security,
+                "parameters": [tid],
+                "responses": {
+                    "200": _json(_ref("NotificationTargets"), "OK"),
+                    "404": _error("Unknown tournament"),
+                    **admin_errors,
+                },
             }
         },
         "/admin/tournaments/{tournament_id}/cancel": {

@@ -41,6 +41,8 @@ class Sources:
     """``BotStore`` or ``None`` while its module is absent."""
     presence: Any = field(init=False)
     """``PresenceStore`` (which bots are connected now) or ``None`` while its module is absent."""
+    notifications: Any = field(init=False)
+    """``NotificationStore`` (tournaments' webhook targets: admin API only) or ``None``."""
     indexed: bool = field(init=False, default=False)
     """Whether the match indexes are known to hold the matches stored before them."""
 
@@ -49,6 +51,7 @@ class Sources:
         self.tournaments = _optional_store("tournaments", "TournamentStore", self.client)
         self.bots = _optional_store("bots", "BotStore", self.client)
         self.presence = _optional_store("presence", "PresenceStore", self.client)
+        self.notifications = _optional_store("notifications", "NotificationStore", self.client)
 
     def index_matches(self) -> int | None:
         """Make sure the matches stored before the match indexes existed (an earlier version)

@@ -18,7 +18,7 @@ from cardarena.store.matches import MatchStore
 from cardarena.store.retention import PruneReport
 from cardarena.store.tournaments import STATUSES, Tournament, TournamentError, TournamentStore
 
-from . import lifecycle
+from . import lifecycle, notify, webhook
 from .formats import FormatError
 
 START_TASK = "cardarena_tournament.tasks.start_tournament"
@@ -124,6 +124,11 @@ def _create(args: argparse.Namespace) -> int:
         lifecycle.check_template(template)  # the bad input first, before the bots are looked up
         if args.schedule:
             lifecycle.parse_schedule(args.schedule)
+        targets = notify.check_targets(args.notify or [])
+        for where in notify.in_clear(targets):
+            print(
+                f"warning: --notify {where} is plain http: its URL, token included, travels in clear", file=sys.stderr
+            )
         with _stores(args) as (ts, _, url):
             if entrants != "all":
                 missing = _unregistered(ts, entrants)
@@ -133,7 +138,7 @@ def _create(args: argparse.Namespace) -> int:
                     )
             if args.schedule:
                 now = time.time()
-                s = lifecycle.create_schedule(ts, args.schedule, template, now=now)
+                s = lifecycle.create_schedule(ts, args.schedule, template, now=now, notify=targets)
                 when = f"every {s.every:g}s" if s.every else f"cron {s.cron!r} (UTC)"
                 first = ts.next_run(s.id) or now
                 at = "now" if first <= now else f"{_utc(first)} UTC"
@@ -144,11 +149,13 @@ def _create(args: argparse.Namespace) -> int:
 
                 template["entrants"] = BotStore(ts.r).entrants()
             t = lifecycle.new_tournament(**template)
-            ts.create(t)
+            ts.create(t, notify=targets)
             from .celery_app import make_app
 
             make_app(url).send_task(START_TASK, args=[t.id])
         print(t.id)
+        if targets:
+            print(f"its end is posted to {notify.hosts(targets)}", file=sys.stderr)
         return 0
     except (TournamentError, FormatError, ValueError, RuntimeError) as exc:
         return _fail(str(exc))
@@ -161,18 +168,44 @@ def _utc(t: float) -> str:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from cardarena.store.notifications import NotificationStore
+
     try:
         with _stores(args) as (ts, _, _url):
             t = ts.require(args.id)
+            targets = notify.summary(NotificationStore(ts.r), t.id)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
     data = t.to_json()
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps({**data, "notify": targets} if targets else data))
     else:
-        for line in status_lines(t):
+        for line in [*status_lines(t), *notify_lines(targets)]:
             print(line)
     return 0
+
+
+def notify_lines(targets: list[dict[str, Any]]) -> list[str]:
+    """``tournament status``: how many notification targets, their hosts (never their URLs)
+    and, once the end was announced, how each delivery stands."""
+    if not targets:
+        return []
+    out = [f"notify: {len(targets)} target{'s' if len(targets) != 1 else ''} ({', '.join(d['host'] for d in targets)})"]
+    for d in targets:
+        state, tries = d["state"], f"{d['attempts']} attempt{'s' if d['attempts'] != 1 else ''}"
+        if state is None:
+            continue  # not ended (or not announced yet): the line above says it all
+        when = f" {_utc(d['updated_at'])} UTC" if d.get("updated_at") else ""
+        text = {
+            "queued": "queued",
+            "sending": f"posting (attempt {d['attempts']})",
+            "retrying": f"{tries} failed; next at {_utc(d['next_attempt_at'] or 0.0)} UTC",
+            "delivered": f"delivered{when} ({tries})",
+            "failed": f"failed{when} after {tries}",
+        }.get(state, state)
+        error = f"; last error: {d['last_error']}" if d.get("last_error") and state != "delivered" else ""
+        out.append(f"  {d['target']}. {d['host']}: {text}{error}")
+    return out
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -230,14 +263,20 @@ def status_lines(t: Tournament) -> list[str]:
 
 
 def _cancel(args: argparse.Namespace) -> int:
+    from cardarena.store.notifications import NotificationStore
+
     try:
         with _stores(args) as (ts, _, _url):
             status = ts.require(args.id).status
             if not ts.cancel(args.id):
                 return _fail(f"tournament {args.id!r} is {status}: nothing to cancel")
+            targets = NotificationStore(ts.r).targets(args.id)
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
     print(f"cancelled {args.id}; its unplayed matches are withdrawn")
+    if targets:  # the workers' reconcile announces it (notify.sweep)
+        when = "at its next reconcile (CARDARENA_RECONCILE_S, default 15 s)"
+        print(f"a worker posts the cancellation to {notify.hosts(targets)} {when}")
     return 0
 
 
@@ -245,10 +284,13 @@ def _schedules(args: argparse.Namespace) -> int:
     try:
         with _stores(args) as (ts, _, _url):
             infos = [i for i in (ts.schedule_info(s.id) for s in ts.schedules()) if i is not None]
+            for i in infos:
+                i["notify"] = ts.schedule_targets(i["id"])
     except RuntimeError as exc:
         return _fail(str(exc))
-    if args.json:
-        print(json.dumps({"schedules": infos}))
+    if args.json:  # of the targets, their hosts only
+        shown = [{**i, "notify": [webhook.host(u) for u in i["notify"]]} for i in infos]
+        print(json.dumps({"schedules": shown}))
         return 0
     if not infos:
         print("no schedules")
@@ -263,6 +305,8 @@ def _schedules(args: argparse.Namespace) -> int:
             print(f"    last run: {i['last_tournament']}")
         if i.get("last_error"):
             print(f"    last error ({_utc(i['last_error_at'])} UTC): {i['last_error']}")
+        if i.get("notify"):
+            print(f"    each run's end is posted to {notify.hosts(i['notify'])}")
     return 0
 
 
@@ -409,7 +453,8 @@ def settings_problem(role: str) -> str | None:
     """What is wrong with the settings ``cardarena worker`` or ``beat`` (``role``) reads from
     its environment, in one line, or ``None``: ``REDIS_URL`` unset, a period that is not a
     number of seconds > 0 (``CARDARENA_TICK_S``, ``CARDARENA_PRUNE_S`` ...) and, for the
-    worker, which runs the ``prune`` task, a bad ``CARDARENA_REPLAY_RETENTION_DAYS``.  Checked
+    worker, which runs the ``prune`` task, a bad ``CARDARENA_REPLAY_RETENTION_DAYS``, and for
+    the notifications it posts a bad ``CARDARENA_PUBLIC_URL`` or ``CARDARENA_NOTIFY_*_S``.  Checked
     before the process starts, so that a typo is one line at deploy time rather than a
     traceback, or a retention that is never applied with one error in the log an hour."""
     try:
@@ -421,6 +466,7 @@ def settings_problem(role: str) -> str | None:
             from cardarena.store.retention import retention_days
 
             retention_days()
+            notify.Settings.from_env()  # CARDARENA_PUBLIC_URL, CARDARENA_NOTIFY_*
     except (RuntimeError, ValueError) as exc:
         return str(exc)
     return None
@@ -522,6 +568,13 @@ def register(sub: Any) -> None:
     add_unrated(create)
     create.add_argument("--name")
     create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")
+    create.add_argument(
+        "--notify",
+        action="append",
+        metavar="URL",
+        help="a webhook (Slack, Mattermost, Discord, Teams ...) told when the tournament ends, finished or "
+        "cancelled (with --schedule: when each run ends); repeat for several; http(s) only, kept secret",
+    )
     add_redis_url(create)
     create.set_defaults(func=_create)
 

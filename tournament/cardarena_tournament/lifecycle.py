@@ -27,6 +27,9 @@ from . import formats, standings
 
 RatingUpdate = Callable[[dict[str, dict[str, float]]], dict[str, dict[str, float]]]
 """Maps the seated bots' current ratings to their new ratings after one match."""
+OnEnd = Callable[[str], None]
+"""Called with a tournament's id when it has just been finished (the worker's: announce it to
+its notification targets, :func:`.notify.dispatch`)."""
 
 log = logging.getLogger(__name__)
 
@@ -365,11 +368,13 @@ def _rater(seats: Sequence[str], ranks: Sequence[Any]) -> RatingUpdate:
     return lambda cur: standings.rate_match(cur, seats, fixed)
 
 
-def consume_results(ts: TournamentStore, ms: MatchStore, consumer: str, *, batch: int = 500) -> int:
+def consume_results(
+    ts: TournamentStore, ms: MatchStore, consumer: str, *, batch: int = 500, on_end: OnEnd | None = None
+) -> int:
     """Read the results stream (consumer group :data:`RESULTS_GROUP`): entries this group left
     unacknowledged for 30 s (a killed worker) first, then new ones.  Counts each match once,
-    refreshes standings of the touched tournaments, finishes those that are complete, and
-    acknowledges.  Returns the number of entries handled."""
+    refreshes standings of the touched tournaments, finishes those that are complete (then
+    ``on_end``, see :func:`settle`), and acknowledges.  Returns the number of entries handled."""
     ts.ensure_group(ms.STREAM, RESULTS_GROUP)
     handled = 0
     touched: set[str] = set()
@@ -379,7 +384,7 @@ def consume_results(ts: TournamentStore, ms: MatchStore, consumer: str, *, batch
         mids = [fields.get("match_id", "") for _, fields in entries]
         touched.update(tid for tid in count_matches(ts, ms, mids) if tid)
         for tid in sorted(touched):
-            settle(ts, tid)
+            settle(ts, tid, on_end=on_end)
         ts.ack(ms.STREAM, RESULTS_GROUP, done)
         handled += len(done)
         touched.clear()
@@ -401,10 +406,13 @@ def standings_hold(elapsed: float) -> float:
     return max(STANDINGS_EVERY_S, elapsed / STANDINGS_SHARE)
 
 
-def settle(ts: TournamentStore, tid: str, *, force: bool = False) -> None:
+def settle(ts: TournamentStore, tid: str, *, force: bool = False, on_end: OnEnd | None = None) -> None:
     """Finish the tournament if every match is counted, and refresh its standings: always when
     it finishes or ``force``; otherwise only if no worker process refreshed them within
-    :func:`standings_hold` of its refresh (a lease in Redis, shared by every process)."""
+    :func:`standings_hold` of its refresh (a lease in Redis, shared by every process).
+
+    This is the one place a tournament becomes ``finished``: ``on_end(tid)`` is called here,
+    once, by the call that finished it, after its final standings are stored."""
     t = ts.require(tid)
     complete = t.counted >= t.total_matches
     snap = None
@@ -417,13 +425,17 @@ def settle(ts: TournamentStore, tid: str, *, force: bool = False) -> None:
             ts.save_standings(tid, {**snap, "status": "finished"})
         else:  # the last results were counted elsewhere after our read: compute again
             refresh_standings(ts, tid)
+        if on_end is not None:
+            on_end(tid)
     elif snap is not None and snap.get("status") != "finished" and ts.require(tid).status == "finished":
         # Another worker finished the tournament while we computed; our snapshot (saved as
         # "running") may have landed after its final one. Recompute: every result is counted.
         refresh_standings(ts, tid)
 
 
-def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 30.0) -> dict[str, int]:
+def reconcile(
+    ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 30.0, on_end: OnEnd | None = None
+) -> dict[str, int]:
     """Repair whatever a crash left behind (idempotent):
 
     * running matches with an expired lease and queued matches missing from the queue are put
@@ -432,7 +444,8 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
     * completed matches of running tournaments not yet counted (or, in a rated tournament,
       rated) are counted (rated);
     * running tournaments with every match counted are finished; the standings of those it
-      counted matches of are refreshed (the others' when their turn comes, see :func:`settle`);
+      counted matches of are refreshed (the others' when their turn comes, see :func:`settle`,
+      which calls ``on_end`` for each it finishes);
     * tournaments still ``upcoming`` ``upcoming_grace_s`` after creation (their start task was
       lost) are started.
     """
@@ -453,7 +466,7 @@ def reconcile(ts: TournamentStore, ms: MatchStore, *, upcoming_grace_s: float = 
         todo = [mid for mid, c, r in zip(done, counted, rated, strict=True) if not (c and r)]
         count_matches(ts, ms, todo)
         report["counted"] += len(todo)
-        settle(ts, t.id, force=bool(todo))  # nothing repaired: the standings wait for their turn
+        settle(ts, t.id, force=bool(todo), on_end=on_end)  # nothing repaired: the standings wait their turn
     return report
 
 
@@ -469,18 +482,25 @@ def check_template(template: dict[str, Any]) -> None:
 
 
 def create_schedule(
-    ts: TournamentStore, schedule_text: str, template: dict[str, Any], *, sid: str | None = None, now: float
+    ts: TournamentStore,
+    schedule_text: str,
+    template: dict[str, Any],
+    *,
+    sid: str | None = None,
+    now: float,
+    notify: Sequence[str] = (),
 ) -> Schedule:
     """Validate ``template`` (keyword arguments of :func:`new_tournament`) and store a recurring
-    tournament.  An interval schedule (``"every 1h"``) runs first at once, then every interval;
-    a cron schedule runs first at its next cron time after ``now``.  ``entrants`` may be
+    tournament (``notify``: webhook URLs, checked by the caller, that each run is given).  An
+    interval schedule (``"every 1h"``) runs first at once, then every interval; a cron schedule
+    runs first at its next cron time after ``now``.  ``entrants`` may be
     ``"all"``: every registered bot at the time of each run (the game, player count, deal sets
     and options are still checked now, against a stand-in field)."""
     cron, every = parse_schedule(schedule_text)
     check_template(template)
     s = Schedule(id=sid or f"s{uuid.uuid4().hex[:8]}", template=template, cron=cron, every=every, created_at=now)
     first = now if every is not None else next_after(s, now)
-    if not ts.create_schedule(s, first_run=first):
+    if not ts.create_schedule(s, first_run=first, notify=notify):
         raise TournamentError(f"schedule {s.id!r} exists")
     return s
 
@@ -531,7 +551,7 @@ def start_due_schedules(
                 ts.schedule_failed(sid, message, now)
                 log.error("schedule_run_failed", extra={"fields": {"schedule": sid, "error": str(exc)}})
             continue
-        ts.create(t)
+        ts.create(t, notify=ts.schedule_targets(sid))
         if ts.claim_run(sid, now, following) is None:
             continue  # another beat/worker took this run; it starts it
         start_tournament(ts, ms, tid)

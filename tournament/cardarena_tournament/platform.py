@@ -359,7 +359,9 @@ def running_platform(
     serving: Serving | None = None,
 ) -> Iterator[Platform]:
     """Start Redis, service, worker, beat and dashboard (the service and the dashboard as
-    ``serving`` says, default: loopback, plaintext); stop them all on exit.
+    ``serving`` says, default: loopback, plaintext); stop them all on exit.  The children get
+    ``CARDARENA_PUBLIC_URL`` (the link in tournament notifications), unless it is set, as the
+    dashboard's address.
 
     Raises :class:`PlatformError` (nothing left running) if a port is taken or a part exits
     during start-up.
@@ -385,6 +387,8 @@ def running_platform(
             embedded=embedded,
             serving=serving,
         )
+        # the notifications' link to the tournament (docs/tournaments.md, Notifications)
+        env.setdefault("CARDARENA_PUBLIC_URL", platform.dashboard_url.rstrip("/"))
         try:
             service_log = platform.log_file("service")
             grpc = (grpc_port, "--grpc-port") if grpc_port else None

@@ -16,14 +16,18 @@ from typing import Any, TypeVar, cast
 from cardarena.store import retention
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchStore
+from cardarena.store.notifications import NotificationStore
 from cardarena.store.tournaments import TournamentStore
 
-from . import lifecycle, watchdog
+from . import lifecycle, notify, watchdog
 from .celery_app import app, redis_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 log = logging.getLogger(__name__)
+
+NOTIFY_TASK = "cardarena_tournament.tasks.notify"
+"""The task that makes one attempt to post a tournament's end to one target."""
 
 
 def _task(name: str, **options: Any) -> Callable[[F], F]:
@@ -62,14 +66,39 @@ def start_tournament(tid: str) -> int:
 def consume_results() -> int:
     """Count newly completed matches, update standings and ratings, finish tournaments."""
     ts, ms = stores()
-    return lifecycle.consume_results(ts, ms, f"{socket.gethostname()}-{os.getpid()}")
+    return lifecycle.consume_results(ts, ms, f"{socket.gethostname()}-{os.getpid()}", on_end=_announce)
 
 
 @_task("reconcile")
 def reconcile() -> dict[str, int]:
-    """Requeue lost matches, re-enqueue missing ones, count stragglers, finish complete tournaments."""
+    """Requeue lost matches, re-enqueue missing ones, count stragglers, finish complete
+    tournaments; announce the ends not announced yet and send again lost notification attempts
+    (:func:`.notify.sweep`)."""
     ts, ms = stores()
-    return lifecycle.reconcile(ts, ms)
+    report = lifecycle.reconcile(ts, ms, on_end=_announce)
+    report["notified"] = notify.sweep(NotificationStore(ts.r), ts, _send_attempt, time.time())
+    return report
+
+
+def _send_attempt(tid: str, target: int, attempt: int, countdown: float) -> None:
+    app.send_task(NOTIFY_TASK, args=[tid, target, attempt], countdown=countdown or None)
+
+
+def _announce(tid: str) -> None:
+    """Tell the targets of ``tid`` that it ended (the tournament was just finished here)."""
+    ts, _ = stores()
+    notify.dispatch(NotificationStore(ts.r), tid, _send_attempt)
+
+
+@_task("notify", time_limit=int(notify.LEASE_S) - 30, soft_time_limit=int(notify.LEASE_S) - 40)
+def deliver_notification(tid: str, target: int, attempt: int = 1) -> str:
+    """Post the end of tournament ``tid`` to its target ``target`` (attempt ``attempt``), once
+    (:func:`.notify.deliver`); queue the next attempt after a failure worth retrying."""
+    ts, _ = stores()
+    step = notify.deliver(NotificationStore(ts.r), ts, tid, target, attempt, notify.Settings.from_env())
+    if step.retry_in is not None:
+        _send_attempt(tid, target, step.next_attempt, step.retry_in)
+    return step.outcome
 
 
 @_task("start_due_schedules")

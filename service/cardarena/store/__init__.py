@@ -3,5 +3,5 @@
 * :mod:`.connection` — where Redis is (``REDIS_URL``, or the embedded private server).
 * :mod:`.keys` — the key namespace.
 * :mod:`.matches` — match specs, the job queue, leases, results, replays, result events.
-* further modules per aggregate (bots, tournaments) follow the same pattern.
+* further modules per aggregate (bots, tournaments, notifications ...) follow the same pattern.
 """

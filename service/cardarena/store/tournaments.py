@@ -46,6 +46,7 @@ from typing import Any
 import redis
 
 from .keys import key
+from .notifications import SCHEDULE_FIELD, NotificationStore
 
 STATUSES = ("upcoming", "running", "finished", "cancelled")
 """Every tournament status."""
@@ -272,8 +273,10 @@ class TournamentStore:
     DUE = property(lambda self: key("schedules", "due"))
 
     # ------------------------------------------------------------------ tournaments
-    def create(self, t: Tournament) -> bool:
-        """Store a new tournament (status ``upcoming``); ``False`` if the id exists."""
+    def create(self, t: Tournament, *, notify: Sequence[str] = ()) -> bool:
+        """Store a new tournament (status ``upcoming``); ``False`` if the id exists.  ``notify``:
+        webhook URLs told when it ends, stored with it but apart from its record
+        (:mod:`.notifications`: they are secrets, and the record is public)."""
         problem = tournament_id_problem(t.id)
         if problem:
             raise TournamentError(f"bad tournament id {t.id!r}: {problem}")
@@ -288,6 +291,7 @@ class TournamentStore:
         pipe.hset(h, mapping=mapping)
         pipe.zadd(self.ALL, {t.id: data["created_at"]})
         pipe.sadd(self.status_set("upcoming"), t.id)
+        NotificationStore(self.r).add_targets(pipe, t.id, notify)
         pipe.execute()
         return True
 
@@ -844,8 +848,10 @@ class TournamentStore:
         return {_s(k): int(v) for k, v in raw.items()} if raw else None
 
     # ------------------------------------------------------------------ schedules
-    def create_schedule(self, s: Schedule, first_run: float) -> bool:
-        """Store a recurring tournament, first due at ``first_run``; ``False`` if the id exists."""
+    def create_schedule(self, s: Schedule, first_run: float, *, notify: Sequence[str] = ()) -> bool:
+        """Store a recurring tournament, first due at ``first_run``; ``False`` if the id exists.
+        ``notify``: webhook URLs each run is given (:meth:`schedule_targets`), kept out of the
+        schedule's JSON, which the dashboard shows."""
         if not s.id or ":" in s.id:
             raise TournamentError(f"bad schedule id {s.id!r}")
         if (s.cron is None) == (s.every is None):
@@ -857,6 +863,8 @@ class TournamentStore:
         data["created_at"] = s.created_at or time.time()
         pipe = self.r.pipeline()
         pipe.hset(h, "json", json.dumps(data, sort_keys=True))
+        if notify:
+            pipe.hset(h, SCHEDULE_FIELD, json.dumps(list(notify)))
         pipe.zadd(self.DUE, {s.id: first_run})
         pipe.execute()
         return True
@@ -865,6 +873,11 @@ class TournamentStore:
         """The schedule, or ``None``."""
         raw = self.r.hget(key("schedule", sid), "json")
         return Schedule(**json.loads(raw)) if raw else None
+
+    def schedule_targets(self, sid: str) -> builtins.list[str]:
+        """The webhook URLs the schedule gives each of its runs (empty: none)."""
+        raw = self.r.hget(key("schedule", sid), SCHEDULE_FIELD)
+        return list(json.loads(raw)) if raw else []
 
     def schedules(self) -> builtins.list[Schedule]:
         """Every schedule."""

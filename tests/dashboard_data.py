@@ -17,6 +17,7 @@ from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchSpec, MatchStore
 from cardarena.store.tournaments import Tournament, TournamentStore
+from cardarena.think import action_seats, summary
 from cardarena_tournament.standings import Outcome, compute, rate_match
 
 XSS = "<script>alert(1)</script>"
@@ -191,16 +192,24 @@ def seed_ratings(url: str, game: str, ratings: dict[str, tuple[float, float, int
     assert all(tournaments.apply_ratings(game, items))
 
 
+def _claimed_glaves(url: str, mid: str, seats: tuple[str, ...], seed: int) -> tuple[MatchStore, Any, dict[str, Any]]:
+    """A two-player Glaves match of one deal, queued and claimed (instance ``review-test``; the
+    matches queued before it are claimed on the way), played by random bots: the store, its
+    final state and its replay (to be completed)."""
+    matches = MatchStore(client_for(url))
+    spec = MatchSpec(match_id=mid, game="glaves", players=2, seats=seats, seed=seed, options={"deals": 1})
+    assert matches.enqueue(spec)
+    while (got := matches.claim("review-test", wait_s=1.0)) != spec:
+        assert got is not None
+    policies = [random_policy(MatchRng(f"{seed}/{s}")) for s in range(2)]
+    state = play_match("glaves", 2, policies, seed=seed, options=spec.options)
+    return matches, state, build_replay(state, seed=seed, seats=seats, extra={"match_id": mid})
+
+
 def store_faulted_match(url: str, mid: str, seats: tuple[str, ...]) -> dict[str, Any]:
     """A finished two-player Glaves match whose seat 0 timed out twice (seq 3 and 5), the second
     time forfeiting, as the service annotates and records it; its replay."""
-    matches = MatchStore(client_for(url))
-    spec = MatchSpec(match_id=mid, game="glaves", players=2, seats=seats, seed=11, options={"deals": 1})
-    assert matches.enqueue(spec)
-    assert matches.claim("review-test", wait_s=1.0) == spec
-    policies = [random_policy(MatchRng(f"11/{s}")) for s in range(2)]
-    state = play_match("glaves", 2, policies, seed=11, options=spec.options)
-    replay = build_replay(state, seed=11, seats=seats, extra={"match_id": mid})
+    matches, state, replay = _claimed_glaves(url, mid, seats, 11)
     actions = replay["deals"][0]["actions"]
     mine = [i for i, a in enumerate(actions) if a.get("seat") == 0 and "chance" not in a][:2]
     actions[mine[0]].update({"fault": "timeout", "default": True})
@@ -213,5 +222,28 @@ def store_faulted_match(url: str, mid: str, seats: tuple[str, ...]) -> dict[str,
     replay["forfeited"] = [0]
     result = state.result().to_json()
     result.update({"ranks": [2, 1], "strikes": [2, 0], "forfeited": [0]})
+    assert matches.complete(mid, "review-test", result, replay)
+    return replay
+
+
+def store_timed_match(url: str, mid: str, seats: tuple[str, ...]) -> dict[str, Any]:
+    """A finished two-player Glaves match with the think times the service records (a 1 s move
+    clock and a 5 s bank): seat 0 took 180 ms for its 2nd action and 1800 ms for its 4th (800
+    ms out of its bank: 4.2 s left), 20 ms for the others; seat 1 12 ms each.  The result has
+    the per-seat summary, as the match runner writes it.  Its replay."""
+    matches, state, replay = _claimed_glaves(url, mid, seats, 13)
+    replay["time_control"] = {"move_ms": 1000, "bank_ms": 5000}
+    think: list[int] = []
+    bank: list[int] = []
+    left, asked = [5000, 5000], [0, 0]
+    for seat in action_seats(replay):
+        asked[seat] += 1
+        ms = {2: 180, 4: 1800}.get(asked[seat], 20) if seat == 0 else 12
+        left[seat] -= max(0, ms - 1000)
+        think.append(ms)
+        bank.append(left[seat])
+    replay.update({"think_ms": think, "bank_ms_left": bank})
+    result = state.result().to_json()
+    result["think"] = summary(replay)
     assert matches.complete(mid, "review-test", result, replay)
     return replay

@@ -7,6 +7,7 @@ import os
 import queue
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,12 @@ class ScriptedBot:
             self.out.put(first)
         self.call = stub.Play(iter(self.out.get, None), metadata=(("authorization", f"Bearer {token}"),))
         self.auto = False
+        self.delays: dict[int, float] = {}
+        """Autoplay: seconds to wait before answering its n-th request (1-based)."""
+        self.silent: set[int] = set()
+        """Autoplay: the requests (n-th, 1-based) left unanswered: their clock runs out."""
+        self.asked = 0
+        """Requests autoplay has seen."""
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -96,8 +103,7 @@ class ScriptedBot:
             for message in self.call:
                 kind = message.WhichOneof("kind")
                 if self.auto and kind == "action_request":
-                    req = message.action_request
-                    self.act(req.match_id, req.seq, req.legal[0].id)
+                    self._autoanswer(message.action_request)
                     continue
                 self.inbox.put(message)
         except grpc.RpcError as exc:
@@ -132,20 +138,30 @@ class ScriptedBot:
     def send(self, message: Any) -> None:
         self.out.put(message)
 
-    def autoplay(self) -> None:
+    def autoplay(self, delays: dict[int, float] | None = None, silent: set[int] | None = None) -> None:
         """From now on answer every request with its first legal action, including requests
         already waiting in the inbox (otherwise a request that arrived just before this call
-        would go unanswered until its clock ran out)."""
+        would go unanswered until its clock ran out).  A slow bot: ``delays`` maps the n-th
+        request from now (1-based) to the seconds it waits before answering; the requests in
+        ``silent`` are never answered (a time-out)."""
+        self.delays, self.silent, self.asked = dict(delays or {}), set(silent or ()), 0
         self.auto = True
         kept = []
         for message in self.received():
             if message is not None and message.WhichOneof("kind") == "action_request":
-                req = message.action_request
-                self.act(req.match_id, req.seq, req.legal[0].id)
+                self._autoanswer(message.action_request)
             else:
                 kept.append(message)
         for message in kept:
             self.inbox.put(message)
+
+    def _autoanswer(self, req: Any) -> None:
+        """Autoplay's answer to ``req`` (its first legal action), after its delay if any."""
+        self.asked += 1
+        if self.asked in self.silent:
+            return
+        time.sleep(self.delays.get(self.asked, 0.0))
+        self.act(req.match_id, req.seq, req.legal[0].id)
 
     def received(self) -> list[Any]:
         """The messages received and not yet read, without waiting (``None``: the stream ended)."""

@@ -31,6 +31,7 @@ from .dashboard_data import (
     seed_schedules,
     store_faulted_match,
     store_game_match,
+    store_timed_match,
 )
 
 CHROMIUM = "/usr/bin/chromium"
@@ -262,6 +263,7 @@ def test_every_page_kind_fits_a_phone_screen(
     wide, _ = store_game_match(redis_url, "gleek", 3)  # its seat table has 16 columns
     long, _ = store_game_match(redis_url, "glaves", 3, deals=5)  # 255 moves
     store_faulted_match(redis_url, "review-phone", (LONG_NAME, XSS))
+    store_timed_match(redis_url, "think-phone", (LONG_NAME, XSS))  # think times: their table and column
     seeded = seed(redis_url)
     seed_schedules(redis_url)
     league = seed(redis_url, tournament="league", entrants=LEAGUE, finished=24)
@@ -276,6 +278,7 @@ def test_every_page_kind_fits_a_phone_screen(
         "games": "/games",
         "leaderboard": "/games/glaves?retired=1",
         "replay-faults": "/matches/review-phone?pov=0&step=5",
+        "replay-think": "/matches/think-phone?pov=0&step=8",
         "replay-open": f"/matches/{league.finished[0]}?pov=all&step=5",
         "replay-wide": f"/matches/{wide}?pov=all&step=40",
         "match-running": f"/matches/{seeded.pending[0]}",
@@ -291,6 +294,10 @@ def test_every_page_kind_fits_a_phone_screen(
         for link in browser.find_elements(By.CSS_SELECTOR, "header.top nav a"):
             assert _rect(browser, link)["height"] >= 44, (path, link.text)
         _phone_shot(browser, name)
+    # the think times: each seat's in a table of their own, the step's on its action line
+    browser.get(f"{server}/matches/think-phone?pov=0&step=8")
+    assert "answered in" in browser.find_element(By.ID, "current-action").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#think tbody tr")) == 2
     # the replay's seat table is wider than the phone: it scrolls in its box, by keyboard too
     browser.get(f"{server}/matches/{wide}?pov=all&step=40")
     box = browser.find_element(By.CSS_SELECTOR, ".view .table-scroll")

@@ -16,6 +16,7 @@ import pytest
 from cardarena.engine import get_game
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchStore
+from cardarena.think import action_seats
 from cardarena_dashboard import create_app
 from flask import Flask
 from flask.testing import FlaskClient
@@ -31,6 +32,7 @@ from .dashboard_data import (
     seed_schedules,
     store_faulted_match,
     store_game_match,
+    store_timed_match,
 )
 
 
@@ -724,7 +726,8 @@ class _Markup(HTMLParser):
                 break
 
 
-def test_pages_are_marked_up_for_assistive_technology(client: FlaskClient, seeded: Seeded) -> None:
+def test_pages_are_marked_up_for_assistive_technology(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    store_timed_match(redis_url, "timed-markup", ("alpha", "beta"))  # its think times table
     for url in [
         "/",
         "/games",
@@ -741,6 +744,7 @@ def test_pages_are_marked_up_for_assistive_technology(client: FlaskClient, seede
         "/matches/nope",
         "/api",
         f"/matches/{seeded.finished[1]}/moves?pov=0",
+        "/matches/timed-markup?step=8",
     ]:
         page = _Markup()
         page.feed(client.get(url).get_data(as_text=True))
@@ -1122,6 +1126,58 @@ def test_match_page_lists_faults_with_their_steps(client: FlaskClient, redis_url
     assert "no faults" not in text
     clean, _ = store_game_match(redis_url, "glaves", 2)
     assert "no faults: every decision was answered" in client.get(f"/matches/{clean}").get_data(as_text=True)
+
+
+def test_match_page_shows_each_seats_think_times_and_each_steps_time(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    replay = store_timed_match(redis_url, "timed", (XSS, "solid"))
+    seats = action_seats(replay)
+    # Glaves deals no chance entries: action n is step n + 1 (step 0 is the deal).
+    slow = [i for i, s in enumerate(seats) if s == 0][3] + 1  # seat 0's 4th action: 1800 ms
+    first_of_1 = seats.index(1) + 1
+    text = client.get("/matches/timed").get_data(as_text=True)
+    assert XSS not in text
+    section = text.split('id="think"', 1)[1].split("</section>", 1)[0]
+    rows = [re.sub(r"\s+", " ", r) for r in section.split("<tbody>", 1)[1].split("<tr>")[1:]]
+    asked = [seats.count(0), seats.count(1)]
+    assert f'<td class="num">{asked[0]}</td><td class="num">20 ms</td><td class="num">1800 ms</td>' in rows[0]
+    assert f'href="/matches/timed?step={slow}&amp;pov=0#stepper">step {slow}</a>' in rows[0]
+    assert rows[0].endswith('<td class="num">0</td><td class="num">4.2 s</td></tr>') and "&lt;script&gt;" in rows[0]
+    assert f'<td class="num">{asked[1]}</td><td class="num">12 ms</td><td class="num">12 ms</td>' in rows[1]
+    assert f'step={first_of_1}&amp;pov=1#stepper">step {first_of_1}</a>' in rows[1] and "5 s</td>" in rows[1]
+
+    def action_line(step: int) -> str:
+        page = client.get(f"/matches/timed?step={step}&pov=1").get_data(as_text=True)
+        return page.split('id="current-action"', 1)[1].split("</p>", 1)[0]
+
+    assert "answered in 1800 ms (bank left 4.2 s)" in action_line(slow)
+    assert "answered in 12 ms (bank left 5 s)" in action_line(first_of_1)
+    assert "answered in" not in action_line(0)  # the deal: nobody was asked
+    # A replay recorded before times were (or a local one): no table, no times on the line.
+    old, _ = store_game_match(redis_url, "glaves", 2)
+    page = client.get(f"/matches/{old}?step=3").get_data(as_text=True)
+    assert 'id="think"' not in page and "answered in" not in page and "step-think" not in page
+    api = client.get("/api/v1/matches/timed").get_json()
+    assert api["result"]["think"][0]["max_ms"] == 1800 and api["result"]["think"][0]["slowest"] == slow - 1
+    assert client.get("/api/v1/matches/timed/replay").get_json()["think_ms"] == replay["think_ms"]
+
+
+def test_bot_page_lists_its_think_times_per_match(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
+    from cardarena.store.bots import BotStore
+
+    BotStore(client_for(redis_url)).register("solid")
+    store_timed_match(redis_url, "timed-a", ("solid", XSS))
+    store_timed_match(redis_url, "timed-b", (XSS, "solid"))
+    store_faulted_match(redis_url, "untimed", ("solid", XSS))  # recorded without times
+    text = client.get("/bots/solid").get_data(as_text=True)
+    table = text.split('id="bot-matches"', 1)[1].split("</table>", 1)[0]
+    assert "think median / max" in table
+    rows = {mid: table.split(f'href="/matches/{mid}?', 1)[1].split("</tr>", 1)[0] for mid in ("timed-a", "timed-b")}
+    rows["untimed"] = table.split('href="/matches/untimed?', 1)[1].split("</tr>", 1)[0]
+    assert '<td class="num think">20 / 1800 ms</td>' in rows["timed-a"]  # seat 0
+    assert '<td class="num think">12 / 12 ms</td>' in rows["timed-b"]  # seat 1
+    assert '<td class="num think">–</td>' in rows["untimed"]
 
 
 def test_bot_page_lists_its_place_margin_strikes_and_head_to_head(

@@ -147,3 +147,35 @@ def test_a_reruns_turns_are_the_seats_asked_at_once_in_their_order(game_id: str)
     assert [(a.deal, a.seat, a.action) for a in played] == [(d, e["seat"], e["action"]) for d, e in recorded]
     assert [a.action_index for a in played] == list(range(len(played)))
     assert run.state.result().to_json() == replay["result"]
+
+
+@pytest.mark.parametrize("run", BOTH)
+def test_think_times_are_metadata_summarised_per_seat_and_absent_from_older_replays(run: Rerun) -> None:
+    """A replay's ``think_ms`` and ``bank_ms_left`` change nothing of re-running it; the
+    result's per-seat summary (``cardarena.think.summary``) counts what each seat was asked
+    (a forfeited seat's actions have no time), the first slowest action, the time-outs and
+    the bank at the end; a replay without times (older, local) has no summary."""
+    from cardarena.think import action_seats, summary
+
+    replay = _replay(players=2)
+    assert summary(replay) is None
+    seats = action_seats(replay)
+    mine = [i for i, s in enumerate(seats) if s == 0]
+    think: list[Any] = [None if s == 1 else 5 for s in seats]  # seat 1 never asked
+    think[mine[1]] = think[mine[3]] = 1500  # tied slowest (the first counts); 500 ms of bank each
+    bank: list[Any] = [None if s == 1 else 3000 - 500 * sum(i >= m for m in mine[1:4:2]) for i, s in enumerate(seats)]
+    think[mine[4]] = "soon"  # malformed: as if not recorded
+    replay.update(
+        {
+            "think_ms": think,
+            "bank_ms_left": bank,
+            "time_control": {"move_ms": 1000, "bank_ms": 3000},
+            "faults": [{"seat": 0, "fault": "timeout"}, {"seat": 0, "fault": "illegal"}, {"seat": 1, "fault": "x"}],
+        }
+    )
+    run(replay)
+    asked = len(mine) - 1
+    assert summary(replay) == [
+        {"asked": asked, "median_ms": 5, "max_ms": 1500, "slowest": mine[1], "timeouts": 1, "bank_ms_left": 2000},
+        {"asked": 0, "median_ms": None, "max_ms": None, "slowest": None, "timeouts": 0, "bank_ms_left": 3000},
+    ]

@@ -44,11 +44,15 @@ class Hashing(Bot):
         self.asked.append((view, legal))
         if len(self.asked) == self.fail_at:
             raise RuntimeError("call %d fails" % self.fail_at)
+        if len(self.asked) == self.slow_at:  # (the lines above are where the tests expect them)
+            __import__("time").sleep(0.15)
         text = json.dumps([view, [a.id for a in legal], self.told], sort_keys=True)
         return legal[(zlib.crc32(text.encode()) + self.shift) % len(legal)].id
 
     def on_result(self, result):
         self.results.append(result)
+
+    slow_at = {slow_at}  # choose takes 150 ms more at this call (from 1; 0: never)
 '''
 
 GAMES = [("glaves", 3), ("skull", 3), ("coup", 2), ("nine_card_golf", 2)]
@@ -58,9 +62,9 @@ challenge and block windows out of turn order."""
 SEAT = 1
 
 
-def _bot_file(where: Path, name: str = "hashing", *, shift: int = 0, fail_at: int = 0) -> str:
+def _bot_file(where: Path, name: str = "hashing", *, shift: int = 0, fail_at: int = 0, slow_at: int = 0) -> str:
     path = where / f"{name}.py"
-    path.write_text(BOT.format(shift=shift, fail_at=fail_at))
+    path.write_text(BOT.format(shift=shift, fail_at=fail_at, slow_at=slow_at))
     return str(path)
 
 
@@ -349,6 +353,43 @@ def test_a_service_replay_gives_each_faults_seq_as_the_bots_log_names_it(
     assert code == 0
     assert f"seq {logged[0]}  hand " in text
     assert text.splitlines()[-1].startswith(f"0 of {sum(d.asked for d in found)} decisions differ")
+
+
+def test_a_service_replay_gives_each_decisions_time_and_bank_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], redis_url: str, key_prefix: str
+) -> None:
+    """Over gRPC (``cardarena match``), a bot whose 3rd ``choose`` takes 150 ms: the replay's
+    decisions carry the times the service measured, the listing prints each and the slowest,
+    ``--json`` has them; ``cardarena match`` sums them up per seat.  A local replay has none."""
+    slow = _bot_file(tmp_path, "slow", slow_at=3)
+    out = tmp_path / "replays"
+    argv = [sys.executable, "-m", "cardarena.cli", "match", "german_whist", "--players", "2"]
+    done = subprocess.run(
+        [*argv, "--bots", f"{slow},random", "--move-ms", "1000", "--bank-ms", "2000", "--replays", str(out)],
+        env={**os.environ, "REDIS_URL": redis_url},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = done.stdout.split("think times (each request to its answer", 1)[1]
+    assert "move clock 1 s, bank 2 s" in summary
+    assert re.search(r"slow-1: median \d+ ms, max \d+ ms over 26 requests", summary)
+    [path] = out.glob("*.json")
+    found = list(decisions(path, 0))
+    assert len(found) == 26 and all(d.think_ms is not None for d in found)
+    assert found[2].think_ms is not None and 150 <= found[2].think_ms < 1000
+    code, text, _ = _main(capsys, str(path), "--seat", "0")
+    lines = text.splitlines()
+    assert code == 0 and lines[3].endswith(f"answered in {found[2].think_ms} ms (bank left 2 s)")
+    slowest = max(found, key=lambda d: (d.think_ms or 0, -d.step))
+    median = sorted(d.think_ms or 0 for d in found)[12]
+    assert lines[-2] == f"think times: median {median} ms, max {slowest.think_ms} ms (step {slowest.step})"
+    code, text, _ = _main(capsys, str(path), "--seat", "0", "--json")
+    assert [(r["think_ms"], r["bank_ms_left"]) for r in json.loads(text)] == [(d.think_ms, 2000) for d in found]
+    _, local = _played(tmp_path, "coup", 2)  # no clock: no times
+    assert all(d.think_ms is None and d.bank_ms_left is None for d in decisions(local, SEAT))
+    code, text, _ = _main(capsys, str(local), "--seat", str(SEAT))
+    assert code == 0 and "answered in" not in text and "think times" not in text
 
 
 def test_a_decision_without_request_is_not_asked() -> None:

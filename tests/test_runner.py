@@ -12,12 +12,13 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import pytest
-from cardarena.engine import rerun
+from cardarena.engine import build_replay, rerun
 from cardarena.engine.core import GameError
 from cardarena.server.hub import Hub, Session
 from cardarena.server.observability import Metrics
 from cardarena.server.runner import MatchRunner
 from cardarena.store.matches import FaultPolicy, MatchSpec, TimeControl
+from cardarena.think import action_seats
 from cardarena.wire import codec
 
 pb = codec.arena_pb2
@@ -224,6 +225,42 @@ def test_the_clock_runs_out_and_a_late_answer_is_stale(hub: Hub) -> None:
         late = _answer(hub, session, request)  # its request is gone: stale
         assert late is not None and late.action_rejected.code == pb.REJECT_STALE_SEQ
         task.cancel()
+
+    asyncio.run(main())
+
+
+def test_simultaneous_decisions_record_each_seats_own_time(hub: Hub) -> None:
+    """Nine Card Golf asks both seats at once; seat 1 answers at once, seat 0 after 200 ms:
+    each action's time is its own seat's (not the turn's), and the actions its seat was not
+    asked for (a forfeited seat's, played by the server) have none."""
+
+    async def main() -> None:
+        session = _open(hub)
+        runner = _seated(hub, session, _spec(game="nine_card_golf"))
+        task = asyncio.create_task(runner.play())
+        asked: list[Any] = []
+        while len(asked) < 2:
+            await asyncio.sleep(0)
+            asked += _requests(_drain(session))
+        first, second = sorted(asked, key=lambda r: r.seat)
+        runner.forfeited.add(0)  # after this turn the server plays seat 0: not asked, no time
+        assert _answer(hub, session, second) is None
+        await asyncio.sleep(0.2)
+        assert _answer(hub, session, first) is None
+        while runner.actions < 2:
+            await asyncio.sleep(0.01)
+        slow, quick = runner.think_ms[:2]
+        assert 200 <= slow < 1000 and quick < 100  # in to_act order: seat 0, then seat 1
+        assert runner.bank_ms_left[:2] == [0, 0]  # no bank in this time control
+        for _ in range(100):
+            await asyncio.sleep(0)
+            for request in _requests(_drain(session)):
+                _answer(hub, session, request)
+        task.cancel()
+        seats = action_seats(build_replay(runner.state, seed=7, seats=("b", "b")))
+        assert len(seats) == len(runner.think_ms) > 10
+        assert all(t is None for s, t in zip(seats[2:], runner.think_ms[2:], strict=True) if s == 0)
+        assert all(t is not None for s, t in zip(seats, runner.think_ms, strict=True) if s == 1)
 
     asyncio.run(main())
 

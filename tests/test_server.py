@@ -213,6 +213,53 @@ def test_slow_bot_gets_default_action_and_strike(service: ServiceProcess, stores
     b.close()
 
 
+def test_each_answer_is_recorded_with_the_time_its_seat_took_and_the_bank_left(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """A bot slow on its 3rd answer (150 ms), over its move clock on its 5th (1.3 s: 300 ms
+    out of its 2 s bank) and silent on its 7th (a time-out: the rest of the bank) gets those
+    times in the replay, server-measured, beside its bank left; the other answers are quick,
+    and the result summarises them per seat.  The times change nothing of the match."""
+    matches, bots = stores
+    a, b = _two_bots(bots, service)
+    a.autoplay(delays={3: 0.15, 5: 1.3}, silent={7})
+    b.autoplay()
+    clock = TimeControl(move_ms=1000, bank_ms=2000)
+    matches.enqueue(spec("think", "german_whist", ["alice", "bob"], time_control=clock))
+    result = wait_done(matches, "think")
+    replay = matches.replay("think")
+    assert replay is not None
+    rerun(replay)
+    actions = [e for d in replay["deals"] for e in d["actions"] if "chance" not in e]
+    assert len(replay["think_ms"]) == len(replay["bank_ms_left"]) == len(actions) == 52
+    mine = [i for i, e in enumerate(actions) if e["seat"] == 0]  # alice's actions, in order
+    think = [replay["think_ms"][i] for i in mine]
+    bank = [replay["bank_ms_left"][i] for i in mine]
+    assert 150 <= think[2] < 1000 and bank[2] == 2000
+    assert 1300 <= think[4] < 2000 and abs(bank[4] - (2000 - (think[4] - 1000))) <= 2
+    assert actions[mine[6]]["fault"] == "timeout" and bank[6] == 0
+    assert 1000 + bank[5] <= think[6] < 1000 + bank[5] + 500  # the move clock, then the bank
+    quick = [t for n, t in enumerate(think) if n not in (2, 4, 6)]
+    assert sorted(quick)[len(quick) // 2] < 100 and max(quick) < 1000  # the other answers
+    assert bank[:4] == [2000] * 4 and bank[5] == bank[4] and bank[7:] == [0] * (len(bank) - 7)
+    theirs = [replay["think_ms"][i] for i, e in enumerate(actions) if e["seat"] == 1]
+    assert max(theirs) < 1000 and all(replay["bank_ms_left"][i] == 2000 for i, e in enumerate(actions) if e["seat"])
+    think_summary = result["think"]
+    assert isinstance(think_summary, list)
+    assert think_summary[0] == {
+        "asked": 26,
+        "median_ms": sorted(think)[12],
+        "max_ms": think[6],
+        "slowest": mine[6],
+        "timeouts": 1,
+        "bank_ms_left": 0,
+    }
+    assert think_summary[1]["asked"] == 26 and think_summary[1]["timeouts"] == 0
+    assert think_summary[1]["bank_ms_left"] == 2000 and think_summary[1]["max_ms"] == max(theirs)
+    a.close()
+    b.close()
+
+
 def test_stale_seq_other_seat_and_unknown_match_are_rejected_in_band(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore]
 ) -> None:

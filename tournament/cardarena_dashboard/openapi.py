@@ -110,6 +110,28 @@ _SEAT_VERSIONS: dict[str, Any] = {
 }
 
 
+_MS: dict[str, Any] = {"type": "integer", "nullable": True, "minimum": 0}
+
+_THINK: dict[str, Any] = {
+    "type": "array",
+    "description": "Per seat, how long it took to answer, as the service measured it (from sending a request "
+    "to the answer, or to the fault); absent for a match recorded before times were (docs/replay-format.md).",
+    "items": {
+        "type": "object",
+        "properties": {
+            "asked": {"type": "integer", "description": "Actions the seat was asked for."},
+            "median_ms": {**_MS, "description": "The lower median of their times; null when it was never asked."},
+            "max_ms": {**_MS, "description": "The longest (a time-out counts as the time it waited)."},
+            "slowest": {**_MS, "description": "The action_index of the first action that took max_ms."},
+            "timeouts": {"type": "integer", "description": "Time-out and disconnect faults."},
+            "bank_ms_left": {**_MS, "description": "Its time bank at the end of the match."},
+        },
+    },
+}
+
+_PER_ACTION_MS: dict[str, Any] = {"type": "array", "items": _MS}
+
+
 SCHEMAS: dict[str, Any] = {
     "Error": {
         "type": "object",
@@ -147,6 +169,7 @@ SCHEMAS: dict[str, Any] = {
                 "items": {"type": "array", "items": {"type": "number"}},
                 "description": "Match results: each deal's scores per seat (when every deal was scored).",
             },
+            "think": _THINK,
         },
     },
     "Match": {
@@ -183,6 +206,15 @@ SCHEMAS: dict[str, Any] = {
             "deals": {"type": "array", "items": {"type": "object"}},
             "result": _ref("Result"),
             "seat_versions": _SEAT_VERSIONS,
+            "think_ms": {
+                **_PER_ACTION_MS,
+                "description": "Per player action (by action_index), the ms its seat took, null for an action "
+                "it was not asked for; absent in replays recorded before times were and in local ones.",
+            },
+            "bank_ms_left": {
+                **_PER_ACTION_MS,
+                "description": "Per player action, its seat's time bank left after it in ms (null with think_ms).",
+            },
             "version_changes": {
                 "type": "array",
                 "description": "A seat whose bot came back mid-match with another version: seat, "

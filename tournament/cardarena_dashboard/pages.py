@@ -12,6 +12,7 @@ from cardarena.engine import games
 from cardarena.engine.cards import is_card_code, label
 from cardarena.engine.replay import annotation_text
 from cardarena.store.retention import pruned_note
+from cardarena.think import has_bank, seconds_text
 from flask import Blueprint, Response, abort, current_app, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
 
@@ -24,7 +25,7 @@ from .plot import NARROW_WIDTH, WIDTH, Sampled, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
 from .result_cache import ResultCache
-from .review import bot_match_rows, by_version, head_to_head, match_faults
+from .review import action_steps, bot_match_rows, by_version, head_to_head, match_faults, match_think, step_think
 from .sources import MatchFilter, list_matches, match_summary
 
 bp = Blueprint("pages", __name__)
@@ -54,6 +55,7 @@ def _action_text(action: str) -> Markup:
 
 
 bp.add_app_template_filter(annotation_text, "annotation_text")
+bp.add_app_template_filter(seconds_text, "seconds_text")
 
 
 @bp.app_template_filter("doc_text")
@@ -269,7 +271,9 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         abort(400, "step must be an integer")
     try:
         at = replay_cache().position(match_id, _version(shown.match), replay, index, pov, log=LOG_LENGTH)
-        faults = match_faults(replay)
+        acted = action_steps(replay)
+        faults = match_faults(replay, acted)
+        think = match_think(row["result"], replay, acted)
     except ReplayError as exc:
         return _unreadable(exc)
     now = at.situation
@@ -293,6 +297,9 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         deal_start=at.deal_start,
         deals=len(replay.get("deals") or []),
         faults=faults,
+        think=think,
+        banked=has_bank(replay),
+        step_think=step_think(replay, at.step),
         forfeited=set(replay.get("forfeited") or []),
         version_changes=replay.get("version_changes") or [],
     )

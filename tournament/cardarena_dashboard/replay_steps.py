@@ -47,11 +47,15 @@ class Step:
     """The action id that led here (``None`` for the deal itself)."""
     annotations: dict[str, Any]
     """Extra keys the service stored with the action (faults, defaults)."""
+    action_index: int | None = None
+    """The player actions of the match before this one (the replay's ``action_index``, which
+    its ``faults`` and ``think_ms`` go by); ``None`` for a chance outcome / the deal."""
 
 
 def transitions(replay: Mapping[str, Any]) -> list[Step]:
     """Every transition of a replay in order; step ``i`` is the position after ``transitions[i]``."""
     out: list[Step] = []
+    acted = 0
     deals = replay.get("deals")
     if not isinstance(deals, list):
         raise ReplayError("the replay has no list of deals")
@@ -70,7 +74,8 @@ def transitions(replay: Mapping[str, Any]) -> list[Step]:
             except (KeyError, TypeError, ValueError) as exc:
                 raise ReplayError(f"deal {number}: malformed action {dict(entry)!r}") from exc
             extra = {str(k): v for k, v in entry.items() if k not in ("seat", "action")}
-            out.append(Step(len(out), number, seat, action, extra))
+            out.append(Step(len(out), number, seat, action, extra, acted))
+            acted += 1
     if not out:
         raise ReplayError("the replay has no deals")
     return out

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardarena.engine import games
+from cardarena.think import Times, clock_text, has_bank
 
-from .replay_steps import ReplayError, transitions
+from .replay_steps import ReplayError, Step, transitions
 
 FAULT_TEXT = {
     "timeout": "time-out: no answer within the move clock and the time bank",
@@ -52,15 +53,26 @@ class Fault:
         return FAULT_TEXT.get(self.fault, self.fault)
 
 
-def match_faults(replay: Mapping[str, Any]) -> list[Fault]:
+Acted = list[tuple[int, int]]
+"""The replay viewer's step and the deal (0-based) of each player action, by ``action_index``."""
+
+
+def action_steps(replay: Mapping[str, Any]) -> Acted:
+    """Where each player action of a replay is in the replay viewer (:data:`Acted`); raises
+    :class:`ReplayError` for a replay whose deals cannot be read."""
+    return [(step.index, step.deal) for step in transitions(replay) if step.action_index is not None]
+
+
+def match_faults(replay: Mapping[str, Any], acted: Acted | None = None) -> list[Fault]:
     """Every fault of a replay (its ``faults`` list) in order, each with the step of the
     replay viewer that shows the default action played for it, then every request whose
     illegal answers were refused before the seat answered again (``refused``, fault
     ``"refused"``: not strikes), with the step of the action that followed.  Raises
-    :class:`ReplayError` for a replay whose deals cannot be read."""
+    :class:`ReplayError` for a replay whose deals cannot be read.  ``acted``: the replay's
+    :func:`action_steps`, when read already."""
     seats = [str(s) for s in replay.get("seats") or []]
     # The n-th action of the match (the service's action_index) is the n-th step that has a seat.
-    acted = [(step.index, step.deal) for step in transitions(replay) if step.seat is not None]
+    acted = action_steps(replay) if acted is None else acted
     out = []
     faults = [*(replay.get("faults") or []), *({**r, "fault": "refused"} for r in replay.get("refused") or [])]
     for entry in faults:
@@ -89,6 +101,65 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+@dataclass(frozen=True)
+class SeatThink:
+    """One seat's think times in a match, as its page shows them (from the recorded result's
+    ``think``: ``cardarena.think.summary``)."""
+
+    seat: int
+    bot: str
+    asked: int
+    """Actions the seat was asked for (answered, or a fault after its request)."""
+    median_ms: int | None
+    max_ms: int | None
+    slowest_step: int | None
+    """The replay viewer's step of its slowest action (``None``: none, or not in the replay)."""
+    timeouts: int
+    bank_ms_left: int | None
+    """Its time bank at the end of the match."""
+
+
+def match_think(result: Any, replay: Mapping[str, Any], acted: Acted | None = None) -> list[SeatThink]:
+    """Each seat's think times from a match's recorded ``result`` (``think``), the slowest
+    action placed in ``replay`` (``acted``: its :func:`action_steps`, when read already); an
+    empty list when the result records no times (a match recorded before they were)."""
+    think = result.get("think") if isinstance(result, Mapping) else None
+    if not isinstance(think, list):
+        return []
+    seats = [str(s) for s in replay.get("seats") or []]
+    acted = action_steps(replay) if acted is None else acted
+    out = []
+    for seat, entry in enumerate(think):
+        if not isinstance(entry, Mapping):
+            continue
+        slowest = _int(entry.get("slowest"))
+        out.append(
+            SeatThink(
+                seat=seat,
+                bot=seats[seat] if seat < len(seats) else "",
+                asked=_int(entry.get("asked")) or 0,
+                median_ms=_int(entry.get("median_ms")),
+                max_ms=_int(entry.get("max_ms")),
+                slowest_step=acted[slowest][0] if slowest is not None and 0 <= slowest < len(acted) else None,
+                timeouts=_int(entry.get("timeouts")) or 0,
+                bank_ms_left=_int(entry.get("bank_ms_left")),
+            )
+        )
+    return out
+
+
+def step_think(replay: Mapping[str, Any], step: Step) -> str | None:
+    """The time the step's seat took for its action, as the replay viewer's action line says
+    it (``answered in 183 ms (bank left 4.8 s)``); ``None`` for a chance step, an action its
+    seat was not asked for, or a replay without times."""
+    if step.action_index is None or (times := Times.of(replay)) is None:
+        return None
+    found = times.at(step.action_index)
+    if found is None:
+        return None
+    return clock_text(*found, answered="fault" not in step.annotations, banked=has_bank(replay))
+
+
 def _lower_is_better(game: str) -> bool:
     found = games().get(game)
     return found is not None and not found.higher_is_better
@@ -98,8 +169,9 @@ def bot_match_rows(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict
     """Each match row as the bot's page lists it: the row plus ``mine`` (``None`` until the
     match has a result) with the bot's ``seat``, ``place`` (1 = first) ``of`` places, its
     ``score``, ``margin`` (its score minus the best other seat's, positive when ahead, in the
-    game's direction), ``strikes``, ``forfeited`` and ``version`` (the label its seat played
-    under, ``None`` for none)."""
+    game's direction), ``strikes``, ``forfeited``, ``version`` (the label its seat played
+    under, ``None`` for none) and ``think`` (the seat's think-time summary from the result,
+    ``median_ms``, ``max_ms``, ...; ``None`` when it has none)."""
     out = []
     for row in matches:
         out.append({**row, "mine": _mine(row, name)})
@@ -121,6 +193,8 @@ def _mine(row: Mapping[str, Any], name: str) -> dict[str, Any] | None:
     sign = -1 if _lower_is_better(str(row.get("game", ""))) else 1
     best = (min(others) if sign < 0 else max(others)) if others else None
     versions = list(row.get("seat_versions") or [])
+    think = result.get("think")
+    timed = think[seat] if isinstance(think, list) and seat < len(think) else None
     return {
         "seat": seat,
         "place": ranks[seat],
@@ -130,6 +204,8 @@ def _mine(row: Mapping[str, Any], name: str) -> dict[str, Any] | None:
         "strikes": sum(strikes[s] for s in mine if s < len(strikes)),
         "forfeited": any(s in forfeited for s in mine),
         "version": versions[seat] if seat < len(versions) else None,
+        # The seat's think times (the result's ``think``), None for a match recorded without them.
+        "think": timed if isinstance(timed, Mapping) and timed.get("asked") else None,
     }
 
 

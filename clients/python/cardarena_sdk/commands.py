@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import json
 import logging
+import statistics
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from cardarena.cliargs import at_least
 from cardarena.engine import get_game
 from cardarena.engine.replay import annotation_text
+from cardarena.think import clock_text, has_bank
 
 from .bot import legal_ids, load_bot
 from .replay import Decision, Reasked, ReplayError, decisions, load, reask
@@ -67,6 +69,7 @@ def _replay(args: argparse.Namespace) -> int:
         )
     except ReplayError as exc:
         return _error(f"{args.file}: {exc}")
+    banked = has_bank(data)
     if not args.json:
         print(_header(data, args.seat, bot is not None))
     # The bot's prints and its hooks' errors go beside the listing: to stderr under --json.
@@ -85,7 +88,7 @@ def _replay(args: argparse.Namespace) -> int:
                     break
                 kept.append(row)
                 if not args.json:
-                    _show(row, args.step)
+                    _show(row, args.step, banked)
                 if _decision(row).step == args.step:
                     break
     finally:
@@ -97,6 +100,9 @@ def _replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([row.to_json() for row in kept]))
     else:
+        timed = _times([_decision(r) for r in kept])
+        if timed:
+            print(timed)
         print(_summary(kept, args.step))
     return 0
 
@@ -120,10 +126,11 @@ def _header(replay: dict[str, Any], seat: int, asking: bool) -> str:
     return f"{game.name},{match} {players} players: seat {seat}{name}{again} (step: the dashboard's replay step)"
 
 
-def _show(row: Reasked | Decision, step: int | None) -> None:
-    """One decision's line (its traceback below it), and its full view at ``--step``."""
+def _show(row: Reasked | Decision, step: int | None, banked: bool) -> None:
+    """One decision's line (its traceback below it), and its full view at ``--step``;
+    ``banked``: the match had a time bank (each line says what was left of it)."""
     decision = _decision(row)
-    print(_line(decision) + (_answer(row) if isinstance(row, Reasked) else ""))
+    print(_line(decision, banked) + (_answer(row) if isinstance(row, Reasked) else ""))
     if isinstance(row, Reasked) and row.error:
         print("    " + row.error.replace("\n", "\n    "))
     if decision.step == step:
@@ -135,7 +142,7 @@ def _show(row: Reasked | Decision, step: int | None) -> None:
             print(f"  {a.id:<{width}}  {a.label}" + ("  <- played" if a.id == decision.played else ""))
 
 
-def _line(d: Decision) -> str:
+def _line(d: Decision, banked: bool) -> str:
     parts = [f"step {d.step:>4}", f"deal {d.deal}"]
     if d.seq is not None:
         parts.append(f"seq {d.seq}")
@@ -150,6 +157,8 @@ def _line(d: Decision) -> str:
     if d.refused:
         answers = "an illegal answer" if d.refused == 1 else f"{d.refused} illegal answers"
         parts.append(f"[{answers} refused first: {d.refused_reason}]")
+    if d.think_ms is not None:
+        parts.append(clock_text(d.think_ms, d.bank_ms_left, answered=d.fault is None, banked=banked))
     return "  ".join(parts)
 
 
@@ -162,6 +171,17 @@ def _answer(row: Reasked) -> str:
     if row.illegal:
         return f"  now {row.answer!r}: {row.illegal}{differs}"
     return f"  now {row.answer!r}{differs}"
+
+
+def _times(listed: list[Decision]) -> str:
+    """``think times: median 35 ms, max 1003 ms (step 40)`` over the decisions listed that have
+    a time (``""`` when none has: a local replay, or one stored before times were)."""
+    timed = [d for d in listed if d.think_ms is not None]
+    if not timed:
+        return ""
+    median = statistics.median_low(d.think_ms or 0 for d in timed)
+    slowest = max(timed, key=lambda d: (d.think_ms or 0, -d.step))
+    return f"think times: median {median} ms, max {slowest.think_ms} ms (step {slowest.step})"
 
 
 def _summary(rows: list[Reasked | Decision], step: int | None) -> str:

@@ -6,7 +6,8 @@
 view and the legal actions exactly as that seat's bot received them
 (:func:`~cardarena_sdk.local.seat_request`: the seat's own view, never another seat's hidden
 cards), the action played and what the replay records of it (a fault, the default action,
-refused answers, the request's ``seq``).
+refused answers, the request's ``seq``, and the time the seat took with its bank left after it
+where the service recorded them).
 
 :func:`reask` asks a bot at each of those decisions, calling it as a live match does
 (``on_event`` for every action, in the form the seat saw it; ``choose(view, legal)`` at each
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from cardarena.engine import FORMAT, GameError, RecordedAction, Rerun, get_game, public_forms, rerun, rerun_from_seed
+from cardarena.think import Times
 
 from .bot import Bot, LegalAction, MatchResult, check_bot, not_an_id
 from .local import _hook, seat_request
@@ -78,6 +80,12 @@ class Decision:
     """Illegal answers refused before the seat answered again (not a fault)."""
     refused_reason: str = ""
     """Why the first of them was refused, as the bot was told."""
+    think_ms: int | None = None
+    """How long the seat took, in ms, as the service measured it (from sending the request to
+    the answer, or to the fault); ``None`` when the replay does not record it (a local replay,
+    one stored before times were, an action the seat was not asked for)."""
+    bank_ms_left: int | None = None
+    """The seat's time bank left after it, in ms (with :attr:`think_ms`)."""
 
     @property
     def asked(self) -> bool:
@@ -100,6 +108,8 @@ class Decision:
             "forfeit": self.forfeit,
             "refused": self.refused,
             "refused_reason": self.refused_reason,
+            "think_ms": self.think_ms,
+            "bank_ms_left": self.bank_ms_left,
         }
 
 
@@ -228,18 +238,24 @@ def _walk(replay: dict[str, Any], seat: int) -> Iterator[Decision | _Seen]:
         ),
     )
     requests = _requests(replay)
+    times = Times.of(replay)
     for turn in run.turns():
         yield from told
         told.clear()
         for played in turn:
             if played.seat == seat:
                 view, legal = seat_request(run.state.game, run.state, seat)
-                yield _decision(played, view, legal, requests.get((seat, played.action_index), {}))
+                clock = times.at(played.action_index) if times is not None else None
+                yield _decision(played, view, legal, requests.get((seat, played.action_index), {}), clock)
     yield from told
 
 
 def _decision(
-    played: RecordedAction, view: dict[str, Any], legal: list[LegalAction], request: dict[str, Any]
+    played: RecordedAction,
+    view: dict[str, Any],
+    legal: list[LegalAction],
+    request: dict[str, Any],
+    clock: tuple[int, int | None] | None,
 ) -> Decision:
     notes = played.notes
     fault = notes.get("fault")
@@ -257,6 +273,8 @@ def _decision(
         forfeit=bool(notes.get("forfeit")),
         refused=int(request.get("count") or 0),
         refused_reason=str(request.get("reason") or ""),
+        think_ms=None if clock is None else clock[0],
+        bank_ms_left=None if clock is None else clock[1],
     )
 
 

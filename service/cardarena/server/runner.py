@@ -26,6 +26,11 @@ Every fault is annotated on its action in the replay (``fault``, ``default``, ``
 the replay's ``result`` is the engine's, the recorded result carries the forfeit ranks (and
 the engine's ``won`` per seat when the game sets it, e.g. a solitaire).
 
+Think times: for every action a seat was asked for, the time from its request to the answer
+(or fault) that settled it, and its bank left after it, are recorded (one int each per action:
+the replay's ``think_ms`` and ``bank_ms_left``, :mod:`cardarena.think`); the recorded result
+carries a per-seat summary (``think``).
+
 Versions: each seat's ``Hello.version`` when the match started is recorded (``seat_versions``
 in the replay, and in the result when a seat has one); a seat taken over mid-match by a session
 with another label adds an entry to the replay's ``version_changes`` (:class:`LiveMatch`).
@@ -43,6 +48,7 @@ from typing import Any
 from ..engine import MatchRng, State, build_replay, forfeit_ranks, get_game, public_forms
 from ..engine.core import JSON, GameError
 from ..store.matches import MatchSpec, MatchStore
+from ..think import BANK_KEY, THINK_KEY, summary
 from ..wire import codec
 from .hub import RESIGN, Hub, LiveMatch, Pending
 from .observability import Metrics
@@ -69,8 +75,18 @@ MAX_REFUSED_RECORDED = 100
 ``illegal_actions`` statistic counts every refused answer."""
 
 
+Decided = tuple[str, dict[str, JSON] | None, int | None]
+"""A seat's decision: the action, its replay annotation when the server chose it, and the
+milliseconds from the seat's request to what settled it (``None``: the seat was not asked)."""
+
+
 class Voided(Exception):
     """The match cannot be played here (no-show of every bot); it goes back to the queue."""
+
+
+def _ms(seconds: float) -> int:
+    """A measured time in whole milliseconds (as the replay records it)."""
+    return int(seconds * 1000)
 
 
 class MatchRunner:
@@ -116,6 +132,11 @@ class MatchRunner:
         self.refused: list[dict[str, JSON]] = []
         """Requests that had illegal answers before the seat answered again (or ran out of
         time): the replay's ``refused``, at most :data:`MAX_REFUSED_RECORDED` of them."""
+        self.think_ms: list[int | None] = []
+        """Per action (``action_index``): the milliseconds its seat took, ``None`` when it was
+        not asked (the replay's ``think_ms``)."""
+        self.bank_ms_left: list[int | None] = []
+        """Per action: its seat's bank left after it, in ms (the replay's ``bank_ms_left``)."""
         self.stats: dict[str, dict[str, int]] = {}
         """The bots' statistics of this run (bot -> statistic -> amount), counted only if this
         run records the match (:meth:`_record`): a voided or superseded run counts nothing."""
@@ -263,20 +284,24 @@ class MatchRunner:
             self.bank[pending.seat] = max(0.0, self.bank[pending.seat] - over)
         return done - pending.sent_at
 
-    def _accept(self, pending: Pending) -> None:
-        """Charge the seat's clock for a legal answer to ``pending``, received now."""
-        self.metrics.move_latency.observe(self._charge(pending))
+    def _accept(self, pending: Pending) -> float:
+        """Charge the seat's clock for a legal answer to ``pending``, received now; the time
+        it took."""
+        took = self._charge(pending)
+        self.metrics.move_latency.observe(took)
+        return took
 
-    async def decide(self, seat: int) -> tuple[str, dict[str, JSON] | None]:
-        """The seat's action now, and the replay annotation when the server chose it."""
+    async def decide(self, seat: int) -> Decided:
+        """The seat's action now, the replay annotation when the server chose it, and the time
+        the seat took (:data:`Decided`)."""
         legal = self.state.legal_actions(seat)
         if seat in self.live.resigned and seat not in self.forfeited:  # resigned out of turn
-            return self._default(legal), self._resign(seat)
+            return self._default(legal), self._resign(seat), None
         if seat in self.forfeited:
-            return self._default(legal), {"fault": "forfeited", "default": True}
+            return self._default(legal), {"fault": "forfeited", "default": True}, None
         return await self._resolve(self._request(seat, legal))
 
-    async def _resolve(self, pending: Pending) -> tuple[str, dict[str, JSON] | None]:
+    async def _resolve(self, pending: Pending) -> Decided:
         """Wait for a legal answer to ``pending`` (rejecting illegal ones) or a fault."""
         seat, legal, state, policy = pending.seat, pending.legal, self.state, self.spec.fault_policy
         rejections = 0
@@ -291,14 +316,13 @@ class MatchRunner:
                 if answer is None:
                     continue
                 if answer is RESIGN:
-                    return self._default(legal), self._resign(seat)
+                    return self._default(legal), self._resign(seat), _ms(time.monotonic() - pending.sent_at)
                 if not isinstance(answer, str):  # HAND_BACK: the bot cannot answer this request
                     self._charge(pending)
                     fault = "error"
                     break
                 if answer in pending.legal_set:
-                    self._accept(pending)
-                    return answer, None
+                    return answer, None, _ms(self._accept(pending))
                 rejections += 1
                 self.metrics.illegal.inc()
                 # The engine's reason; an id it would take in another spelling is still not one
@@ -351,7 +375,8 @@ class MatchRunner:
                 "move_handed_back",
                 extra={"fields": {"match_id": self.spec.match_id, "seat": seat, "seq": pending.seq}},
             )
-        return self._default(legal), self._strike(seat, fault, pending.seq)
+        took = _ms(time.monotonic() - pending.sent_at)
+        return self._default(legal), self._strike(seat, fault, pending.seq), took
 
     def _announce(self, seat: int, action: str, note: dict[str, JSON] | None) -> None:
         """One ``Event`` per session (not per seat): a session holding several seats of the
@@ -363,11 +388,14 @@ class MatchRunner:
                 event = pb.Event(match_id=self.spec.match_id, seat=seat, action=seen, is_default=default, fault=fault)
                 session.send(pb.ServerMessage(event=event))
 
-    def _apply(self, seat: int, action: str, note: dict[str, JSON] | None) -> None:
-        """Play ``action`` for ``seat``, record its annotation, and tell the bots."""
+    def _apply(self, seat: int, action: str, note: dict[str, JSON] | None, took: int | None) -> None:
+        """Play ``action`` for ``seat``, record its annotation and time (``took`` ms: the
+        seat's time for it, ``None`` if it was not asked), and tell the bots."""
         self.state.apply(seat, action)
         if note:
             self.annotations[self.actions] = note
+        self.think_ms.append(took)
+        self.bank_ms_left.append(None if took is None else int(self.bank[seat] * 1000))
         self.actions += 1
         self._announce(seat, action, note)
 
@@ -393,8 +421,8 @@ class MatchRunner:
                 decisions = [await self.decide(seats[0])]
             else:
                 decisions = list(await asyncio.gather(*(self.decide(s) for s in seats)))
-            for seat, (action, note) in zip(seats, decisions, strict=True):
-                self._apply(seat, action, note)
+            for seat, (action, note, took) in zip(seats, decisions, strict=True):
+                self._apply(seat, action, note, took)
             if self.actions % YIELD_EVERY == 0:
                 # Forfeited seats are decided without waiting: a match of them alone would
                 # otherwise hold the event loop (every other match, every stream) to its end.
@@ -437,7 +465,12 @@ class MatchRunner:
         }
         if self.live.version_changes:
             extra["version_changes"] = [dict(change) for change in self.live.version_changes]
+        extra[THINK_KEY] = list(self.think_ms)
+        extra[BANK_KEY] = list(self.bank_ms_left)
         replay = build_replay(state, seed=spec.seed, seats=spec.seats, annotations=self.annotations, extra=extra)
+        think = summary(replay)
+        if think is not None:  # per seat: median, max, slowest action, time-outs, bank left
+            result["think"] = think
         return result, replay
 
     def _record(self, result: dict[str, JSON], replay: dict[str, JSON]) -> dict[str, Any] | None:

@@ -155,6 +155,41 @@ def test_illegal_action_is_rejected_with_reason_then_retried(
     b.close()
 
 
+def test_time_spent_on_illegal_answers_beyond_the_move_clock_comes_out_of_the_bank(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """A request that ends in the ``illegal`` fault (``max_rejections`` illegal answers) took
+    time like any answer: what went beyond the move clock comes out of the bank.  Before, only
+    a legal answer, a hand-back or a time-out charged the clock, so a bot could think past its
+    move clock for free and then fail the request on purpose."""
+    matches, bots = stores
+    a, b = _two_bots(bots, service)
+    policy = FaultPolicy(max_rejections=2, max_strikes=3, join_timeout_ms=5000)
+    clock = TimeControl(100, 5000)
+    matches.enqueue(spec("illegal-clock", "german_whist", ["alice", "bob"], time_control=clock, fault_policy=policy))
+    me, other, req = _first_request(a, b)
+    other.autoplay()
+    time.sleep(0.5)  # 0.4 s beyond the move clock
+    me.act(req.match_id, req.seq, "play:ZZ")
+    first = me.expect("action_rejected")
+    assert first.move_ms_left == 0 and 4000 < first.bank_ms_left < 4700, first
+    me.act(req.match_id, req.seq, "play:ZZ")
+    last = me.expect("action_rejected")
+    assert last.bank_ms_left == 0  # no answer is taken after the last rejection
+    event = me.expect("event")
+    assert event.is_default and event.fault == "illegal"
+    me.autoplay()
+    wait_done(matches, "illegal-clock")
+    replay = matches.replay("illegal-clock")
+    assert replay is not None
+    index = next(i for i, f in enumerate(replay["faults"]) if f["fault"] == "illegal")
+    action_index = replay["faults"][index]["action_index"]
+    assert replay["think_ms"][action_index] >= 500
+    assert 4000 < replay["bank_ms_left"][action_index] < 4700, replay["bank_ms_left"][action_index]  # was 5000
+    a.close()
+    b.close()
+
+
 def test_a_flood_of_answers_to_one_request_ends_the_stream_not_the_server(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore]
 ) -> None:

@@ -347,7 +347,8 @@ class MatchRunner:
                         )
                     ),
                 )
-                if last:
+                if last:  # its time beyond the move clock comes out of the bank, as any answer's
+                    self._charge(pending)
                     fault = "illegal"
                     break
         finally:

@@ -179,3 +179,20 @@ def test_think_times_are_metadata_summarised_per_seat_and_absent_from_older_repl
         {"asked": asked, "median_ms": 5, "max_ms": 1500, "slowest": mine[1], "timeouts": 1, "bank_ms_left": 2000},
         {"asked": 0, "median_ms": None, "max_ms": None, "slowest": None, "timeouts": 0, "bank_ms_left": 3000},
     ]
+
+
+def test_a_time_below_a_second_is_never_shown_as_none() -> None:
+    """``cardarena match --move-ms 30`` said "move clock 0 s", and a bank with 40 ms left was
+    "bank left 0 s": below a second the tenths rounded the time away."""
+    from cardarena.think import clock_text, seconds_text
+
+    assert [seconds_text(ms) for ms in (0, 30, 999, 1000, 1049, 4800, 30000)] == [
+        "0 s",
+        "30 ms",
+        "999 ms",
+        "1 s",
+        "1 s",
+        "4.8 s",
+        "30 s",
+    ]
+    assert clock_text(12, 40, answered=True, banked=True) == "answered in 12 ms (bank left 40 ms)"

@@ -119,7 +119,11 @@ def summary(replay: Mapping[str, Any]) -> list[dict[str, int | None]] | None:
 
 
 def seconds_text(ms: int) -> str:
-    """Milliseconds as seconds for a reader, to a tenth: ``4.8 s``, ``5 s``, ``0 s``."""
+    """Milliseconds for a reader: from a second on as seconds to a tenth (``4.8 s``, ``5 s``),
+    below it as milliseconds (``30 ms``; a tenth of a second would round a 30 ms move clock or
+    the last 40 ms of a bank to ``0 s``), none as ``0 s``."""
+    if 0 < ms < 1000:
+        return f"{ms} ms"
     return f"{ms / 1000:.1f}".removesuffix(".0") + " s"
 
 

@@ -475,6 +475,17 @@ def test_a_wide_tables_first_column_stays_as_it_scrolls_on_a_phone(
         astray = [(row, cell) for row, cell in enumerate(cells) if abs(cell[0]) >= 1 or cell[2] is False]
         assert not astray, (path, astray)
         assert sum(bool(on_top) for _, _, on_top, _ in cells) >= 3, (path, cells)
+    # a match's think times (seat and bot pinned, as in its seat and fault tables)
+    store_timed_match(redis_url, "think-phone", (LONG_NAME, XSS))
+    browser.get(f"{server}/matches/think-phone?pov=0&step=8")
+    box = browser.find_element(By.CSS_SELECTOR, "#think .table-scroll")
+    assert "more-right" in str(box.get_attribute("class")).split()
+    _scroll_to_end(browser, box)
+    seats, bots = browser.execute_script(_PINNED, box, 0), browser.execute_script(_PINNED, box, 1)
+    for (seat_left, seat_width, seat_on_top, _), (bot_left, bot_width, bot_on_top, _) in zip(seats, bots, strict=True):
+        assert abs(seat_left) < 1 and abs(bot_left - seat_width) < 1, (seats, bots)
+        assert seat_on_top is not False and bot_on_top is not False, (seats, bots)
+        assert bot_width <= 0.45 * _rect(browser, box)["width"], bots  # LONG_NAME wraps
     _no_console_errors(browser)
     # a desktop: the standings fit, so nothing is pinned over anything, no fade, no shadow
     _desktop(browser)

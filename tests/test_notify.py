@@ -380,11 +380,18 @@ def test_an_attempt_whose_worker_died_is_made_again_after_its_lease(
 ) -> None:
     ts, _, notes = stores
     tid = _tournament(ts, "t2", ["https://example.org/x"]).id
-    assert notes.claim(tid, 0, 1, lease_s=0.3) == 0.0
-    busy = notes.claim(tid, 0, 1, lease_s=0.3)  # the same attempt while it posts
-    assert busy is not None and 0 < busy <= 0.3
-    time.sleep(0.4)  # its worker died: the lease lapsed, the attempt never concluded
-    assert notes.claim(tid, 0, 1, lease_s=0.3) == 0.0
+    assert notes.claim(tid, 0, 1, lease_s=60) == 0.0
+    busy = notes.claim(tid, 0, 1, lease_s=60)  # the same attempt while it posts
+    assert busy is not None and 0 < busy <= 60
+    # its worker died: the lease lapses (now, not after a wait a loaded machine could outlast)
+    lease = notes._lease(tid, 0)
+    notes.r.pexpire(lease, 1)
+    deadline = time.monotonic() + 5
+    while notes.r.exists(lease):
+        assert time.monotonic() < deadline, "the lease did not lapse"
+        time.sleep(0.005)
+    assert notes.lease_left(tid, 0) == 0.0
+    assert notes.claim(tid, 0, 1, lease_s=0.3) == 0.0  # the attempt never concluded: made again
     notes.conclude(tid, 0, "retrying", error="HTTP 502", next_at=time.time())
     assert notes.claim(tid, 0, 1, lease_s=0.3) is None and notes.claim(tid, 0, 2, lease_s=0.3) == 0.0
 

@@ -198,12 +198,13 @@ def test_a_lease_is_its_claims_own_and_a_new_life_under_the_same_name_holds_none
     assert life1.complete("n1", "svc", {"scores": [1, 2, 3]}, {})
     assert life1.info("n1")["finished_by"] == "svc" and life1.r.exists(key("match", "n1", "lease")) == 0
 
-    lost = life1.claim("svc", lease_ms=300, wait_s=0.5)  # then life 1 stalls, or dies
+    lost = life1.claim("svc", lease_ms=60_000, wait_s=0.5)  # then life 1 stalls, or dies
     assert lost is not None and lost.match_id == "n2"
     assert not life2.renew("n2", "svc")
     assert not life2.void("n2", "svc", "server stopping")
     assert life2.status("n2") == "running" and life2.requeue_lost() == []  # its lease still lives
-    time.sleep(0.4)
+    assert life1.r.get(key("match", "n2", "lease")) == f"svc:{life1.run_id}".encode()  # untouched
+    _lapse(life1.r, key("match", "n2", "lease"))  # nobody renewed it
     assert life2.requeue_lost() == ["n2"]
     again = life2.claim("svc", wait_s=0.5)
     assert again is not None and again.match_id == "n2"
@@ -306,6 +307,16 @@ def test_an_id_naming_a_matchs_sub_key_is_no_match(redis_url: str, key_prefix: s
             else:
                 raise AssertionError(f"{mid} was enqueued")
     assert st.replay("t1:r0:t0:s0:d0") == {"format": "x"}  # nothing of the real match changed
+
+
+def _lapse(client: redis.Redis, lease: str) -> None:
+    """Let ``lease`` lapse now, as if its time to live had run out (a test that waits for a
+    short one to lapse can see it lapse too early on a loaded machine)."""
+    client.pexpire(lease, 1)
+    deadline = time.monotonic() + 5
+    while client.exists(lease):
+        assert time.monotonic() < deadline, f"{lease} did not lapse"
+        time.sleep(0.005)
 
 
 def _seated(mid: str, game: str, seats: tuple[str, ...]) -> MatchSpec:

@@ -233,7 +233,7 @@ def test_a_match_an_older_version_leased_lapses_and_is_claimed_again(
     # what the older version's claim left: the job popped, the lease, the record, the sets
     older = upgraded.pipeline(transaction=True)
     older.lrem(ms.jobs(ms.info(mid).get("queue", "")), 0, mid)
-    older.set(lease, "svc-0", px=400)
+    older.set(lease, "svc-0", px=60_000)
     older.hset(record, mapping={"status": "running", "instance": "svc-0", "claimed_at": time.time()})
     older.hincrby(record, "attempts", 1)
     older.sadd(ms.RUNNING, mid)
@@ -244,7 +244,11 @@ def test_a_match_an_older_version_leased_lapses_and_is_claimed_again(
     client = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
     assert _api(client, f"/matches/{mid}")["status"] == "running"
     _get(client, f"/matches/{mid}")
-    time.sleep(0.5)
+    upgraded.pexpire(lease, 1)  # nobody renews it: it lapses
+    deadline = time.monotonic() + 5
+    while upgraded.exists(lease):
+        assert time.monotonic() < deadline, "the lease did not lapse"
+        time.sleep(0.005)
     assert ms.requeue_lost() == [mid] and ms.status(mid) == "queued"
     claimed = ms.claim("svc-0", wait_s=1.0)
     assert claimed is not None and claimed.match_id == mid

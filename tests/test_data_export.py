@@ -323,6 +323,32 @@ def test_export_never_writes_through_a_file_or_link_planted_beside_it(
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".backup-")]  # no leftovers
 
 
+def test_the_export_warns_of_the_webhook_urls_it_carries(
+    redis_url: str, key_prefix: str, target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tournament's notification targets are secrets (each URL carries the token that posts
+    to its channel) kept apart from the tournament: the export carries them to the new place,
+    and its warning names them beside the token hashes and seeds (it named only those)."""
+    from cardarena.store.notifications import NotificationStore
+    from cardarena_tournament import lifecycle
+
+    client = client_for(redis_url)
+    hook = "https://hooks.example.org/services/T000/B000/secret-token"
+    t = lifecycle.new_tournament(game="glaves", players=2, entrants=("a", "b"), deal_sets=1, tid="notified")
+    assert TournamentStore(client).create(t, notify=[hook])
+    out = tmp_path / "backup.json.gz"
+    code, err = _run(["data", "export", str(out), "--redis-url", redis_url], capsys)
+    assert code == 0, err
+    assert "token hash" in err and "webhook URLs" in err and "keep it private" in err
+    assert hook not in err
+    code, err = _run(["data", "import", str(out), "--prefix", target, "--redis-url", redis_url], capsys)
+    assert code == 0, err
+    raw = client.hget(target + "tournament:notified:notify", "targets")
+    assert raw is not None and json.loads(raw) == [hook]
+    assert NotificationStore(client).targets("notified") == [hook]  # and where it was
+    client.close()
+
+
 def test_a_missing_file_and_an_empty_prefix_are_errors(
     redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

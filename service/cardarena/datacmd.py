@@ -20,8 +20,9 @@ from typing import IO, Any
 from .cliargs import add_redis_url
 
 PRIVATE_WARNING = (
-    "cardarena data export: warning: the export holds every bot's token hash and the secret seeds "
-    "of tournaments and matches: keep it private (mode 0600, an encrypted backup store)"
+    "cardarena data export: warning: the export holds every bot's token hash, the secret seeds "
+    "of tournaments and matches and the tournaments' webhook URLs: keep it private (mode 0600, an encrypted "
+    "backup store)"
 )
 """What every export says on stderr."""
 

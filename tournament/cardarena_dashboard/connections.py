@@ -166,7 +166,10 @@ def families(stats: ConnectionStats) -> Iterator[Metric]:
     yield GaugeMetricFamily(OPEN, "Connections this dashboard process serves now", value=now)
     yield GaugeMetricFamily(LIMIT, "Connections this dashboard process serves at once at most", value=limit)
     yield CounterMetricFamily(
-        REFUSED, "Connections this dashboard process refused since it started (over --max-connections)", value=refused
+        REFUSED,
+        "Connections this dashboard process refused since it started (over --max-connections or "
+        "--max-connections-per-client)",
+        value=refused,
     )
 
 

@@ -408,6 +408,28 @@ def test_redirects_are_followed_to_the_same_host_only(hook: Hook) -> None:
     assert hook.received("there") == []
 
 
+def test_a_redirect_from_https_to_http_is_not_followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An https target redirecting to http on the same host would send the message (and a
+    private channel's content) in clear: not followed.  The HTTPS server is faked at the opener
+    (the IO boundary); the same-host rule itself is tested above against a real server."""
+    import email.message
+    import urllib.error
+
+    opened: list[str] = []
+
+    class Opener:
+        def open(self, request: Any, timeout: float) -> Any:
+            opened.append(request.full_url)
+            headers = email.message.Message()
+            headers["Location"] = "http://hooks.example.org/in-clear"
+            raise urllib.error.HTTPError(request.full_url, 301, "Moved", headers, None)
+
+    monkeypatch.setattr(webhook, "_OPENER", Opener())
+    answer = webhook.post_json("https://hooks.example.org/secret", b"{}", timeout=2)
+    assert opened == ["https://hooks.example.org/secret"]
+    assert not answer.ok and answer.error == "HTTP 301: a redirect to http://hooks.example.org (not followed)"
+
+
 @pytest.mark.parametrize(
     ("url", "message"),
     [

@@ -7,7 +7,8 @@ failure (:class:`Answer`) and, for a person, :func:`origin` (scheme, host and po
 * Time-outs: ``timeout`` seconds to connect and for each read, so a hung endpoint holds a
   worker for about that long, not for ever.
 * Redirects are followed only to the same host (at most :data:`MAX_REDIRECTS`, posting the
-  same body again); one to another host is not followed and fails the attempt.
+  same body again); one to another host, or from https to http, is not followed and fails the
+  attempt.
 * An answer's body is read up to :data:`BODY_CAP` bytes, kept (shortened, the URL's secret
   parts taken out) in the error of an attempt that failed.
 """
@@ -150,7 +151,8 @@ def post_json(url: str, body: bytes, *, timeout: float, user_agent: str = "carda
         if code in _REDIRECTS:
             location = urljoin(current, headers.get("Location") or "")
             parts = urlsplit(location)
-            if parts.scheme in ("http", "https") and parts.hostname == start and location != current:
+            downgrade = urlsplit(current).scheme == "https" and parts.scheme != "https"  # the body in clear
+            if parts.scheme in ("http", "https") and parts.hostname == start and location != current and not downgrade:
                 current = location
                 continue
             return Answer(ok=False, error=f"HTTP {code}: a redirect to {origin(location)} (not followed)")

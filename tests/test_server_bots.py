@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Sequence
+
 import pytest
-from cardarena.store.bots import BotExists, BotStore, InvalidBotName, UnknownBot
+from cardarena.store.bots import (
+    BotError,
+    BotExists,
+    BotStore,
+    InvalidBotName,
+    LookAlikeName,
+    RosterRefused,
+    UnknownBot,
+)
 from cardarena.store.connection import client_for
 
 
@@ -119,3 +130,108 @@ def test_a_lease_left_by_a_killed_run_is_waited_for(bots: BotStore) -> None:
     assert bots.authenticate(fresh) == "random-1"
     assert bots.authenticate(token) is None
     assert SessionLeases(bots.r).held("random-1") == 0
+
+
+LOOK_ALIKES = (
+    "alice",
+    "Alice",
+    "ALICE",
+    "al\u0456ce",
+    "\u0430lice",
+    "\uff41\uff4c\uff49\uff43\uff45",
+    "aLice",
+    "alicE",
+)
+"""Eight names that read as ``alice``: case, full width, a Cyrillic і or а."""
+
+
+def _at_once(redis_url: str, register: Callable[[BotStore, str], object], names: Sequence[str]) -> list[str]:
+    """Register each of ``names`` from its own thread and connection, all released at the same
+    moment (as from several admin requests or ``bot register`` processes); the names that
+    got through."""
+    start = threading.Barrier(len(names))
+    done: list[str] = []
+
+    def attempt(name: str) -> None:
+        store = BotStore(client_for(redis_url))
+        start.wait()
+        try:
+            register(store, name)
+        except BotError:
+            return
+        done.append(name)
+
+    threads = [threading.Thread(target=attempt, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return done
+
+
+def test_look_alikes_registered_at_the_same_moment_let_exactly_one_through(bots: BotStore, redis_url: str) -> None:
+    """Found in review: the look-alike check read the registered names, then the registration
+    wrote its own, so look-alikes registered at the same moment all passed the check.  Now the
+    check and the registration are one step: of eight look-alikes registered at once, one gets
+    through (round after round), the others are refused and leave nothing behind."""
+    for round_ in range(6):
+        names = [f"{name}{round_}" for name in LOOK_ALIKES]
+        done = _at_once(redis_url, lambda store, name: store.register(name), names)
+        assert len(done) == 1, (round_, done)
+        assert [n for n in bots.names() if n.endswith(str(round_))] == done
+        assert bots.exist(names).count(True) == 1
+        for name in names:
+            if name not in done:
+                with pytest.raises(LookAlikeName, match=f"looks like the registered bot {done[0]!r}"):
+                    bots.register(name)
+
+
+def test_rosters_with_look_alikes_registered_at_the_same_moment_let_exactly_one_through(
+    bots: BotStore, redis_url: str
+) -> None:
+    """A roster is registered whole or not at all: of eight rosters registered at once, each
+    with a name of its own and a look-alike of the others', one is registered, the other seven
+    not at all (their own names neither)."""
+    done = _at_once(
+        redis_url,
+        lambda store, name: store.register_roster([f"own-{name.encode().hex()}", name]),
+        LOOK_ALIKES,
+    )
+    assert len(done) == 1, done
+    assert bots.names() == sorted([done[0], f"own-{done[0].encode().hex()}"])
+    with pytest.raises(RosterRefused, match=f"looks like the registered bot {done[0]!r}") as refused:
+        bots.register_roster(["own-late", "ALIC\u0395"], skip_registered=True)
+    assert refused.value.taken == [] and not bots.exists("own-late")
+
+
+def test_bots_stored_without_the_look_index_are_indexed_and_their_look_alikes_refused(bots: BotStore) -> None:
+    """A deployment of an earlier version has no look index, and a version running beside this
+    one (an upgrade under way) writes bots without indexing them: the next registration indexes
+    them first, so a look-alike of each is refused all the same."""
+    for name in ("bob", "carol", "dave"):
+        bots.register(name)
+    index = [bots.LOOKED, *(k.decode() for k in bots.r.scan_iter(match=bots.ALL + ":look:*"))]
+    assert len(index) == 4
+    bots.r.delete(*index)  # as an earlier version left it
+    bots.r.hset(BotStore.record_key("erin"), mapping={"name": "erin", "created_at": 1.0, "token_id": "x"})
+    bots.r.zadd(bots.ALL, {"erin": 0})  # as an older version running beside this one writes a bot
+    for alike, other in (("B\u043eb", "bob"), ("CAROL", "carol"), ("\uff45rin", "erin")):
+        with pytest.raises(LookAlikeName, match=f"looks like the registered bot {other!r}"):
+            bots.register(alike)
+    assert {m.decode() for m in bots.r.smembers(bots.LOOKED)} == {"bob", "carol", "dave", "erin"}
+    with pytest.raises(RosterRefused, match="looks like the registered bot 'dave'"):
+        bots.register_roster(["frank", "Dave"])
+    assert [name for name, _ in bots.register_roster(["frank", "grace"])[0]] == ["frank", "grace"]
+    assert bots.names() == ["bob", "carol", "dave", "erin", "frank", "grace"]
+
+
+def test_a_retired_bot_or_one_with_a_new_token_keeps_its_look(bots: BotStore) -> None:
+    bots.register("heidi")
+    bots.rotate("heidi")
+    bots.retire("heidi")
+    with pytest.raises(LookAlikeName, match="looks like the registered bot 'heidi'"):
+        bots.register("Heidi")
+    with pytest.raises(BotExists):
+        bots.register("heidi")
+    assert bots.authenticate(bots.rotate("heidi")) == "heidi"
+    assert bots.register_roster(["heidi", "ivan"], skip_registered=True)[1] == ["heidi"]

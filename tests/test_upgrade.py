@@ -217,6 +217,25 @@ def test_the_old_tokens_still_authenticate(upgraded: Any, fixture_data: dict[str
         assert store.authenticate(token[:-1] + ("A" if token[-1] != "A" else "B")) is None
 
 
+def test_a_look_alike_of_a_stored_bot_is_refused_and_the_tokens_stay(
+    upgraded: Any, fixture_data: dict[str, Any]
+) -> None:
+    """The older versions kept no look index: registering indexes the stored bots first, so a
+    name that looks like one of them is refused, alone or in a roster; a new one is not."""
+    from cardarena.store.bots import LookAlikeName, RosterRefused
+
+    store = BotStore(upgraded)
+    for name in fixture_data["tokens"]:
+        with pytest.raises(LookAlikeName, match=f"looks like the registered bot {name!r}"):
+            store.register(name.upper())
+        with pytest.raises(RosterRefused, match=f"looks like the registered bot {name!r}"):
+            store.register_roster(["newcomer", name.capitalize()])
+    assert store.authenticate(store.register("newcomer")) == "newcomer"
+    assert sorted(store.names()) == sorted([*fixture_data["tokens"], "newcomer"])
+    for name, token in fixture_data["tokens"].items():
+        assert store.authenticate(token) == name
+
+
 def test_a_match_an_older_version_leased_lapses_and_is_claimed_again(
     upgraded: Any, redis_url: str, fixture_data: dict[str, Any]
 ) -> None:

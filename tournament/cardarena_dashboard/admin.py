@@ -79,16 +79,19 @@ def register_bot() -> tuple[Response, int]:
         raise reads.Unavailable("bots are not available in this installation")
     if "names" in data:
         return _register_roster(store, data)
+    from cardarena.store.bots import BotExists
+
     name = str(_text(data, "name"))
-    if store.exists(name):
+    try:
+        token = store.register(name)  # raises a ValueError subclass for a bad or look-alike name -> 400
+    except BotExists:  # registered before, or meanwhile by another request
         abort(409, "a bot with this name is already registered")
-    token = store.register(name)  # raises a ValueError subclass for a bad name -> 400
     current_app.logger.info("admin: registered a bot")
     return jsonify({"bot": reads.bot(sources(), name), "token": token}), 201
 
 
 def _register_roster(store: Any, data: dict[str, Any]) -> tuple[Response, int]:
-    from cardarena.store.bots import BotExists, RosterRefused, check_roster
+    from cardarena.store.bots import RosterRefused
 
     names, skip = data["names"], data.get("skip_registered", False)
     if set(data) - {"names", "skip_registered"}:
@@ -98,17 +101,11 @@ def _register_roster(store: Any, data: dict[str, Any]) -> tuple[Response, int]:
     if not all(isinstance(n, str) for n in names) or not isinstance(skip, bool):
         abort(400, "names must hold strings and skip_registered must be true or false")
     try:
-        todo, taken = check_roster(store, names, skip_registered=skip)
+        issued, taken = store.register_roster(names, skip_registered=skip)
     except RosterRefused as exc:
         abort(409 if exc.taken else 400, f"nothing was registered: {exc}"[:500])
-    issued = []
-    for name in todo:
-        try:
-            issued.append({"name": name, "token": store.register(name)})
-        except BotExists:  # registered meanwhile by another request: skipped like the others
-            taken.append(name)
     current_app.logger.info("admin: registered %d bots", len(issued))
-    return jsonify({"bots": issued, "skipped": taken}), 201
+    return jsonify({"bots": [{"name": n, "token": t} for n, t in issued], "skipped": taken}), 201
 
 
 @bp.post("/bots/<path:name>/token")

@@ -168,33 +168,27 @@ def roster_names(text: str) -> list[str]:
 
 def _register_many(args: argparse.Namespace, names: list[str]) -> int:
     """Register every name and print ``name,token`` CSV rows; nothing is registered when any
-    name is bad, repeated or (without ``--skip-registered``) already registered."""
+    name is bad, repeated, looks like another or (without ``--skip-registered``) is already
+    registered, even when the name that refuses it was registered meanwhile."""
     import csv
 
-    from ..store.bots import BotError, BotStore, RosterRefused, check_roster
+    from ..store.bots import BotStore, RosterRefused
     from ..store.connection import client_for
 
     with _redis(args) as url:
         store = BotStore(client_for(url))
         try:
-            todo, taken = check_roster(store, names, skip_registered=args.skip_registered)
+            issued, taken = store.register_roster(names, skip_registered=args.skip_registered)
         except RosterRefused as exc:
             hint = " (--skip-registered registers only the others; `cardarena bot token NAME` replaces a lost token)"
             return _nothing_registered([p + hint if exc.taken else p for p in exc.problems])
-        out = csv.writer(sys.stdout, lineterminator="\n")
-        out.writerow(["name", "token"])
-        done = 0
-        for name in todo:
-            try:
-                token = store.register(name)
-            except BotError as exc:  # registered meanwhile by someone else: the rows so far stand
-                print(f"cardarena: error: {exc}; registered {_plural(done, 'bot')} before it", file=sys.stderr)
-                return 2
-            out.writerow([name, token])
-            sys.stdout.flush()
-            done += 1
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(["name", "token"])
+    out.writerows(issued)
+    sys.stdout.flush()
     skipped = f"; skipped {len(taken)} already registered: {', '.join(taken)}" if taken else ""
-    print(f"registered {_plural(done, 'bot')}{skipped} (the tokens are shown once; keep them private)", file=sys.stderr)
+    done = _plural(len(issued), "bot")
+    print(f"registered {done}{skipped} (the tokens are shown once; keep them private)", file=sys.stderr)
     return 0
 
 

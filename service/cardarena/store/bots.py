@@ -10,7 +10,11 @@
   consumers (the dashboard) must escape it.  A name that looks like a registered bot's
   (:func:`look`: the same but for case, width or Cyrillic and Greek letters that look like
   Latin ones, ``Alice`` or ``аlice`` beside ``alice``) is refused (:class:`LookAlikeName`):
-  on a leaderboard it would pass for the other bot.
+  on a leaderboard it would pass for the other bot.  The check and the registration are one
+  step in Redis (a script reading the look index ``bots:look:<look, hex>``, the set of the
+  names of each look), so two look-alikes registered at the same moment (two admin requests,
+  two ``bot register`` processes) cannot both get through; a roster is registered whole or
+  not at all.  Bots stored before the index existed are indexed at the next registration.
 * Retired bots (:meth:`BotStore.retire`) stay registered but are no longer entrants of
   ``--all`` tournaments.
 * Statistics per bot (``matches``, ``timeouts``, ``illegal_actions``, ``errors``,
@@ -113,6 +117,10 @@ def _looks_like(name: str, other: str) -> str:
     )
 
 
+def _twins(first: str, second: str) -> str:
+    return f"{first!r} and {second!r} look alike (the same but for case, width or look-alike letters)"
+
+
 class RosterRefused(BotError):
     """A roster of which nothing may be registered: ``problems`` says why, one line each;
     ``taken`` lists the names already registered (when that is the reason)."""
@@ -123,10 +131,10 @@ class RosterRefused(BotError):
         self.taken = taken or []
 
 
-def check_roster(store: BotStore, names: Sequence[str], *, skip_registered: bool) -> tuple[list[str], list[str]]:
-    """Check a roster before registering any of it (``cardarena bot register A B C`` and the
-    admin API's ``{"names": [...]}``): ``(names to register, in order; names already
-    registered and skipped)``.  Raises :class:`RosterRefused` when a name is listed twice or is
+def _check_roster(store: BotStore, names: Sequence[str], *, skip_registered: bool) -> tuple[list[str], list[str]]:
+    """Check a roster before registering any of it (:meth:`BotStore.register_roster`), to
+    name every problem at once: ``(names to register, in order; names already registered
+    and skipped)``.  Raises :class:`RosterRefused` when a name is listed twice or is
     not a valid bot name, or, without ``skip_registered``, is already registered; or when two
     of its names, or one of them and a registered bot's, look alike (:func:`look`)."""
     listed = Counter(names)
@@ -148,9 +156,7 @@ def check_roster(store: BotStore, names: Sequence[str], *, skip_registered: bool
     for name in todo:
         mine = look(name)
         if mine in seen:
-            problems.append(
-                f"{seen[mine]!r} and {name!r} look alike (the same but for case, width or look-alike letters)"
-            )
+            problems.append(_twins(seen[mine], name))
         elif mine in registered and registered[mine] != name:
             problems.append(_looks_like(name, registered[mine]))
         seen.setdefault(mine, name)
@@ -173,11 +179,63 @@ def _digest(salt: bytes, secret: str) -> bytes:
     return hashlib.sha256(salt + secret.encode()).digest()
 
 
+_ENROL = """
+-- KEYS: bots, bots:local, bots:looked, then per name its record, its token and its look's set
+-- ARGV: local ('1'/'0'), skip_registered ('1'/'0'), created_at, then per name: name, token id, salt, hash
+local missing = redis.call('ZDIFF', 2, KEYS[1], KEYS[3])
+if #missing > 0 then table.insert(missing, 1, 'missing') return missing end
+local n, fresh, skipped, seen = (#ARGV - 3) / 4, {}, {'ok'}, {}
+for i = 0, n - 1 do
+  local name, record, alike = ARGV[4 + 4 * i], KEYS[4 + 3 * i], KEYS[6 + 3 * i]
+  if redis.call('EXISTS', record) == 1 then
+    if ARGV[2] ~= '1' then return {'exists', name} end
+    skipped[#skipped + 1] = name
+  else
+    if ARGV[1] ~= '1' then
+      if seen[alike] then return {'twins', seen[alike], name} end
+      for _, other in ipairs(redis.call('SMEMBERS', alike)) do
+        if other ~= name and redis.call('ZSCORE', KEYS[1], other) then return {'alike', name, other} end
+      end
+    end
+    seen[alike] = name
+    fresh[#fresh + 1] = i
+  end
+end
+for _, i in ipairs(fresh) do
+  local name = ARGV[4 + 4 * i]
+  redis.call('HSET', KEYS[4 + 3 * i], 'name', name, 'created_at', ARGV[3], 'token_id', ARGV[5 + 4 * i])
+  redis.call('HSET', KEYS[5 + 3 * i], 'bot', name, 'salt', ARGV[6 + 4 * i], 'hash', ARGV[7 + 4 * i])
+  redis.call('ZADD', KEYS[1], 0, name)
+  if ARGV[1] == '1' then redis.call('SADD', KEYS[2], name) end
+  redis.call('SADD', KEYS[6 + 3 * i], name)
+  redis.call('SADD', KEYS[3], name)
+end
+return skipped
+"""
+"""Register bots in one step, all or none, unless a name is registered or (but for local bots)
+looks like a registered bot's or another's of the same call; first, when the look index misses
+registered bots, return them (``missing``) to be indexed (:data:`_INDEX`) before trying again."""
+
+_INDEX = """
+-- KEYS: bots, bots:looked, then per name its look's set; ARGV: the names
+for i, name in ipairs(ARGV) do
+  if redis.call('ZSCORE', KEYS[1], name) then
+    redis.call('SADD', KEYS[2 + i], name)
+    redis.call('SADD', KEYS[2], name)
+  end
+end
+return #ARGV
+"""
+"""Add registered bots to the look index (their look's set, then ``bots:looked``)."""
+
+
 class BotStore:
     """Repository of bots on one Redis client."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.r: Any = client
+        self._register = client.register_script(_ENROL)
+        self._index = client.register_script(_INDEX)
 
     @staticmethod
     def _bot(name: str) -> str:
@@ -202,26 +260,82 @@ class BotStore:
 
     def register(self, name: str, *, local: bool = False) -> str:
         """Register ``name``; returns its token (shown once).  Raises :class:`BotError`
-        (:class:`LookAlikeName` for a name that looks like a registered bot's, unless ``local``).
+        (:class:`BotExists` for a registered name, :class:`LookAlikeName` for a name that looks
+        like a registered bot's, unless ``local``); the check and the registration are one step.
 
         ``local``: a bot of a local run (``cardarena match``, ``tournament run``, ``demo``),
         which names its bots after their kind (``random-1``); such bots are not entrants of
         ``--all`` tournaments (see :meth:`entrants`)."""
         check_name(name)
-        if not local and (other := look_alike(name, self.names())) is not None:
-            raise LookAlikeName(_looks_like(name, other))
-        token, cred = self._issue(name)
-        h = self._bot(name)
-        if not self.r.hsetnx(h, "name", name):
+        verdict, issued, _ = self._enrol([name], local=local, skip_registered=False)
+        if verdict == "exists":
             raise BotExists(f"a bot named {name!r} is already registered")
-        pipe = self.r.pipeline()
-        pipe.hset(h, mapping={"created_at": time.time(), "token_id": cred["token_id"]})
-        pipe.hset(self._token(cred["token_id"]), mapping={"bot": name, "salt": cred["salt"], "hash": cred["hash"]})
-        pipe.zadd(self.ALL, {name: 0})
-        if local:
-            pipe.sadd(self.LOCAL, name)
-        pipe.execute()
-        return token
+        if verdict == "alike":
+            raise LookAlikeName(_looks_like(*issued[0]))
+        return issued[0][1]
+
+    def register_roster(
+        self, names: Sequence[str], *, skip_registered: bool = False
+    ) -> tuple[list[tuple[str, str]], list[str]]:
+        """Register a roster (``cardarena bot register A B C``, the admin API's ``{"names":
+        [...]}``) whole or not at all: ``([(name, token), ...] in order, the names already
+        registered and skipped)``.  Raises :class:`RosterRefused` (nothing registered) when a
+        name is listed twice or is not a valid bot name, or, without ``skip_registered``, is
+        already registered; or when two of its names, or one of them and a registered bot's,
+        look alike (:func:`look`): checked first to name every problem, and again in the same
+        step as the registration (a look-alike registered meanwhile refuses the roster)."""
+        todo, taken = _check_roster(self, names, skip_registered=skip_registered)
+        if not todo:
+            return [], taken
+        verdict, issued, skipped = self._enrol(todo, local=False, skip_registered=skip_registered)
+        if verdict == "exists":
+            raise RosterRefused([f"already registered: {issued[0][0]}"], [issued[0][0]])
+        if verdict == "alike":
+            raise RosterRefused([_looks_like(*issued[0])])
+        if verdict == "twins":
+            raise RosterRefused([_twins(*issued[0])])
+        return issued, [*taken, *skipped]
+
+    LOOKED = property(lambda self: key("bots", "looked"))
+    """The set of the names in the look index (:meth:`_look`)."""
+
+    @staticmethod
+    def _look(name: str) -> str:
+        """The set of the registered names that look like ``name`` (:func:`look`)."""
+        return key("bots", "look", look(name).encode().hex())
+
+    def _enrol(
+        self, names: Sequence[str], *, local: bool, skip_registered: bool
+    ) -> tuple[str, list[tuple[str, str]], list[str]]:
+        """Register ``names`` (valid, distinct) in one step (:data:`_ENROL`), all or none:
+        ``("ok", [(name, token), ...], names skipped as registered)``, or for nothing
+        registered ``(verdict, [(name, why)], [])``: ``"exists"`` (``why`` is ``""``),
+        ``"alike"`` (``why``: the registered bot it looks like) or ``"twins"`` (``why``: the
+        other of ``names`` it looks like).  Bots the look index misses (stored by an earlier
+        version, or by one running beside this one) are indexed first (:meth:`_index_looks`)."""
+        tokens: dict[str, str] = {}
+        keys = [self.ALL, self.LOCAL, self.LOOKED]
+        args: list[Any] = ["1" if local else "0", "1" if skip_registered else "0", repr(time.time())]
+        for name in names:
+            tokens[name], cred = self._issue(name)
+            keys += [self._bot(name), self._token(cred["token_id"]), self._look(name)]
+            args += [name, cred["token_id"], cred["salt"], cred["hash"]]
+        for _ in range(5):
+            verdict, *rest = (item.decode() for item in self._register(keys=keys, args=args))
+            if verdict == "missing":  # bots not in the index yet: index them, then try again
+                self._index_looks(rest)
+                continue
+            if verdict == "ok":
+                skipped = set(rest)
+                return verdict, [(n, tokens[n]) for n in names if n not in skipped], rest
+            return verdict, [(rest[0], rest[1] if len(rest) > 1 else "")], []
+        raise BotError("bots are being registered without the look index meanwhile (an older version?); try again")
+
+    def _index_looks(self, names: Sequence[str], chunk: int = 1000) -> None:
+        """Add ``names`` (registered bots) to the look index; idempotent, safe beside registrations."""
+        for start in range(0, len(names), chunk):
+            part = names[start : start + chunk]
+            self._index(keys=[self.ALL, self.LOOKED, *(self._look(n) for n in part)], args=part)
 
     def is_local(self, name: str) -> bool:
         """Whether ``name`` was registered by a local run (``register(local=True)``)."""

@@ -388,12 +388,13 @@ def test_connections_over_the_cap_are_answered_503_at_once_and_a_freed_place_ser
                 assert body == b"The dashboard is serving as many connections as it may; retry in a second.\n"
                 assert took < 2.0  # at once (the poll of the accepting loop is half a second)
             assert threading.active_count() == threads and server.stats.open == 3
-            assert server.stats.refused == 2
+            assert server.stats.refused == {"total": 2, "per_client": 0}
             idle.pop().close()
             _until(lambda: server.stats.open == 2, "the closed connection's place was not freed")
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
                 text = response.read().decode()
-            assert _metric(text, "cardarena_dashboard_refused_connections_total") == 2
+            assert _metric(text, 'cardarena_dashboard_refused_connections_total{cap="total"}') == 2
+            assert _metric(text, 'cardarena_dashboard_refused_connections_total{cap="per_client"}') == 0
             assert _metric(text, "cardarena_dashboard_max_connections") == 3
             assert _metric(text, "cardarena_dashboard_connections") == 3  # two idle and this one
             _until(lambda: server.stats.open == 2, "the scrape's connection was not given back")
@@ -424,11 +425,19 @@ def test_over_the_cap_an_https_connection_is_closed_before_its_handshake(
         with pytest.raises(urllib.error.URLError) as refused:
             urllib.request.urlopen(url, timeout=10, context=_trusting(ca)).close()
         assert isinstance(refused.value.reason, (ssl.SSLError, ConnectionError)), refused.value.reason
-        assert time.monotonic() - start < 2.0 and server.stats.refused == 1
+        assert time.monotonic() - start < 2.0 and server.stats.refused == {"total": 1, "per_client": 0}
         silent.close()
         _until(lambda: server.stats.open == 0, "the silent connection's place was not freed")
         with urllib.request.urlopen(url, timeout=10, context=_trusting(ca)) as response:
             assert response.status == 200
+
+
+def _refusal_lines(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
+    return [r.fields for r in caplog.records if r.getMessage() == "connections_refused"]  # type: ignore[attr-defined]
+
+
+ONE_CONNECTION = {"refused_per_client_cap": 0, "max_connections": 1, "per_client": 64, "open": 1}
+"""The fields of a ``connections_refused`` line of a server of one connection, serving it."""
 
 
 def test_refusals_are_logged_at_most_every_ten_seconds_with_their_count(caplog: pytest.LogCaptureFixture) -> None:
@@ -449,7 +458,7 @@ def test_refusals_are_logged_at_most_every_ten_seconds_with_their_count(caplog: 
     port = listener.getsockname()[1]
 
     def refusals() -> list[dict[str, Any]]:
-        return [r.fields for r in caplog.records if r.getMessage() == "connections_refused"]  # type: ignore[attr-defined]
+        return _refusal_lines(caplog)
 
     try:
         with caplog.at_level("WARNING", "cardarena_dashboard.connections"):
@@ -457,15 +466,68 @@ def test_refusals_are_logged_at_most_every_ten_seconds_with_their_count(caplog: 
                 _until(lambda: server.stats.open == 1, "the connection was not accepted")
                 for _ in range(3):
                     assert _answer(port)[0].startswith(b"HTTP/1.1 503 ")
-                assert refusals() == [{"refused": 1, "max_connections": 1, "per_client": 64, "open": 1}]
+                assert refusals() == [{**ONE_CONNECTION, "refused": 1, "refused_total_cap": 1}]
                 time.sleep(0.2)  # a few polls: nothing new before the ten seconds
                 assert len(refusals()) == 1
                 now[0] += 10.0
                 _until(lambda: len(refusals()) == 2, "the later refusals were not logged")
-                assert refusals()[1] == {"refused": 2, "max_connections": 1, "per_client": 64, "open": 1}
+                assert refusals()[1] == {**ONE_CONNECTION, "refused": 2, "refused_total_cap": 2}
             time.sleep(0.2)
             assert len(refusals()) == 2  # nothing left to say
     finally:
+        server.shutdown()
+        server.server_close()
+        listener.close()
+
+
+def test_the_refusal_log_line_and_metric_say_which_cap_refused(caplog: pytest.LogCaptureFixture) -> None:
+    """Found in review: ``connections_refused`` and the refused counter did not say whether a
+    connection was refused over ``--max-connections`` (more readers than the dashboard serves)
+    or over ``--max-connections-per-client`` (one address holding its share: an idle client,
+    or a proxy), which call for different fixes.  The line breaks ``refused`` down by cap, and
+    the counter has a ``cap`` label."""
+    from cardarena_dashboard.connections import CappedWSGIServer, families
+    from flask import Flask
+    from werkzeug.serving import WSGIRequestHandler
+
+    now = [100.0]
+    listener = socket.create_server(("127.0.0.1", 0))
+    server = CappedWSGIServer(
+        "127.0.0.1",
+        0,
+        Flask("capped"),
+        WSGIRequestHandler,
+        fd=listener.fileno(),
+        max_connections=3,
+        per_client=2,
+        clock=lambda: now[0],
+    )
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    port = listener.getsockname()[1]
+    held: list[socket.socket] = []
+    try:
+        with caplog.at_level("WARNING", "cardarena_dashboard.connections"):
+            held += _hold(port, "127.0.0.2", 2)
+            _until(lambda: server.stats.open == 2, "the connections were not accepted")
+            assert b"2 connections from 127.0.0.2 are open" in _refused(port, "127.0.0.2")
+            assert b"2 connections from 127.0.0.2 are open" in _refused(port, "127.0.0.2")
+            held += _hold(port, "127.0.0.3", 1)
+            _until(lambda: server.stats.open == 3, "the third connection was not accepted")
+            assert b"serving as many connections as it may" in _refused(port, "127.0.0.4")
+            assert server.stats.refused == {"total": 1, "per_client": 2}
+            now[0] += 10.0  # the first refusal was logged at once, the later two are together
+            _until(lambda: len(_refusal_lines(caplog)) == 2, "the later refusals were not logged")
+        lines = _refusal_lines(caplog)
+        limits = {"max_connections": 3, "per_client": 2}
+        assert lines == [
+            {"refused": 1, "refused_total_cap": 0, "refused_per_client_cap": 1, **limits, "open": 2},
+            {"refused": 2, "refused_total_cap": 1, "refused_per_client_cap": 1, **limits, "open": 3},
+        ]
+        [counter] = [f for f in families(server.stats) if f.name == "cardarena_dashboard_refused_connections"]
+        assert {s.labels["cap"]: s.value for s in counter.samples} == {"total": 1, "per_client": 2}
+    finally:
+        for conn in held:
+            conn.close()
         server.shutdown()
         server.server_close()
         listener.close()
@@ -524,7 +586,7 @@ def test_one_client_cannot_hold_every_connection() -> None:
         held += _hold(port, "127.0.0.3", 2)
         until_open(6)
         assert b"serving as many connections as it may" in _refused(port, "127.0.0.4")
-        assert server.stats.refused == 2
+        assert server.stats.refused == {"total": 1, "per_client": 1}
         for conn in held:
             conn.close()
         until_open(0)

@@ -177,7 +177,9 @@ def test_dashboard_metrics_endpoint_reports_the_platform(r: redis.Redis, private
     known_state(r)
     app = create_app({"REDIS_URL": private_url, "TESTING": True})
     # what `cardarena dashboard`'s server leaves for the page (test_dashboard_cli.py serves it)
-    app.extensions[connections.STATS_EXTENSION] = connections.ConnectionStats(limit=7, open=2, refused=5)
+    app.extensions[connections.STATS_EXTENSION] = connections.ConnectionStats(
+        limit=7, open=2, refused={"total": 5, "per_client": 3}
+    )
     response = app.test_client().get("/metrics")
     assert response.status_code == 200
     assert response.content_type.startswith("text/plain; version=")
@@ -200,7 +202,8 @@ def test_dashboard_metrics_endpoint_reports_the_platform(r: redis.Redis, private
     assert not any(labels and dict(labels).get("bot") == "random-1" for _, labels in got)
     assert got[("cardarena_dashboard_connections", ())] == 2
     assert got[("cardarena_dashboard_max_connections", ())] == 7
-    assert got[("cardarena_dashboard_refused_connections_total", ())] == 5
+    assert got[("cardarena_dashboard_refused_connections_total", (("cap", "total"),))] == 5
+    assert got[("cardarena_dashboard_refused_connections_total", (("cap", "per_client"),))] == 3
     assert {name for name, _ in got} == platform_names()  # what the alert rules and Grafana may name
 
 

@@ -27,9 +27,10 @@ and the client may lose the answer before reading it).  At most :data:`LINGERING
 happens in the accepting thread, without blocking: the sockets are non-blocking and looked at
 after each connection and every ``serve_forever`` poll (half a second).
 
-Refusals are logged as one warning (``connections_refused``, with how many since the last one)
-at most every :data:`LOG_EVERY_S` seconds, and counted in :class:`ConnectionStats`, which the
-``/metrics`` page shows (``cardarena_dashboard_*``, :func:`families`).
+Refusals are logged as one warning (``connections_refused``, with how many since the last one,
+in all and by the cap that refused them) at most every :data:`LOG_EVERY_S` seconds, and counted
+in :class:`ConnectionStats` by cap (:data:`CAPS`), which the ``/metrics`` page shows
+(``cardarena_dashboard_*``, the refused connections with a ``cap`` label: :func:`families`).
 """
 
 from __future__ import annotations
@@ -112,6 +113,10 @@ when the app is served by something else: a test client, another WSGI server).""
 OPEN = "cardarena_dashboard_connections"
 LIMIT = "cardarena_dashboard_max_connections"
 REFUSED = "cardarena_dashboard_refused_connections"
+TOTAL_CAP, PER_CLIENT_CAP = "total", "per_client"
+CAPS = (TOTAL_CAP, PER_CLIENT_CAP)
+"""The caps a connection is refused over, the values of the refused counter's ``cap`` label:
+``--max-connections`` (the connections of every client) and ``--max-connections-per-client``."""
 
 
 @dataclass
@@ -124,19 +129,20 @@ class ConnectionStats:
     """``--max-connections-per-client``."""
     open: int = 0
     """Connections being served now (each has a thread)."""
-    refused: int = 0
-    """Connections refused since the start (over either cap)."""
+    refused: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CAPS, 0))
+    """Connections refused since the start, by the cap that refused them (:data:`CAPS`)."""
     by_client: dict[str, int] = field(default_factory=dict, repr=False)
     """Connections being served now per client address (those with any)."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def take(self, client: str) -> str | None:
+    def take(self, client: str) -> tuple[str, str] | None:
         """A place for a new connection from ``client`` (``None``), or count it refused and
-        say why (the answer's line)."""
+        say over which cap (:data:`CAPS`) and why (the answer's line)."""
         with self.lock:
             if self.open >= self.limit:
-                why = FULL
+                cap, why = TOTAL_CAP, FULL
             elif self.by_client.get(client, 0) >= self.per_client:
+                cap = PER_CLIENT_CAP
                 why = (
                     f"{self.per_client} connections from {client} are open, the most one address may hold; "
                     "retry in a second."
@@ -145,8 +151,8 @@ class ConnectionStats:
                 self.open += 1
                 self.by_client[client] = self.by_client.get(client, 0) + 1
                 return None
-            self.refused += 1
-            return why
+            self.refused[cap] += 1
+            return cap, why
 
     def give_back(self, client: str) -> None:
         """A served connection from ``client`` ended."""
@@ -162,15 +168,18 @@ class ConnectionStats:
 def families(stats: ConnectionStats) -> Iterator[Metric]:
     """The metric families of ``stats`` (this dashboard process's connections)."""
     with stats.lock:
-        now, limit, refused = stats.open, stats.limit, stats.refused
+        now, limit, refused = stats.open, stats.limit, dict(stats.refused)
     yield GaugeMetricFamily(OPEN, "Connections this dashboard process serves now", value=now)
     yield GaugeMetricFamily(LIMIT, "Connections this dashboard process serves at once at most", value=limit)
-    yield CounterMetricFamily(
+    counter = CounterMetricFamily(
         REFUSED,
-        "Connections this dashboard process refused since it started (over --max-connections or "
-        "--max-connections-per-client)",
-        value=refused,
+        "Connections this dashboard process refused since it started, by the cap that refused them "
+        '(cap="total": --max-connections, cap="per_client": --max-connections-per-client)',
+        labels=["cap"],
     )
+    for cap in CAPS:
+        counter.add_metric([cap], refused[cap])
+    yield counter
 
 
 def _client(client_address: Any) -> str:
@@ -198,16 +207,16 @@ class CappedWSGIServer(ThreadedWSGIServer):
         self.stats = ConnectionStats(fd_bound(max_connections), per_client)
         self._clock = clock
         self._lingering: deque[tuple[float, socket.socket]] = deque()
-        self._unlogged = 0
+        self._unlogged = dict.fromkeys(CAPS, 0)
         self._next_log = float("-inf")
         super().__init__(host, port, app, handler, fd=fd)  # it calls server_close once
 
     # socketserver's hooks, all but process_request_thread in the accepting thread
     def verify_request(self, request: Any, client_address: Any) -> bool:
-        why = self.stats.take(_client(client_address))
-        if why is None:
+        refused = self.stats.take(_client(client_address))
+        if refused is None:
             return True
-        self._refuse(request, why)
+        self._refuse(request, *refused)
         return False
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -235,8 +244,8 @@ class CappedWSGIServer(ThreadedWSGIServer):
             self._lingering.popleft()[1].close()
 
     # refusing
-    def _refuse(self, request: socket.socket, why: str) -> None:
-        """Answer ``request`` over a cap with ``why`` (TLS: no answer), half-close it and let it
+    def _refuse(self, request: socket.socket, cap: str, why: str) -> None:
+        """Answer ``request`` over ``cap`` with ``why`` (TLS: no answer), half-close it and let it
         linger; socketserver's ``shutdown_request`` then finds it detached (a no-op)."""
         secure = isinstance(request, ssl.SSLSocket)  # not handshaken: its bytes are not TLS yet
         raw = socket.socket(request.family, request.type, request.proto, fileno=request.detach())
@@ -249,7 +258,7 @@ class CappedWSGIServer(ThreadedWSGIServer):
         self._lingering.append((now + LINGER_S, raw))
         while len(self._lingering) > min(LINGERING_MAX, max(1, self.stats.limit // 4)):  # files are few too
             self._lingering.popleft()[1].close()
-        self._unlogged += 1
+        self._unlogged[cap] += 1
         self._sweep(now)
         self._report(now)
 
@@ -266,19 +275,22 @@ class CappedWSGIServer(ThreadedWSGIServer):
 
     def _report(self, now: float) -> None:
         """The ``connections_refused`` warning, if refusals are unreported and the last one was
-        at least :data:`LOG_EVERY_S` ago."""
-        if not self._unlogged or now < self._next_log:
+        at least :data:`LOG_EVERY_S` ago: ``refused`` (since the last one), of them
+        ``refused_total_cap`` over ``max_connections`` and ``refused_per_client_cap`` over
+        ``per_client``, and how many connections are ``open``."""
+        if not any(self._unlogged.values()) or now < self._next_log:
             return
         with self.stats.lock:
             served = self.stats.open
         fields = {
-            "refused": self._unlogged,
+            "refused": sum(self._unlogged.values()),
+            **{f"refused_{cap}_cap": count for cap, count in self._unlogged.items()},
             "max_connections": self.stats.limit,
             "per_client": self.stats.per_client,
             "open": served,
         }
         log.warning("connections_refused", extra={"fields": fields})
-        self._unlogged = 0
+        self._unlogged = dict.fromkeys(CAPS, 0)
         self._next_log = now + LOG_EVERY_S
 
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cardarena.store import retention
 from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchStore
 from cardarena_dashboard import create_app
@@ -260,6 +262,8 @@ def test_every_page_kind_fits_a_phone_screen(
     long bot_name wraps, a wide table scrolls inside its own box, which a keyboard can focus
     (and so scroll); the rating plot is the narrow one, shown at its own size; the navigation
     is a finger's size and a form field does not make the phone zoom in."""
+    store_timed_match(redis_url, "think-pruned", (LONG_NAME, XSS))  # its replay pruned, its think times kept
+    assert retention.prune(client_for(redis_url), older_than_days=30, now=time.time() + 40 * 86400).replays == 1
     wide, _ = store_game_match(redis_url, "gleek", 3)  # its seat table has 16 columns
     long, _ = store_game_match(redis_url, "glaves", 3, deals=5)  # 255 moves
     store_faulted_match(redis_url, "review-phone", (LONG_NAME, XSS))
@@ -282,6 +286,7 @@ def test_every_page_kind_fits_a_phone_screen(
         "replay-open": f"/matches/{league.finished[0]}?pov=all&step=5",
         "replay-wide": f"/matches/{wide}?pov=all&step=40",
         "match-running": f"/matches/{seeded.pending[0]}",
+        "match-pruned": "/matches/think-pruned",
         "moves": "/matches/review-phone/moves?pov=1",
         "moves-long": f"/matches/{long}/moves?pov=all",
         "api": "/api",

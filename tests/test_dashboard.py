@@ -1163,6 +1163,37 @@ def test_match_page_shows_each_seats_think_times_and_each_steps_time(
     assert client.get("/api/v1/matches/timed/replay").get_json()["think_ms"] == replay["think_ms"]
 
 
+def test_a_pruned_match_page_keeps_its_think_times_from_the_result(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """Found in review: once the retention policy dropped a match's replay, its page showed the
+    seats and the result but not the think times, which the result keeps.  They are shown from
+    the result, without the links to the slowest steps (there are no steps to show)."""
+    from cardarena.store import retention
+
+    replay = store_timed_match(redis_url, "timed-pruned", (XSS, "solid"))
+    seats = action_seats(replay)
+    report = retention.prune(client_for(redis_url), older_than_days=30, now=time.time() + 40 * 86400)
+    assert report.replays == 1 and client.get("/api/v1/matches/timed-pruned/replay").status_code == 410
+    page = client.get("/matches/timed-pruned")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert 'id="replay-pruned"' in text and XSS not in text
+    section = text.split('id="think"', 1)[1].split("</section>", 1)[0]
+    assert "its replay, with each step's time, was pruned" in section and "slowest" not in section
+    rows = [re.sub(r"\s+", " ", r) for r in section.split("<tbody>", 1)[1].split("<tr>")[1:]]
+    assert rows[0] == (
+        '<td>0</td><td class="bot"><span>&lt;script&gt;alert(1)&lt;/script&gt;</span></td>'
+        f'<td class="num">{seats.count(0)}</td><td class="num">20 ms</td><td class="num">1800 ms</td>'
+        '<td class="num">0</td><td class="num">4.2 s</td></tr>'
+    )
+    assert rows[1].startswith('<td>1</td><td class="bot"><span>solid</span></td>')
+    assert f'<td class="num">{seats.count(1)}</td><td class="num">12 ms</td><td class="num">12 ms</td>' in rows[1]
+    assert 'href="/matches/timed-pruned?step=' not in text  # no step to link to
+    moves = client.get("/matches/timed-pruned/moves")
+    assert moves.status_code == 410 and 'id="think"' in moves.get_data(as_text=True)
+
+
 def test_bot_page_lists_its_think_times_per_match(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
     from cardarena.store.bots import BotStore
 

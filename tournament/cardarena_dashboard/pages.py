@@ -240,8 +240,12 @@ def _shown_replay(match_id: str, *, refuse: bool) -> _Shown | tuple[str, int]:
     pruned = row["replay_pruned"]
     if replay is None and pruned is None and row["status"] == "done":  # pruned since the row was read?
         pruned = pruned_note(sources().matches.info(match_id))
-    if replay is None and pruned:
-        return render_template("match_pending.html", match=row, pruned=pruned), 410 if refuse else 200
+    if replay is None and pruned:  # the result is kept, with each seat's think times
+        spec = sources().matches.spec(match_id)
+        banked = spec is not None and spec.time_control.bank_ms > 0  # the replay's time control
+        think = match_think(row["result"], row["seats"], None)
+        page = render_template("match_pending.html", match=row, pruned=pruned, think=think, banked=banked)
+        return page, 410 if refuse else 200
     if replay is None or not finished:
         return render_template("match_pending.html", match=row), 409 if refuse else 200
     withheld = reads.replay_withheld(sources(), match_id, row["tournament"])
@@ -273,7 +277,7 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         at = replay_cache().position(match_id, _version(shown.match), replay, index, pov, log=LOG_LENGTH)
         acted = action_steps(replay)
         faults = match_faults(replay, acted)
-        think = match_think(row["result"], replay, acted)
+        think = match_think(row["result"], replay.get("seats") or row["seats"], acted)
     except ReplayError as exc:
         return _unreadable(exc)
     now = at.situation

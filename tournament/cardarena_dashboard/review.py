@@ -119,15 +119,15 @@ class SeatThink:
     """Its time bank at the end of the match."""
 
 
-def match_think(result: Any, replay: Mapping[str, Any], acted: Acted | None = None) -> list[SeatThink]:
-    """Each seat's think times from a match's recorded ``result`` (``think``), the slowest
-    action placed in ``replay`` (``acted``: its :func:`action_steps`, when read already); an
-    empty list when the result records no times (a match recorded before they were)."""
+def match_think(result: Any, seats: Sequence[str], acted: Acted | None) -> list[SeatThink]:
+    """Each seat's think times from a match's recorded ``result`` (``think``), ``seats`` naming
+    the bots, the slowest action placed in the replay (``acted``: its :func:`action_steps`;
+    ``None`` when there is no replay, pruned: no step then); an empty list when the result
+    records no times (a match recorded before they were)."""
     think = result.get("think") if isinstance(result, Mapping) else None
     if not isinstance(think, list):
         return []
-    seats = [str(s) for s in replay.get("seats") or []]
-    acted = action_steps(replay) if acted is None else acted
+    acted = acted or []
     out = []
     for seat, entry in enumerate(think):
         if not isinstance(entry, Mapping):
@@ -136,7 +136,7 @@ def match_think(result: Any, replay: Mapping[str, Any], acted: Acted | None = No
         out.append(
             SeatThink(
                 seat=seat,
-                bot=seats[seat] if seat < len(seats) else "",
+                bot=str(seats[seat]) if seat < len(seats) else "",
                 asked=_int(entry.get("asked")) or 0,
                 median_ms=_int(entry.get("median_ms")),
                 max_ms=_int(entry.get("max_ms")),

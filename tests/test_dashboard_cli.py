@@ -14,7 +14,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -318,20 +318,38 @@ def test_a_silent_connection_is_closed_and_frees_its_thread(
 
 # ---------------------------------------------------------------- the connection cap
 @contextlib.contextmanager
-def _serving(app: Any, tls: Any = None, **options: Any) -> Iterator[Any]:
-    """``dashboard_server`` for ``app`` on a free loopback port, serving in a thread."""
-    from cardarena_dashboard.commands import dashboard_server
-
+def _started(make: Callable[[int], Any], poll_interval: float = 0.5) -> Iterator[Any]:
+    """The server ``make`` builds on the listening socket (its descriptor) of a free loopback
+    port, serving in a thread that looks every ``poll_interval`` seconds; stopped on exit."""
     listener = socket.create_server(("127.0.0.1", 0))
-    server = dashboard_server("127.0.0.1", 0, app, listener.fileno(), tls, **options)
-    serving = threading.Thread(target=server.serve_forever, daemon=True)
-    serving.start()
+    server = make(listener.fileno())
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": poll_interval}, daemon=True).start()
     try:
         yield server
     finally:
         server.shutdown()
         server.server_close()
         listener.close()
+
+
+def _serving(app: Any, tls: Any = None, **options: Any) -> contextlib.AbstractContextManager[Any]:
+    """``dashboard_server`` for ``app`` on a free loopback port, serving in a thread."""
+    from cardarena_dashboard.commands import dashboard_server
+
+    return _started(lambda fd: dashboard_server("127.0.0.1", 0, app, fd, tls, **options))
+
+
+def _capped(clock: Callable[[], float], **options: Any) -> contextlib.AbstractContextManager[Any]:
+    """A bare ``CappedWSGIServer`` (an app of no routes) on a free loopback port, on the clock
+    ``clock``, serving in a thread that looks every 50 ms."""
+    from cardarena_dashboard.connections import CappedWSGIServer
+    from flask import Flask
+    from werkzeug.serving import WSGIRequestHandler
+
+    return _started(
+        lambda fd: CappedWSGIServer("127.0.0.1", 0, Flask("capped"), WSGIRequestHandler, fd=fd, clock=clock, **options),
+        poll_interval=0.05,
+    )
 
 
 def _until(check: Any, what: str, timeout: float = 10.0) -> None:
@@ -443,24 +461,13 @@ ONE_CONNECTION = {"refused_per_client_cap": 0, "max_connections": 1, "per_client
 def test_refusals_are_logged_at_most_every_ten_seconds_with_their_count(caplog: pytest.LogCaptureFixture) -> None:
     """The first refusal is logged at once; later ones are counted and logged together once ten
     seconds have passed since (the accepting loop looks every half second), not one line each."""
-    from cardarena_dashboard.connections import CappedWSGIServer
-    from flask import Flask
-    from werkzeug.serving import WSGIRequestHandler
-
     now = [100.0]
-    listener = socket.create_server(("127.0.0.1", 0))
-    app = Flask("capped")
-    server = CappedWSGIServer(
-        "127.0.0.1", 0, app, WSGIRequestHandler, fd=listener.fileno(), max_connections=1, clock=lambda: now[0]
-    )
-    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    serving.start()
-    port = listener.getsockname()[1]
 
     def refusals() -> list[dict[str, Any]]:
         return _refusal_lines(caplog)
 
-    try:
+    with _capped(lambda: now[0], max_connections=1) as server:
+        port = server.port
         with caplog.at_level("WARNING", "cardarena_dashboard.connections"):
             with socket.create_connection(("127.0.0.1", port), timeout=10):
                 _until(lambda: server.stats.open == 1, "the connection was not accepted")
@@ -474,10 +481,6 @@ def test_refusals_are_logged_at_most_every_ten_seconds_with_their_count(caplog: 
                 assert refusals()[1] == {**ONE_CONNECTION, "refused": 2, "refused_total_cap": 2}
             time.sleep(0.2)
             assert len(refusals()) == 2  # nothing left to say
-    finally:
-        server.shutdown()
-        server.server_close()
-        listener.close()
 
 
 def test_the_refusal_log_line_and_metric_say_which_cap_refused(caplog: pytest.LogCaptureFixture) -> None:
@@ -486,51 +489,33 @@ def test_the_refusal_log_line_and_metric_say_which_cap_refused(caplog: pytest.Lo
     or over ``--max-connections-per-client`` (one address holding its share: an idle client,
     or a proxy), which call for different fixes.  The line breaks ``refused`` down by cap, and
     the counter has a ``cap`` label."""
-    from cardarena_dashboard.connections import CappedWSGIServer, families
-    from flask import Flask
-    from werkzeug.serving import WSGIRequestHandler
+    from cardarena_dashboard.connections import families
 
     now = [100.0]
-    listener = socket.create_server(("127.0.0.1", 0))
-    server = CappedWSGIServer(
-        "127.0.0.1",
-        0,
-        Flask("capped"),
-        WSGIRequestHandler,
-        fd=listener.fileno(),
-        max_connections=3,
-        per_client=2,
-        clock=lambda: now[0],
-    )
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    port = listener.getsockname()[1]
     held: list[socket.socket] = []
-    try:
-        with caplog.at_level("WARNING", "cardarena_dashboard.connections"):
-            held += _hold(port, "127.0.0.2", 2)
-            _until(lambda: server.stats.open == 2, "the connections were not accepted")
-            assert b"2 connections from 127.0.0.2 are open" in _refused(port, "127.0.0.2")
-            assert b"2 connections from 127.0.0.2 are open" in _refused(port, "127.0.0.2")
-            held += _hold(port, "127.0.0.3", 1)
-            _until(lambda: server.stats.open == 3, "the third connection was not accepted")
-            assert b"serving as many connections as it may" in _refused(port, "127.0.0.4")
-            assert server.stats.refused == {"total": 1, "per_client": 2}
-            now[0] += 10.0  # the first refusal was logged at once, the later two are together
-            _until(lambda: len(_refusal_lines(caplog)) == 2, "the later refusals were not logged")
-        lines = _refusal_lines(caplog)
-        limits = {"max_connections": 3, "per_client": 2}
-        assert lines == [
-            {"refused": 1, "refused_total_cap": 0, "refused_per_client_cap": 1, **limits, "open": 2},
-            {"refused": 2, "refused_total_cap": 1, "refused_per_client_cap": 1, **limits, "open": 3},
-        ]
-        [counter] = [f for f in families(server.stats) if f.name == "cardarena_dashboard_refused_connections"]
-        assert {s.labels["cap"]: s.value for s in counter.samples} == {"total": 1, "per_client": 2}
-    finally:
-        for conn in held:
-            conn.close()
-        server.shutdown()
-        server.server_close()
-        listener.close()
+    with _capped(lambda: now[0], max_connections=3, per_client=2) as server:
+        try:
+            with caplog.at_level("WARNING", "cardarena_dashboard.connections"):
+                held += _hold(server.port, "127.0.0.2", 2)
+                _until(lambda: server.stats.open == 2, "the connections were not accepted")
+                assert b"2 connections from 127.0.0.2 are open" in _refused(server.port, "127.0.0.2")
+                assert b"2 connections from 127.0.0.2 are open" in _refused(server.port, "127.0.0.2")
+                held += _hold(server.port, "127.0.0.3", 1)
+                _until(lambda: server.stats.open == 3, "the third connection was not accepted")
+                assert b"serving as many connections as it may" in _refused(server.port, "127.0.0.4")
+                assert server.stats.refused == {"total": 1, "per_client": 2}
+                now[0] += 10.0  # the first refusal was logged at once, the later two are together
+                _until(lambda: len(_refusal_lines(caplog)) == 2, "the later refusals were not logged")
+        finally:
+            for conn in held:
+                conn.close()
+        counter = next(f for f in families(server.stats) if f.name == "cardarena_dashboard_refused_connections")
+    limits = {"max_connections": 3, "per_client": 2}
+    assert _refusal_lines(caplog) == [
+        {"refused": 1, "refused_total_cap": 0, "refused_per_client_cap": 1, **limits, "open": 2},
+        {"refused": 2, "refused_total_cap": 1, "refused_per_client_cap": 1, **limits, "open": 3},
+    ]
+    assert {s.labels["cap"]: s.value for s in counter.samples} == {"total": 1, "per_client": 2}
 
 
 def _hold(port: int, client: str, count: int) -> list[socket.socket]:

@@ -104,12 +104,6 @@ def look(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKES)
 
 
-def look_alike(name: str, others: Iterable[str]) -> str | None:
-    """The first of ``others`` (but ``name`` itself) that looks like ``name`` (:func:`look`), or ``None``."""
-    mine = look(name)
-    return next((o for o in others if o != name and look(o) == mine), None)
-
-
 def _looks_like(name: str, other: str) -> str:
     return (
         f"{name!r} looks like the registered bot {other!r} (the same but for case, width or look-alike "

@@ -85,6 +85,7 @@ def _service(args: argparse.Namespace) -> int:
                 bad_messages_per_minute=args.bad_messages_per_minute,
                 max_queued_messages=args.max_queued_messages,
                 max_queued_bytes=args.max_queued_bytes,
+                failed_auths_per_minute=args.failed_auths_per_minute,
                 lease_ms=args.lease_ms,
             ),
             advertise=args.advertise,
@@ -850,6 +851,15 @@ def register(sub: Any) -> None:
         type=at_least(64 * 1024),
         default=64 * 1024 * 1024,
         help="bytes queued for such a session before the stream is ended (default %(default)s)",
+    )
+    svc.add_argument(
+        "--failed-auths-per-minute",
+        type=at_least(0),
+        default=30,
+        metavar="N",
+        help="streams with a missing or wrong token from one address (IPv6: one /64) in a minute before its new "
+        "streams are refused at once for a minute (RESOURCE_EXHAUSTED), but for tokens that connected from it "
+        "before (default %(default)s; 0: no limit, e.g. behind a proxy that all bots' connections come from)",
     )
     svc.add_argument(
         "--lease-ms", type=at_least(1000), default=30000, help="a match's lease in Redis (default %(default)s)"

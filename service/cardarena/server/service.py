@@ -7,8 +7,10 @@ Status codes a stream may end with (docs/protocol.md):
 * ``INVALID_ARGUMENT`` — the first message is not a Hello, or Hello is malformed (``max_matches``
   out of range, an unknown game, a ``version`` label too long or not printable).
 * ``RESOURCE_EXHAUSTED`` — too many sessions for the token, a message over the size limit
-  (gRPC itself), more bad messages per minute than allowed, or a stream the bot does not read
-  (more messages or bytes queued for it than allowed: "stream not read: ...").
+  (gRPC itself), more bad messages per minute than allowed, a stream the bot does not read
+  (more messages or bytes queued for it than allowed: "stream not read: ..."), or a stream from
+  an address with too many failed authentications in the last minute (its token is not looked
+  at: :mod:`.authlimit`).
 * ``DEADLINE_EXCEEDED`` — no Hello within the hello timeout.
 
 Everything else about an Action or a HandBack (illegal, stale seq, not your seat, unknown
@@ -41,6 +43,7 @@ from ..store.connection import client_for
 from ..store.matches import MatchStore
 from ..store.presence import BotPresence, Invite, PresenceStore, SessionLeases
 from ..wire import codec
+from .authlimit import FailedAuthLimit, peer_address
 from .hub import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES, Hub, Session
 from .observability import Metrics
 from .runner import MatchRunner
@@ -79,6 +82,11 @@ class Limits:
     """Messages queued for one session (its bot not reading them) before the stream is ended."""
     max_queued_bytes: int = MAX_QUEUED_BYTES
     """Bytes queued for one session (its bot not reading them) before the stream is ended."""
+    failed_auths_per_minute: int = 30
+    """Failed authentications from one address in a sliding minute before its new streams are
+    refused for ``auth_cooldown_s`` (0: no limit; see :mod:`.authlimit`)."""
+    auth_cooldown_s: float = 60.0
+    """How long an address over ``failed_auths_per_minute`` is refused."""
 
 
 def bearer(context: Any) -> str | None:
@@ -91,6 +99,16 @@ def bearer(context: Any) -> str | None:
 
 STORE_AWAY = "the service cannot reach its Redis just now (bots and session leases live there); retry shortly"
 """Why a stream opened while Redis is out of reach ends ``UNAVAILABLE`` (a status clients retry)."""
+
+
+def too_many_failures(address: str, limit: int, left_s: float) -> str:
+    """Why a stream from an address over the failed-authentication limit is refused
+    (``RESOURCE_EXHAUSTED``, before its token is looked at)."""
+    return (
+        f"{limit} failed authentications from {address} within a minute: new streams from there are refused "
+        f"for {max(1, round(left_s))} s more (a token that connected from there before is still accepted); "
+        "check the bot's token (`cardarena bot token NAME` issues a new one)"
+    )
 
 
 def too_many_sessions(limit: int) -> str:
@@ -118,13 +136,25 @@ class ArenaServicer:
         # faster when a move sends two messages (Event, then the next ActionRequest).
         inst = self.instance
         token = bearer(context)
+        token_id = token.partition(".")[0] if token else ""
+        address = peer_address(context.peer() or "")
+        refused = inst.failed_auths.refused_for(address, token_id)
+        if refused is not None:  # first, and cheap: no thread, no Redis, no hash
+            inst.metrics.auth_refused.inc()
+            limit = inst.limits.failed_auths_per_minute
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_failures(address, limit, refused))
         try:
             bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
         except redis.RedisError as exc:
             await self._store_away(context, exc)
         if bot is None:
+            inst.metrics.auth_failures.inc()
+            if inst.failed_auths.failed(address):
+                fields = {"peer": address, "limit": inst.limits.failed_auths_per_minute}
+                log.warning("auth_failures_refused", extra={"fields": {**fields, "for_s": inst.limits.auth_cooldown_s}})
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         assert bot is not None and token is not None
+        inst.failed_auths.succeeded(address, token_id)
         # The slot is taken now, before Hello: streams opened at once count against the limit,
         # here and (a lease in Redis) on every instance.
         limit = inst.limits.sessions_per_bot
@@ -159,7 +189,7 @@ class ArenaServicer:
                 code, detail = problem
                 await context.abort(code, detail)
             session = inst.hub.open(bot, first.hello)
-            session.token_id = token.partition(".")[0]
+            session.token_id = token_id
             session.lease = lease
             opened = True
         finally:
@@ -446,6 +476,8 @@ class Instance:
             max_queued_messages=self.limits.max_queued_messages,
             max_queued_bytes=self.limits.max_queued_bytes,
         )
+        self.failed_auths = FailedAuthLimit(self.limits.failed_auths_per_minute, cooldown_s=self.limits.auth_cooldown_s)
+        """Failed ``Arena.Play`` authentications per peer address (``Limits.failed_auths_per_minute``)."""
         self.tasks: set[asyncio.Task[str]] = set()
         self.runs: dict[str, tuple[MatchRunner, asyncio.Task[str]]] = {}
         """The matches being run here, by id (with their tasks)."""

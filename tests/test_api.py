@@ -579,6 +579,13 @@ def test_admin_refuses_a_tournament_it_could_not_show_or_play(client: FlaskClien
         got = client.post("/api/v1/admin/tournaments", json=body, headers=ADMIN)
         assert got.status_code == 400, (problem, got.get_json())
         assert problem.split("/")[0] in got.get_json()["error"]["message"] or problem in ("spring/2025", ".."), got
+    # a name is printed by `cardarena tournament list`, in log lines and notifications: a terminal
+    # would run an escape sequence, a bidi override or isolate reorders the rest of the line
+    for name, where in (("\x1b[2JFriday", 1), ("Friday\nnight", 7), ("Friday \u202enight", 8), ("Fri\u2067day", 4)):
+        got = client.post("/api/v1/admin/tournaments", json={**definition, "name": name}, headers=ADMIN)
+        message = got.get_json()["error"]["message"]
+        assert got.status_code == 400 and message.startswith("name must consist of printable characters: U+"), got
+        assert f"U+{ord(name[where - 1]):04X} at position {where}" in message
     for tid in ("spring/2025", ".."):
         message = client.post("/api/v1/admin/tournaments", json={**definition, "id": tid}, headers=ADMIN).get_json()
         assert "'/'" in message["error"]["message"], message

@@ -516,7 +516,13 @@ SCHEMAS: dict[str, Any] = {
                 "maxLength": 64,
                 "description": "No ':' or '/', not '.' or '..' (it is a URL segment).",
             },
-            "name": {"type": "string", "maxLength": 200, "description": "Default (empty): `<Game> <n>p`."},
+            "name": {
+                "type": "string",
+                "maxLength": 200,
+                "description": "Default (empty): `<Game> <n>p`. Printable characters only: no control "
+                "characters (terminal escapes, line breaks, tabs) and no invisible formatting ones (the "
+                "bidirectional overrides U+202A-U+202E and U+2066-U+2069, zero-width characters).",
+            },
             "game": {"type": "string"},
             "players": {"type": "integer", "minimum": 1},
             "entrants": {"type": "array", "items": {"type": "string"}, "minItems": 1},

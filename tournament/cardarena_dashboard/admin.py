@@ -45,6 +45,9 @@ def _bad_value(exc: ValueError) -> Response:
 def _body() -> dict[str, Any]:
     if not request.is_json:  # e.g. curl -d without -H: a JSON text sent as a form
         abort(400, "the body must be a JSON object, sent with Content-Type: application/json")
+    limit = request.max_content_length  # a larger Content-Length is answered 413 by werkzeug
+    if request.content_length is None and limit is not None and len(request.get_data()) >= limit:
+        abort(413)  # chunked: werkzeug stops reading at the limit, and the JSON would seem cut short
     try:
         data = request.get_json(silent=True)
     except RecursionError:  # nested deeper than the JSON parser goes: not a definition either

@@ -172,6 +172,7 @@ def _issue(ca: trustme.CA, cert: Path, key: Path) -> None:
     for path, pem in ((key, issued.private_key_pem), (cert, issued.cert_chain_pems[0])):
         fresh = path.with_name(path.name + ".new")
         pem.write_to_path(str(fresh))
+        fresh.chmod(0o600)  # as a key should be (a key others may read is warned about)
         os.replace(fresh, path)
 
 

@@ -51,6 +51,7 @@ def _service(args: argparse.Namespace) -> int:
     from ..engine import games
     from ..engine.registry import GameRegistrationError
     from ..pem import PemError
+    from ..secretcheck import start_warnings
     from ..store.connection import client_for, shown_url
     from .observability import configure_logging
     from .service import Instance, Limits
@@ -60,6 +61,8 @@ def _service(args: argparse.Namespace) -> int:
         tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
     except PemError as exc:
         _usage(str(exc))
+    for warning in start_warnings(args.tls_key):  # a short admin token, a key file others may read
+        print(warning, file=sys.stderr, flush=True)
     try:  # a game that cannot be registered (a broken plugin) too, not "cannot listen" later
         games()
     except GameRegistrationError as exc:
@@ -277,6 +280,7 @@ def _bot_run(args: argparse.Namespace) -> int:
     from cardarena_sdk.client import SessionEnded, check_address, run_async
 
     from ..pem import PemError, read_ca_certificates, read_key_pair
+    from ..secretcheck import key_file_warning
     from ..wire.codec import version_problem
 
     # Connects, failed connects with their back-off, session ends and the bot's errors (a
@@ -312,6 +316,9 @@ def _bot_run(args: argparse.Namespace) -> int:
         _usage(str(exc))
     if args.token:
         print(TOKEN_IN_ARGV_WARNING, file=sys.stderr, flush=True)
+    open_key = key_file_warning(args.client_key, "--client-key")
+    if open_key:
+        print(open_key, file=sys.stderr, flush=True)
 
     async def main() -> None:
         stop = asyncio.Event()

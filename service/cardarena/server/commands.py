@@ -54,7 +54,7 @@ def _service(args: argparse.Namespace) -> int:
     from ..secretcheck import start_warnings
     from ..store.connection import client_for, shown_url
     from .observability import configure_logging
-    from .service import Instance, Limits
+    from .service import Instance, Limits, NameInUse
     from .tls import load_server_tls
 
     try:  # the files are checked now: a bad one is a one-line error before anything starts
@@ -112,6 +112,9 @@ def _service(args: argparse.Namespace) -> int:
             return 2
         try:
             asyncio.run(main(url))
+        except NameInUse as exc:
+            print(f"cardarena: error: {exc}", file=sys.stderr)
+            return 2
         except (OSError, RuntimeError) as exc:  # a port taken since it was checked (gRPC or metrics)
             print(f"cardarena: error: {_port_problem(args) or f'cannot listen: {exc}'}", file=sys.stderr)
             return 2

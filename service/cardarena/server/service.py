@@ -38,10 +38,11 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from ..processes import process_gone, process_identity
 from ..store.bots import BotError, BotExists, BotStore
 from ..store.connection import client_for
 from ..store.matches import MatchStore
-from ..store.presence import BotPresence, Invite, PresenceStore, SessionLeases
+from ..store.presence import BotPresence, InstanceRun, Invite, PresenceStore, SessionLeases
 from ..wire import codec
 from .authlimit import FailedAuthLimit, peer_address
 from .hub import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES, Hub, Session
@@ -121,6 +122,20 @@ def too_many_sessions(limit: int) -> str:
         "one to each instance it plays on): end another session of this bot, or ask the operator "
         "to raise --sessions-per-bot"
     )
+
+
+class NameInUse(Exception):
+    """Another live process runs a service instance under this one's name (``--instance-name``):
+    its presence, invites and session leases would be mixed up with this one's."""
+
+    def __init__(self, name: str, held: dict[str, Any]) -> None:
+        where = ", ".join(
+            f"{what} {held[field]}" for what, field in (("at", "address"), ("on host", "host")) if held.get(field)
+        )
+        super().__init__(
+            f"another service process runs as instance {name!r}{f' ({where})' if where else ''}: give this one "
+            "another --instance-name, or stop that one first"
+        )
 
 
 class ArenaServicer:
@@ -452,6 +467,8 @@ class Instance:
         client = client_for(redis_url)
         self.matches = MatchStore(client, lane=lane)
         """Claims from the lane ``lane`` only (see ``MatchSpec.queue``)."""
+        self.run = InstanceRun(self.matches.run_id, socket.gethostname(), process_identity())
+        """This process, as its presence says (the run id is the one its match leases hold)."""
         self.bots = BotStore(client)
         self.presence = PresenceStore(client)
         self.leases = SessionLeases(client)
@@ -529,12 +546,17 @@ class Instance:
             self.port = self.server.add_secure_port(address, self.tls.credentials())
         else:
             self.port = self.server.add_insecure_port(address)
-        await self.server.start()
-        for service in ("", "cardarena.v1.Arena"):
-            await _maybe_await(self.health.set(service, health_pb2.HealthCheckResponse.SERVING))
         if not self.advertise:
             host = self.host if self.host not in ("0.0.0.0", "::", "[::]", "") else socket.gethostname()
             self.advertise = f"{host}:{self.port}"
+        try:
+            await self._take_name()
+        except NameInUse:
+            await self.server.stop(None)
+            raise
+        await self.server.start()
+        for service in ("", "cardarena.v1.Arena"):
+            await _maybe_await(self.health.set(service, health_pb2.HealthCheckResponse.SERVING))
         await self._publish_presence()
         self._background = [asyncio.create_task(self._presence_loop()), asyncio.create_task(self._relay_loop())]
         self._claimer = asyncio.create_task(self._claim_loop())
@@ -553,13 +575,41 @@ class Instance:
         return int(self.port)
 
     # ------------------------------------------------------------ presence
+    async def _take_name(self) -> None:
+        """Advertise this instance's name before serving, unless another live process holds it
+        (:class:`NameInUse`).  Another process's entry that has not expired is
+
+        * from a process on this machine (and pid namespace) that has ended (a crash, ``kill
+          -9``): stale, taken over at once;
+        * refreshed while this one waits (its instance publishes every presence interval): live,
+          :class:`NameInUse`;
+        * else (a crash elsewhere, another container) waited for until it expires (at most a
+          presence TTL, 10 s), then taken."""
+        ttl_ms = self._lease_ttl_ms
+        first: dict[str, Any] | None = None
+        while True:
+            held = await asyncio.to_thread(self.presence.claim, self.name, self.advertise, ttl_ms=ttl_ms, by=self.run)
+            if held is None:
+                return
+            if process_gone(str(held.get("process", ""))):
+                log.info("instance_name_taken_over", extra={"fields": {"instance": self.name, **held}})
+                publish = functools.partial(self.presence.publish, ttl_ms=ttl_ms, by=self.run)
+                await asyncio.to_thread(publish, self.name, self.advertise, {})
+                return
+            if first is None:
+                first = held
+                log.info("instance_name_waiting", extra={"fields": {"instance": self.name, **held}})
+            elif held != first:
+                raise NameInUse(self.name, held)
+            await asyncio.sleep(0.1)
+
     async def _publish_presence(self) -> None:
         hub = self.hub
         bots = {b: BotPresence(hub.capacity(b), hub.load(b), hub.games_of(b)) for b in hub.sessions}
         ttl_ms = int(self.limits.presence_interval_s * 10000)
 
         def exchange() -> dict[str, tuple[str, dict[str, BotPresence]]]:
-            self.presence.publish(self.name, self.advertise, bots, ttl_ms=ttl_ms)
+            self.presence.publish(self.name, self.advertise, bots, ttl_ms=ttl_ms, by=self.run)
             return {k: v for k, v in self.presence.snapshot().items() if k != self.name}
 
         self.remote = await asyncio.to_thread(exchange)

@@ -579,6 +579,13 @@ def test_admin_refuses_a_tournament_it_could_not_show_or_play(client: FlaskClien
         got = client.post("/api/v1/admin/tournaments", json=body, headers=ADMIN)
         assert got.status_code == 400, (problem, got.get_json())
         assert problem.split("/")[0] in got.get_json()["error"]["message"] or problem in ("spring/2025", ".."), got
+    # a name is printed by `cardarena tournament list`, in log lines and notifications: a terminal
+    # would run an escape sequence, a bidi override or isolate reorders the rest of the line
+    for name, where in (("\x1b[2JFriday", 1), ("Friday\nnight", 7), ("Friday \u202enight", 8), ("Fri\u2067day", 4)):
+        got = client.post("/api/v1/admin/tournaments", json={**definition, "name": name}, headers=ADMIN)
+        message = got.get_json()["error"]["message"]
+        assert got.status_code == 400 and message.startswith("name must consist of printable characters: U+"), got
+        assert f"U+{ord(name[where - 1]):04X} at position {where}" in message
     for tid in ("spring/2025", ".."):
         message = client.post("/api/v1/admin/tournaments", json={**definition, "id": tid}, headers=ADMIN).get_json()
         assert "'/'" in message["error"]["message"], message
@@ -806,3 +813,36 @@ def test_admin_registers_a_roster_all_or_nothing(client: FlaskClient, seeded: Se
     body = done.get_json()
     assert [b["name"] for b in body["bots"]] == ["s1", "s2"] and body["skipped"] == ["alpha"]
     assert all(bots.authenticate(b["token"]) == b["name"] for b in body["bots"])
+
+
+def test_admin_bodies_over_a_mebibyte_are_refused_413_and_the_largest_roster_fits(
+    client: FlaskClient, seeded: Seeded, redis_url: str
+) -> None:
+    """The admin API used to read a body of any size once the token was right (300 MB were
+    accepted, all in memory): past 1 MiB it answers 413 in the API's JSON error format."""
+    import json
+
+    from cardarena.store.bots import BotStore
+    from cardarena_dashboard.app import MAX_BODY_BYTES
+
+    assert MAX_BODY_BYTES == 1024 * 1024
+    huge = json.dumps({"names": ["x" * 60 + f"{i:04d}" for i in range(20_000)]})
+    assert len(huge) > MAX_BODY_BYTES
+    for path in ("/api/v1/admin/bots", "/api/v1/admin/tournaments"):
+        got = client.post(path, data=huge, content_type="application/json", headers=ADMIN)
+        assert got.status_code == 413, got.data[:200]
+        assert got.get_json() == {
+            "error": {"status": 413, "message": "the request body is over 1048576 bytes, the most this server reads"}
+        }
+    assert "x" * 60 + "0000" not in BotStore(client_for(redis_url)).names()
+    # without the token nothing is read: 401 as before
+    assert client.post("/api/v1/admin/bots", data=huge, content_type="application/json").status_code == 401
+
+    # The largest body the API takes: a roster of 1,000 names of 64 characters, each sent as a
+    # surrogate pair escape (json.dumps's default for characters beyond the BMP): it is read
+    # (here refused for its extra field, after parsing), not 413.
+    astral = [chr(0x1F600 + i % 64) * 63 + chr(0x10000 + i) for i in range(1000)]
+    roster = json.dumps({"names": astral, "skip_registered": False, "x": 1})
+    assert 750_000 < len(roster) < MAX_BODY_BYTES
+    got = client.post("/api/v1/admin/bots", data=roster, content_type="application/json", headers=ADMIN)
+    assert got.status_code == 400 and "names and skip_registered" in got.get_json()["error"]["message"]

@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cardarena.engine import rerun
@@ -309,3 +310,66 @@ def test_a_stream_that_goes_away_while_its_lease_is_taken_gives_it_back(redis_ur
             inst.bots.r.close()
 
     assert asyncio.run(main()) == 0
+
+
+def _entry(client: Any, name: str) -> dict[str, Any]:
+    """The raw ``presence:instances`` entry of ``name`` ({}: none)."""
+    raw = client.hget(PresenceStore(client).INSTANCES, name)
+    return dict(json.loads(raw)) if raw else {}
+
+
+def test_a_second_process_under_a_live_instance_name_refuses_to_start(redis_url: str, key_prefix: str) -> None:
+    """Two processes under one ``--instance-name`` would share its presence, invites and
+    session leases, each taking the other's: the second one says so and exits 2, naming the
+    first; once the first was killed (its presence lives on for a TTL) a restart starts at
+    once, and after a graceful stop too."""
+    client = client_for(redis_url)
+    first = ServiceProcess(redis_url, "--instance-name", "dup", "--grace", "0")
+    try:
+        started = time.monotonic()
+        with pytest.raises(RuntimeError) as refused:
+            ServiceProcess(redis_url, "--instance-name", "dup", "--grace", "0")
+        assert time.monotonic() - started < 10  # first refreshes every second: seen to be live
+        said = str(refused.value)
+        assert "exit status 2" in said
+        assert (
+            f"cardarena: error: another service process runs as instance 'dup' (at {first.address}, on host " in said
+        ), said
+        assert "give this one another --instance-name, or stop that one first" in said
+        assert _entry(client, "dup")["address"] == first.address  # untouched
+        other = ServiceProcess(redis_url, "--instance-name", "dup-2", "--grace", "0")  # another name: fine
+        other.stop()
+    finally:
+        first.proc.kill()  # a crash: its presence stays until its TTL (10 s) passes
+        stop_process(first.proc)  # reaped, its pipe closed
+    assert _entry(client, "dup")["address"] == first.address
+    started = time.monotonic()
+    second = ServiceProcess(redis_url, "--instance-name", "dup", "--grace", "0")  # the restart
+    try:
+        assert time.monotonic() - started < 8  # the dead process was recognised, not waited out
+        assert _entry(client, "dup")["address"] == second.address
+    finally:
+        second.stop()
+    assert _entry(client, "dup") == {}  # withdrawn
+    ServiceProcess(redis_url, "--instance-name", "dup", "--grace", "0").stop()
+
+
+def test_an_entry_from_elsewhere_that_stops_being_refreshed_is_waited_out(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """A crashed process on another machine (or in another container) cannot be looked at:
+    its entry is waited for until it expires, then the name is taken."""
+    client = client_for(redis_url)
+    held = {"address": "10.9.9.9:50051", "expires": time.time() + 3, "run": "r-elsewhere", "host": "far"}
+    held["process"] = "another-boot/pid:[1]/1/100"
+    client.hset(PresenceStore(client).INSTANCES, "far-one", json.dumps(held))
+    log = tmp_path / "service.log"
+    started = time.monotonic()
+    service = ServiceProcess(redis_url, "--instance-name", "far-one", "--grace", "0", log=log)
+    try:
+        assert time.monotonic() - started >= 2
+        assert _entry(client, "far-one")["address"] == service.address
+    finally:
+        service.stop()
+    waiting = [json.loads(line) for line in log.read_text().splitlines() if "instance_name_waiting" in line]
+    assert len(waiting) == 1 and waiting[0]["address"] == "10.9.9.9:50051" and waiting[0]["host"] == "far"

@@ -466,6 +466,7 @@ def pki(tmp_path: Path) -> dict[str, Path]:
     files = {name: tmp_path / f"{name}.pem" for name in ("cert", "key", "ca")}
     issued.cert_chain_pems[0].write_to_path(str(files["cert"]))
     issued.private_key_pem.write_to_path(str(files["key"]))
+    files["key"].chmod(0o600)  # as a key should be (a key others may read is warned about)
     ca.cert_pem.write_to_path(str(files["ca"]))
     return files
 

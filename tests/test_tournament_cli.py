@@ -103,11 +103,19 @@ def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) 
             ["--game", "glaves", "--players", "2", "--bots", "a,b", "--time-control", '{"bank_ms": 3000000000}'],
             "bank_ms must be at most 2147483647",
         ),
+        # a name is printed in terminals: no escape sequences, line breaks or bidi overrides
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--name", "\x1b[2JFriday"], "U+001B at position 1"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--name", "Fri\nday"], "U+000A at position 4"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--name", "abc\u202edef"], "U+202E at position 4"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--name", "x\u2066y"], "U+2066"),
+        (["--game", "glaves", "--players", "2", "--bots", "a,b", "--name", "n" * 201], "at most 200 characters"),
+        (["--game", "glaves", "--players", "2", "--all", "--schedule", "1h", "--name", "\x07"], "U+0007"),
     ],
 )
 def test_create_bad_input(redis_url: str, key_prefix: str, args: list[str], message: str) -> None:
     done = _cli("tournament", "create", *args, env={"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix})
     assert done.returncode == 2 and message in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "\x1b" not in done.stderr, done.stderr
     client = client_for(redis_url)
     assert TournamentStore(client).list() == [] and TournamentStore(client).schedules() == []
     client.close()
@@ -421,6 +429,45 @@ def test_the_standings_table_shows_bot_names_as_written(capsys: pytest.CaptureFi
     render_standings({**compute(outcomes, names, resamples=20).to_json(), "tournament": "[b]t[/b]"})
     out = capsys.readouterr().out
     assert "x[/]" in out and "[red]e[/red]" in out and "[b]t[/b]" in out
+
+
+def test_names_stored_with_control_characters_print_escaped(
+    redis_url: str, key_prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Names are refused terminal escapes and bidi overrides now, but older versions (or a
+    `cardarena data import`) stored them: `tournament list`, `status`, `schedules` and the
+    standings table must print them escaped, not let them clear the screen or reorder the
+    line, and the table must not read `[bold]` or `:emoji:` in them."""
+    from cardarena.store.tournaments import Schedule, Tournament
+    from cardarena_tournament.commands import render_standings
+    from cardarena_tournament.standings import Outcome, compute
+
+    client = client_for(redis_url)
+    ts = TournamentStore(client)
+    evil = "\x1b[2J\x1b]0;pwned\x07Friday \u202eyadirF"
+    bots = ["\x1b[31mred", "rtl\u202eabc"]
+    ts.create(Tournament(id="t\x1b[1m", game="glaves", players=2, entrants=tuple(bots), deal_sets=1, name=evil))
+    ts.create_schedule(
+        Schedule(id="s\x1b[1m", template={"game": "glaves", "players": 2, "entrants": bots, "name": evil}, every=60.0),
+        first_run=time.time() + 60,
+    )
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    for command in (["list"], ["status", "t\x1b[1m"], ["schedules"]):
+        done = _cli("tournament", *command, env=env)
+        assert done.returncode == 0, done.stderr
+        assert "\x1b" not in done.stdout and "\u202e" not in done.stdout and "\x07" not in done.stdout, command
+        assert "\\x1b[2J\\x1b]0;pwned\\x07Friday \\u202eyadirF" in done.stdout, (command, done.stdout)
+    assert "t\\x1b[1m" in _cli("tournament", "list", env=env).stdout
+    assert "entrants: \\x1b[31mred, rtl\\u202eabc" in _cli("tournament", "status", "t\x1b[1m", env=env).stdout
+    client.close()
+
+    names = [*bots, "[bold]x", ":skull:"]
+    outcomes = [Outcome(f"t:0:0:{s}:0", (names[s], names[s + 2]), (1.0, 0.0), (1, 2), "0") for s in range(2)]
+    render_standings({**compute(outcomes, names, resamples=20).to_json(), "tournament": "t\x1b[1m:skull:"})
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and "\N{SKULL}" not in out
+    for shown in ("\\x1b[31mred", "rtl\\u202eabc", "[bold]x", ":skull:", "t\\x1b[1m:skull: standings"):
+        assert shown in out, (shown, out)
 
 
 def _run_tournaments(client: Any, key_prefix: str) -> list[bytes]:

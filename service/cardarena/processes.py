@@ -97,3 +97,41 @@ def sigterm_as_keyboard_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def process_identity(pid: int | None = None) -> str:
+    """``<boot id>/<pid namespace>/<pid>/<start time>`` of process ``pid`` (default: this one):
+    no other process on any machine has it, and :func:`process_gone` can tell from it whether
+    that process ended.  ``""`` where Linux's ``/proc`` does not say."""
+    pid = os.getpid() if pid is None else pid
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as boot:
+            boot_id = boot.read().strip()
+        namespace = os.readlink("/proc/self/ns/pid")
+        started = _start_time(pid)
+    except (OSError, IndexError):
+        return ""
+    return f"{boot_id}/{namespace}/{pid}/{started}"
+
+
+def process_gone(identity: str) -> bool:
+    """Whether the process :func:`process_identity` gave ``identity`` for has surely ended: it
+    ran on this machine since its last boot and in this process's pid namespace (so its pid
+    means the same here), and that pid is free now or another process's.  ``False`` when that
+    cannot be told (another machine or container, an identity from elsewhere)."""
+    boot_id, _, rest = identity.partition("/")
+    namespace, _, rest = rest.partition("/")
+    pid, _, started = rest.partition("/")
+    here = process_identity()
+    if not here or not pid.isdigit() or here.split("/")[:2] != [boot_id, namespace]:
+        return False
+    try:
+        return _start_time(int(pid)) != started
+    except (OSError, IndexError):
+        return True  # no such process (its /proc entry is gone)
+
+
+def _start_time(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot; ``/proc/<pid>/stat`` field 22)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[19]

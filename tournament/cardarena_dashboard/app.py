@@ -21,6 +21,12 @@ CSP = (
 """The Content-Security-Policy of every response: no inline scripts or styles, nothing remote."""
 
 
+MAX_BODY_BYTES = 1024 * 1024
+"""The largest request body the app reads (``MAX_CONTENT_LENGTH``; larger: 413).  Only the
+admin API takes bodies; its largest is a roster of 1,000 bot names of 64 characters, at most
+about 780 KB even when every character is sent as a ``\\ud83d\\ude00`` surrogate pair."""
+
+
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the dashboard.
 
@@ -30,6 +36,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     * ``ADMIN_TOKEN`` — the admin API's bearer token (env ``CARDARENA_ADMIN_TOKEN``); when
       unset the admin API answers 503 to everyone.
     * ``POLL_MS`` — how often standings pages poll for changes (default 2000).
+    * ``MAX_CONTENT_LENGTH`` — the largest request body read (default :data:`MAX_BODY_BYTES`);
+      a larger one (by its ``Content-Length``, or once that much of a chunked one was read)
+      is answered 413 without reading the rest.
     * ``REPLAY_CACHE_MATCHES`` — replays the replay viewer keeps stepped through (env
       ``CARDARENA_REPLAY_CACHE_MATCHES``, default 64; 0: none), ``REPLAY_CACHE_MB`` — their
       estimated memory at most (env ``CARDARENA_REPLAY_CACHE_MB``, default 64): see
@@ -40,6 +49,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         REDIS_URL=configured_url(),
         ADMIN_TOKEN=os.environ.get("CARDARENA_ADMIN_TOKEN") or None,
         POLL_MS=2000,
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         JSON_SORT_KEYS=False,
         REPLAY_CACHE_MATCHES=setting(MATCHES_ENV, DEFAULT_MATCHES),
         REPLAY_CACHE_MB=setting(MB_ENV, DEFAULT_MB),
@@ -106,6 +116,8 @@ def _http_error(exc: HTTPException) -> Any:
     if status < 400:  # redirects (a missing trailing slash) are not errors
         return exc.get_response()
     message = exc.description or exc.name
+    if status == 413:
+        message = f"the request body is over {request.max_content_length} bytes, the most this server reads"
     if _wants_json():
         response = error_response(status, message)
         if status == 405 and exc.get_response().headers.get("Allow"):

@@ -42,6 +42,7 @@ CLEAR_WARNING = (
 
 
 def _dashboard(args: argparse.Namespace) -> int:
+    from cardarena.secretcheck import start_warnings
     from cardarena.server.observability import configure_logging
     from cardarena.server.tls import load_server_tls
 
@@ -55,6 +56,8 @@ def _dashboard(args: argparse.Namespace) -> int:
     except ValueError as exc:  # PemError too
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
+    for warning in start_warnings(args.tls_key):  # a short admin token, a key file others may read
+        print(warning, file=sys.stderr, flush=True)
 
     def _stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

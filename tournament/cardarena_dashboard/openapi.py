@@ -516,7 +516,13 @@ SCHEMAS: dict[str, Any] = {
                 "maxLength": 64,
                 "description": "No ':' or '/', not '.' or '..' (it is a URL segment).",
             },
-            "name": {"type": "string", "maxLength": 200, "description": "Default (empty): `<Game> <n>p`."},
+            "name": {
+                "type": "string",
+                "maxLength": 200,
+                "description": "Default (empty): `<Game> <n>p`. Printable characters only: no control "
+                "characters (terminal escapes, line breaks, tabs) and no invisible formatting ones (the "
+                "bidirectional overrides U+202A-U+202E and U+2066-U+2069, zero-width characters).",
+            },
             "game": {"type": "string"},
             "players": {"type": "integer", "minimum": 1},
             "entrants": {"type": "array", "items": {"type": "string"}, "minItems": 1},
@@ -669,6 +675,7 @@ def openapi_document() -> dict[str, Any]:
         "401": _error("Missing or wrong admin token"),
         "503": _error("Admin API disabled (no CARDARENA_ADMIN_TOKEN) or store missing"),
     }
+    too_large = {"413": _error("Request body over 1 MiB")}
     paths: dict[str, Any] = {
         "/health": {
             "get": {
@@ -794,6 +801,7 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {
                     "201": _json({"oneOf": [_ref("RegisteredBot"), _ref("RegisteredRoster")]}, "Registered"),
                     "409": _error("Name taken (a roster: some already registered; nothing was registered)"),
+                    **too_large,
                     **admin_errors,
                 },
             }
@@ -819,7 +827,12 @@ def openapi_document() -> dict[str, Any]:
                     "required": True,
                     "content": {"application/json": {"schema": _ref("TournamentDefinition")}},
                 },
-                "responses": {"201": _json(_ref("Tournament"), "Created"), "409": _error("Id taken"), **admin_errors},
+                "responses": {
+                    "201": _json(_ref("Tournament"), "Created"),
+                    "409": _error("Id taken"),
+                    **too_large,
+                    **admin_errors,
+                },
             }
         },
         "/admin/tournaments/{tournament_id}/notifications": {

@@ -38,6 +38,15 @@ def _stores(args: argparse.Namespace) -> Iterator[tuple[TournamentStore, MatchSt
             client.close()
 
 
+def printable(text: str) -> str:
+    """``text`` for a terminal: each character that is not printable (a control character,
+    which a terminal acts on, such as ESC starting an escape sequence; an invisible formatting
+    one, such as the bidirectional override U+202E, which reorders the text around it) as its
+    Python escape (``\\x1b``, ``\\u202e``).  Names are refused such characters when they are
+    stored, but older or imported data may still hold them."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _fail(message: str) -> int:
     print(f"cardarena: error: {message}", file=sys.stderr)
     return 2
@@ -226,7 +235,7 @@ def _list(args: argparse.Namespace) -> int:
         name = f"  {t.name!r}" if t.name and t.name != _default_name(t.game, t.players) else ""
         when = _utc(t.created_at) + " UTC" if t.created_at else "-"
         print(
-            f"{t.id}{name}  [{t.status}]  {t.game} {t.players}p  {len(t.entrants)} bots  "
+            f"{printable(t.id)}{name}  [{t.status}]  {t.game} {t.players}p  {len(t.entrants)} bots  "
             f"{t.counted}/{t.total_matches} matches counted  created {when}" + ("" if t.rated else "  practice")
         )
     return 0
@@ -254,8 +263,9 @@ def status_lines(t: Tournament) -> list[str]:
 
     name = f"  {t.name!r}" if t.name and t.name != _default_name(t.game, t.players) else ""
     return [
-        f"{t.id}{name}  [{t.status}]  {t.game}  {t.players} players  {t.counted}/{t.total_matches} matches counted",
-        f"entrants: {', '.join(t.entrants)}  deal sets: {t.deal_sets}",
+        f"{printable(t.id)}{name}  [{t.status}]  {t.game}  {t.players} players  "
+        f"{t.counted}/{t.total_matches} matches counted",
+        f"entrants: {printable(', '.join(t.entrants))}  deal sets: {t.deal_sets}",
         f"time control: {_fields({**asdict(TimeControl()), **t.time_control})}",  # empty: the defaults
         f"fault policy: {_fields({**asdict(FaultPolicy()), **t.fault_policy})}",
         "rated: yes (its matches update the bots' ratings)" if t.rated else "rated: no (practice: ratings left alone)",
@@ -296,11 +306,12 @@ def _schedules(args: argparse.Namespace) -> int:
         print("no schedules")
     for i in infos:
         tpl = i["template"]
-        who = "all registered bots" if tpl.get("entrants") == "all" else ", ".join(tpl.get("entrants") or [])
+        who = "all registered bots" if tpl.get("entrants") == "all" else printable(", ".join(tpl.get("entrants") or []))
         when = f"every {i['every']:g}s" if i.get("every") else f"cron {i['cron']!r} (UTC)"
         nxt = _utc(i["next_run"]) + " UTC" if i.get("next_run") is not None else "-"
         name = f"  {tpl['name']!r}" if tpl.get("name") else ""
-        print(f"{i['id']}{name}  {tpl.get('game')} {tpl.get('players')}p  {when}  next run: {nxt}  entrants: {who}")
+        game = f"{tpl.get('game')} {tpl.get('players')}p"
+        print(f"{printable(i['id'])}{name}  {game}  {when}  next run: {nxt}  entrants: {who}")
         if i.get("last_tournament"):
             print(f"    last run: {i['last_tournament']}")
         if i.get("last_error"):
@@ -325,15 +336,19 @@ def render_standings(
     snapshot: dict[str, Any], ratings_over: str = "all of the bot's matches of the game (every tournament)"
 ) -> None:
     """Print a standings snapshot as a table; ``ratings_over``: which matches the ratings count
-    (for the caption)."""
+    (for the caption).  The tournament id and the bot names are shown as written, never read as
+    rich markup or ``:emoji:`` codes, and with their non-printable characters escaped
+    (:func:`printable`)."""
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     metric = snapshot.get("metric", "points")
     solitaire = metric == "score"  # solitaires show the win rate where others show places
     table = Table(
-        title=f"{escape(str(snapshot.get('tournament', '')))} standings ({snapshot.get('counted', 0)} matches counted)",
+        title=Text(
+            f"{printable(str(snapshot.get('tournament', '')))} standings ({snapshot.get('counted', 0)} matches counted)"
+        ),
         caption=None
         if solitaire
         else f"rating: OpenSkill ordinal over {ratings_over}, when these standings were computed",
@@ -354,7 +369,7 @@ def render_standings(
             tail = (f"{share:.1%}" if share is not None else "-", places, f"{rating['ordinal']:.1f}" if rating else "")
         table.add_row(
             str(row["rank"]),
-            escape(row["bot"]),
+            Text(printable(row["bot"])),
             f"{row['mean']:.3f}",
             f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]",
             sep,
@@ -566,7 +581,10 @@ def register(sub: Any) -> None:
     )
     add_match_rules(create)
     add_unrated(create)
-    create.add_argument("--name")
+    create.add_argument(
+        "--name",
+        help="shown on the dashboard and by list/status (default: '<Game> <n>p'); at most 200 printable characters",
+    )
     create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")
     create.add_argument(
         "--notify",

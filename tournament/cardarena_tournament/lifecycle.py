@@ -21,7 +21,13 @@ from typing import Any
 
 from cardarena.engine import GameError, get_game
 from cardarena.store.matches import RESULTS_GROUP, FaultPolicy, MatchSpec, MatchStore, TimeControl
-from cardarena.store.tournaments import Schedule, Tournament, TournamentError, TournamentStore
+from cardarena.store.tournaments import (
+    Schedule,
+    Tournament,
+    TournamentError,
+    TournamentStore,
+    tournament_name_problem,
+)
 
 from . import formats, standings
 
@@ -474,7 +480,11 @@ def check_template(template: dict[str, Any]) -> None:
     """Raise (``GameError``, ``FormatError`` or ``TournamentError``, naming the bad input)
     unless ``template`` (keyword arguments of :func:`new_tournament`) makes a tournament.  With
     ``entrants="all"`` the game, player count, deal sets and options are checked against a
-    stand-in field."""
+    stand-in field.  The name is checked here, where a tournament or schedule is created, not
+    in :func:`new_tournament`: the runs of a schedule stored before names were checked go on."""
+    problem = tournament_name_problem(str(template.get("name") or ""))
+    if problem:
+        raise TournamentError(problem)
     check = dict(template)
     if check.get("entrants") == "all":
         check["entrants"] = [f"entrant-{i}" for i in range(max(2, int(check.get("players") or 1)))]

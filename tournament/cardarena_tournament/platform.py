@@ -518,12 +518,15 @@ def serving_options(args: argparse.Namespace) -> Serving:
 def _up(args: argparse.Namespace) -> int:
     from cardarena.pem import PemError
     from cardarena.processes import sigterm_as_keyboard_interrupt
+    from cardarena.secretcheck import start_warnings
 
     try:
         serving = serving_options(args)
     except PemError as exc:
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
+    for warning in start_warnings(args.tls_key):  # the service's and dashboard's logs say it too
+        print(warning, file=sys.stderr, flush=True)
     if serving.in_clear():
         print(
             f"cardarena: warning: --host {args.host} is reachable from other machines and there is no TLS "

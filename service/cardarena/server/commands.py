@@ -51,15 +51,18 @@ def _service(args: argparse.Namespace) -> int:
     from ..engine import games
     from ..engine.registry import GameRegistrationError
     from ..pem import PemError
+    from ..secretcheck import start_warnings
     from ..store.connection import client_for, shown_url
     from .observability import configure_logging
-    from .service import Instance, Limits
+    from .service import Instance, Limits, NameInUse
     from .tls import load_server_tls
 
     try:  # the files are checked now: a bad one is a one-line error before anything starts
         tls = load_server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
     except PemError as exc:
         _usage(str(exc))
+    for warning in start_warnings(args.tls_key):  # a short admin token, a key file others may read
+        print(warning, file=sys.stderr, flush=True)
     try:  # a game that cannot be registered (a broken plugin) too, not "cannot listen" later
         games()
     except GameRegistrationError as exc:
@@ -85,6 +88,7 @@ def _service(args: argparse.Namespace) -> int:
                 bad_messages_per_minute=args.bad_messages_per_minute,
                 max_queued_messages=args.max_queued_messages,
                 max_queued_bytes=args.max_queued_bytes,
+                failed_auths_per_minute=args.failed_auths_per_minute,
                 lease_ms=args.lease_ms,
             ),
             advertise=args.advertise,
@@ -108,6 +112,9 @@ def _service(args: argparse.Namespace) -> int:
             return 2
         try:
             asyncio.run(main(url))
+        except NameInUse as exc:
+            print(f"cardarena: error: {exc}", file=sys.stderr)
+            return 2
         except (OSError, RuntimeError) as exc:  # a port taken since it was checked (gRPC or metrics)
             print(f"cardarena: error: {_port_problem(args) or f'cannot listen: {exc}'}", file=sys.stderr)
             return 2
@@ -270,6 +277,7 @@ def _bot_run(args: argparse.Namespace) -> int:
     from cardarena_sdk.client import SessionEnded, check_address, run_async
 
     from ..pem import PemError, read_ca_certificates, read_key_pair
+    from ..secretcheck import key_file_warning
     from ..wire.codec import version_problem
 
     # Connects, failed connects with their back-off, session ends and the bot's errors (a
@@ -305,6 +313,9 @@ def _bot_run(args: argparse.Namespace) -> int:
         _usage(str(exc))
     if args.token:
         print(TOKEN_IN_ARGV_WARNING, file=sys.stderr, flush=True)
+    open_key = key_file_warning(args.client_key, "--client-key")
+    if open_key:
+        print(open_key, file=sys.stderr, flush=True)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -844,6 +855,15 @@ def register(sub: Any) -> None:
         type=at_least(64 * 1024),
         default=64 * 1024 * 1024,
         help="bytes queued for such a session before the stream is ended (default %(default)s)",
+    )
+    svc.add_argument(
+        "--failed-auths-per-minute",
+        type=at_least(0),
+        default=30,
+        metavar="N",
+        help="streams with a missing or wrong token from one address (IPv6: one /64) in a minute before its new "
+        "streams are refused at once for a minute (RESOURCE_EXHAUSTED), but for tokens that connected from it "
+        "before (default %(default)s; 0: no limit, e.g. behind a proxy that all bots' connections come from)",
     )
     svc.add_argument(
         "--lease-ms", type=at_least(1000), default=30000, help="a match's lease in Redis (default %(default)s)"

@@ -64,6 +64,14 @@ class Metrics:
             "Sessions ended because their bot stopped reading its stream (outbox over its limit)",
             registry=r,
         )
+        self.auth_failures = Counter(
+            "cardarena_auth_failures", "Bot streams refused for a missing or wrong token (UNAUTHENTICATED)", registry=r
+        )
+        self.auth_refused = Counter(
+            "cardarena_auth_refused",
+            "Bot streams refused unchecked: their address had too many failed authentications in a minute",
+            registry=r,
+        )
         self.live_matches = Gauge("cardarena_live_matches", "Matches being played", registry=r)
         self.matches = Counter("cardarena_matches", "Matches finished, by outcome", ["status"], registry=r)
 

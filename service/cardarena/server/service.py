@@ -7,8 +7,10 @@ Status codes a stream may end with (docs/protocol.md):
 * ``INVALID_ARGUMENT`` — the first message is not a Hello, or Hello is malformed (``max_matches``
   out of range, an unknown game, a ``version`` label too long or not printable).
 * ``RESOURCE_EXHAUSTED`` — too many sessions for the token, a message over the size limit
-  (gRPC itself), more bad messages per minute than allowed, or a stream the bot does not read
-  (more messages or bytes queued for it than allowed: "stream not read: ...").
+  (gRPC itself), more bad messages per minute than allowed, a stream the bot does not read
+  (more messages or bytes queued for it than allowed: "stream not read: ..."), or a stream from
+  an address with too many failed authentications in the last minute (its token is not looked
+  at: :mod:`.authlimit`).
 * ``DEADLINE_EXCEEDED`` — no Hello within the hello timeout.
 
 Everything else about an Action or a HandBack (illegal, stale seq, not your seat, unknown
@@ -36,11 +38,13 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from ..processes import process_gone, process_identity
 from ..store.bots import BotError, BotExists, BotStore
 from ..store.connection import client_for
 from ..store.matches import MatchStore
-from ..store.presence import BotPresence, Invite, PresenceStore, SessionLeases
+from ..store.presence import BotPresence, InstanceRun, Invite, PresenceStore, SessionLeases
 from ..wire import codec
+from .authlimit import FailedAuthLimit, peer_address
 from .hub import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES, Hub, Session
 from .observability import Metrics
 from .runner import MatchRunner
@@ -79,6 +83,11 @@ class Limits:
     """Messages queued for one session (its bot not reading them) before the stream is ended."""
     max_queued_bytes: int = MAX_QUEUED_BYTES
     """Bytes queued for one session (its bot not reading them) before the stream is ended."""
+    failed_auths_per_minute: int = 30
+    """Failed authentications from one address in a sliding minute before its new streams are
+    refused for ``auth_cooldown_s`` (0: no limit; see :mod:`.authlimit`)."""
+    auth_cooldown_s: float = 60.0
+    """How long an address over ``failed_auths_per_minute`` is refused."""
 
 
 def bearer(context: Any) -> str | None:
@@ -93,6 +102,16 @@ STORE_AWAY = "the service cannot reach its Redis just now (bots and session leas
 """Why a stream opened while Redis is out of reach ends ``UNAVAILABLE`` (a status clients retry)."""
 
 
+def too_many_failures(address: str, limit: int, left_s: float) -> str:
+    """Why a stream from an address over the failed-authentication limit is refused
+    (``RESOURCE_EXHAUSTED``, before its token is looked at)."""
+    return (
+        f"{limit} failed authentications from {address} within a minute: new streams from there are refused "
+        f"for {max(1, round(left_s))} s more (a token that connected from there before is still accepted); "
+        "check the bot's token (`cardarena bot token NAME` issues a new one)"
+    )
+
+
 def too_many_sessions(limit: int) -> str:
     """Why a bot's new stream is refused (``RESOURCE_EXHAUSTED``): the limit counts the bot's
     sessions on every instance sharing the Redis, and a bot process holds one to each instance
@@ -103,6 +122,20 @@ def too_many_sessions(limit: int) -> str:
         "one to each instance it plays on): end another session of this bot, or ask the operator "
         "to raise --sessions-per-bot"
     )
+
+
+class NameInUse(Exception):
+    """Another live process runs a service instance under this one's name (``--instance-name``):
+    its presence, invites and session leases would be mixed up with this one's."""
+
+    def __init__(self, name: str, held: dict[str, Any]) -> None:
+        where = ", ".join(
+            f"{what} {held[field]}" for what, field in (("at", "address"), ("on host", "host")) if held.get(field)
+        )
+        super().__init__(
+            f"another service process runs as instance {name!r}{f' ({where})' if where else ''}: give this one "
+            "another --instance-name, or stop that one first"
+        )
 
 
 class ArenaServicer:
@@ -118,13 +151,25 @@ class ArenaServicer:
         # faster when a move sends two messages (Event, then the next ActionRequest).
         inst = self.instance
         token = bearer(context)
+        token_id = token.partition(".")[0] if token else ""
+        address = peer_address(context.peer() or "")
+        refused = inst.failed_auths.refused_for(address, token_id)
+        if refused is not None:  # first, and cheap: no thread, no Redis, no hash
+            inst.metrics.auth_refused.inc()
+            limit = inst.limits.failed_auths_per_minute
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_failures(address, limit, refused))
         try:
             bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
         except redis.RedisError as exc:
             await self._store_away(context, exc)
         if bot is None:
+            inst.metrics.auth_failures.inc()
+            if inst.failed_auths.failed(address):
+                fields = {"peer": address, "limit": inst.limits.failed_auths_per_minute}
+                log.warning("auth_failures_refused", extra={"fields": {**fields, "for_s": inst.limits.auth_cooldown_s}})
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         assert bot is not None and token is not None
+        inst.failed_auths.succeeded(address, token_id)
         # The slot is taken now, before Hello: streams opened at once count against the limit,
         # here and (a lease in Redis) on every instance.
         limit = inst.limits.sessions_per_bot
@@ -159,7 +204,7 @@ class ArenaServicer:
                 code, detail = problem
                 await context.abort(code, detail)
             session = inst.hub.open(bot, first.hello)
-            session.token_id = token.partition(".")[0]
+            session.token_id = token_id
             session.lease = lease
             opened = True
         finally:
@@ -422,6 +467,8 @@ class Instance:
         client = client_for(redis_url)
         self.matches = MatchStore(client, lane=lane)
         """Claims from the lane ``lane`` only (see ``MatchSpec.queue``)."""
+        self.run = InstanceRun(self.matches.run_id, socket.gethostname(), process_identity())
+        """This process, as its presence says (the run id is the one its match leases hold)."""
         self.bots = BotStore(client)
         self.presence = PresenceStore(client)
         self.leases = SessionLeases(client)
@@ -446,6 +493,8 @@ class Instance:
             max_queued_messages=self.limits.max_queued_messages,
             max_queued_bytes=self.limits.max_queued_bytes,
         )
+        self.failed_auths = FailedAuthLimit(self.limits.failed_auths_per_minute, cooldown_s=self.limits.auth_cooldown_s)
+        """Failed ``Arena.Play`` authentications per peer address (``Limits.failed_auths_per_minute``)."""
         self.tasks: set[asyncio.Task[str]] = set()
         self.runs: dict[str, tuple[MatchRunner, asyncio.Task[str]]] = {}
         """The matches being run here, by id (with their tasks)."""
@@ -497,12 +546,17 @@ class Instance:
             self.port = self.server.add_secure_port(address, self.tls.credentials())
         else:
             self.port = self.server.add_insecure_port(address)
-        await self.server.start()
-        for service in ("", "cardarena.v1.Arena"):
-            await _maybe_await(self.health.set(service, health_pb2.HealthCheckResponse.SERVING))
         if not self.advertise:
             host = self.host if self.host not in ("0.0.0.0", "::", "[::]", "") else socket.gethostname()
             self.advertise = f"{host}:{self.port}"
+        try:
+            await self._take_name()
+        except NameInUse:
+            await self.server.stop(None)
+            raise
+        await self.server.start()
+        for service in ("", "cardarena.v1.Arena"):
+            await _maybe_await(self.health.set(service, health_pb2.HealthCheckResponse.SERVING))
         await self._publish_presence()
         self._background = [asyncio.create_task(self._presence_loop()), asyncio.create_task(self._relay_loop())]
         self._claimer = asyncio.create_task(self._claim_loop())
@@ -521,13 +575,41 @@ class Instance:
         return int(self.port)
 
     # ------------------------------------------------------------ presence
+    async def _take_name(self) -> None:
+        """Advertise this instance's name before serving, unless another live process holds it
+        (:class:`NameInUse`).  Another process's entry that has not expired is
+
+        * from a process on this machine (and pid namespace) that has ended (a crash, ``kill
+          -9``): stale, taken over at once;
+        * refreshed while this one waits (its instance publishes every presence interval): live,
+          :class:`NameInUse`;
+        * else (a crash elsewhere, another container) waited for until it expires (at most a
+          presence TTL, 10 s), then taken."""
+        ttl_ms = self._lease_ttl_ms
+        first: dict[str, Any] | None = None
+        while True:
+            held = await asyncio.to_thread(self.presence.claim, self.name, self.advertise, ttl_ms=ttl_ms, by=self.run)
+            if held is None:
+                return
+            if process_gone(str(held.get("process", ""))):
+                log.info("instance_name_taken_over", extra={"fields": {"instance": self.name, **held}})
+                publish = functools.partial(self.presence.publish, ttl_ms=ttl_ms, by=self.run)
+                await asyncio.to_thread(publish, self.name, self.advertise, {})
+                return
+            if first is None:
+                first = held
+                log.info("instance_name_waiting", extra={"fields": {"instance": self.name, **held}})
+            elif held != first:
+                raise NameInUse(self.name, held)
+            await asyncio.sleep(0.1)
+
     async def _publish_presence(self) -> None:
         hub = self.hub
         bots = {b: BotPresence(hub.capacity(b), hub.load(b), hub.games_of(b)) for b in hub.sessions}
         ttl_ms = int(self.limits.presence_interval_s * 10000)
 
         def exchange() -> dict[str, tuple[str, dict[str, BotPresence]]]:
-            self.presence.publish(self.name, self.advertise, bots, ttl_ms=ttl_ms)
+            self.presence.publish(self.name, self.advertise, bots, ttl_ms=ttl_ms, by=self.run)
             return {k: v for k, v in self.presence.snapshot().items() if k != self.name}
 
         self.remote = await asyncio.to_thread(exchange)

@@ -2,8 +2,11 @@
 
 Several service instances may share one Redis.  Each instance keeps, with a TTL it refreshes:
 
-* ``presence:instances`` — a hash ``instance -> {"address": "host:port", "expires": t}``
-  (entries past ``expires`` are ignored and pruned);
+* ``presence:instances`` — a hash ``instance -> {"address": "host:port", "expires": t, "run":
+  ..., "host": ..., "process": ...}`` (entries past ``expires`` are ignored and pruned); ``run``,
+  ``host`` and ``process`` say which process the entry is from (:class:`InstanceRun`), so that
+  a second process started under the same instance name finds the first one's entry and
+  refuses to start (:meth:`PresenceStore.claim`);
 * ``presence:<instance>`` — a hash ``bot -> {"capacity": n, "load": n, "free": n, "games": [...]}``
   of the bots connected to it (the key expires when the instance stops refreshing it).
 
@@ -52,6 +55,18 @@ class BotPresence:
 
 
 @dataclass(frozen=True)
+class InstanceRun:
+    """Which process an instance's presence is from."""
+
+    run: str
+    """Random, one per service process (``MatchStore.run_id``, which its match leases hold)."""
+    host: str = ""
+    """The machine's host name (for messages)."""
+    process: str = ""
+    """``cardarena.processes.process_identity()``: tells whether the process has ended."""
+
+
+@dataclass(frozen=True)
 class Invite:
     """A request to relay a ``MatchInvite`` to a bot connected to this instance."""
 
@@ -62,11 +77,28 @@ class Invite:
     instance: str
 
 
+# KEYS[1] presence:instances; ARGV: instance, the new entry, its run id, now (seconds).  Writes
+# the entry unless the instance's entry is another run's and has not expired; then returns it.
+_CLAIM_NAME = """
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if raw then
+  local ok, held = pcall(cjson.decode, raw)
+  if ok and type(held) == 'table' and held['run'] ~= ARGV[3]
+      and (tonumber(held['expires']) or 0) >= tonumber(ARGV[4]) then
+    return raw
+  end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return false
+"""
+
+
 class PresenceStore:
     """Repository of instance presence and inter-instance invites on one Redis client."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.r: Any = client
+        self._claim = client.register_script(_CLAIM_NAME)
 
     INSTANCES = property(lambda self: key("presence", "instances"))
 
@@ -78,11 +110,24 @@ class PresenceStore:
     def _invites(instance: str) -> str:
         return key("invites", instance)
 
-    def publish(self, instance: str, address: str, bots: dict[str, BotPresence], *, ttl_ms: int = 10000) -> None:
-        """Advertise ``instance`` at ``address`` with its connected ``bots`` for ``ttl_ms``."""
-        expires = time.time() + ttl_ms / 1000.0
+    @staticmethod
+    def _entry(address: str, ttl_ms: int, by: InstanceRun | None) -> str:
+        mine = {"run": by.run, "host": by.host, "process": by.process} if by is not None else {}
+        return json.dumps({"address": address, "expires": time.time() + ttl_ms / 1000.0, **mine})
+
+    def publish(
+        self,
+        instance: str,
+        address: str,
+        bots: dict[str, BotPresence],
+        *,
+        ttl_ms: int = 10000,
+        by: InstanceRun | None = None,
+    ) -> None:
+        """Advertise ``instance`` at ``address`` with its connected ``bots`` for ``ttl_ms``
+        (``by``: the process that runs it)."""
         pipe = self.r.pipeline()
-        pipe.hset(self.INSTANCES, instance, json.dumps({"address": address, "expires": expires}))
+        pipe.hset(self.INSTANCES, instance, self._entry(address, ttl_ms, by))
         k = self._bots(instance)
         pipe.delete(k)
         if bots:
@@ -95,6 +140,22 @@ class PresenceStore:
             )
             pipe.pexpire(k, ttl_ms)
         pipe.execute()
+
+    def claim(self, instance: str, address: str, *, ttl_ms: int, by: InstanceRun) -> dict[str, Any] | None:
+        """Advertise ``instance`` at ``address`` (no bots yet) unless another process (another
+        ``by.run``) advertises it and its entry has not expired: then that entry (``address``,
+        ``expires``, ``run``, ``host``, ``process``; an older version's has only the first two),
+        and nothing is written.  Atomic: of two processes claiming a name at once, one gets it."""
+        raw = self._claim(
+            keys=[self.INSTANCES], args=[instance, self._entry(address, ttl_ms, by), by.run, repr(time.time())]
+        )
+        if raw is None:
+            return None
+        try:
+            held = json.loads(raw)
+        except ValueError:
+            held = None
+        return held if isinstance(held, dict) else {}
 
     def withdraw(self, instance: str) -> None:
         """Remove ``instance``'s presence (on shutdown)."""

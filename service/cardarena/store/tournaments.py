@@ -247,6 +247,28 @@ def tournament_id_problem(tid: str) -> str | None:
     return None
 
 
+MAX_NAME = 200
+"""Longest tournament name (the admin API's OpenAPI document says so too)."""
+
+
+def tournament_name_problem(name: str) -> str | None:
+    """What is wrong with ``name`` as a tournament name, or ``None`` (the empty name: the
+    default, ``<Game> <n>p``).  A name is shown in terminals (``cardarena tournament list``),
+    log lines, notifications and pages: at most :data:`MAX_NAME` characters, every one printable
+    (``str.isprintable``), so no control character (a terminal escape, a line break, a tab) and
+    no invisible formatting character (the bidirectional overrides U+202A–U+202E and isolates
+    U+2066–U+2069, which reorder the text around them, zero-width ones)."""
+    if len(name) > MAX_NAME:
+        return f"a tournament name has at most {MAX_NAME} characters, not {len(name)}"
+    bad = next((i for i, c in enumerate(name) if not c.isprintable()), None)
+    if bad is not None:
+        return (
+            f"a tournament name must consist of printable characters: U+{ord(name[bad]):04X} at position {bad + 1} "
+            "is a control or invisible formatting character"
+        )
+    return None
+
+
 class TournamentStore:
     """Repository of tournaments, schedules, results, standings and ratings on one client."""
 

@@ -1,0 +1,139 @@
+"""The limit on failed authentications per address (``cardarena service
+--failed-auths-per-minute``): a real service over loopback gRPC with real Redis refuses a flood
+of bad-token streams unchecked once the limit is reached, keeps admitting the tokens that
+connected from that address before, and counts both on ``/metrics``; the limiter itself with a
+fake clock (the sliding minute, the cool-down, the bound on addresses)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from cardarena.server.authlimit import FailedAuthLimit, peer_address
+from cardarena.store.bots import BotStore
+from cardarena.store.matches import MatchStore
+
+from .server_harness import ScriptedBot, ServiceProcess
+from .test_server_metrics import free_port, scrape, value
+
+
+@pytest.fixture
+def limited(redis_url: str, key_prefix: str) -> Iterator[tuple[ServiceProcess, int]]:
+    port = free_port()
+    svc = ServiceProcess(redis_url, "--metrics-port", str(port), "--grace", "0")  # the default limit, 30
+    yield svc, port
+    svc.stop()
+
+
+def ended(address: str, token: str, name: str = "") -> tuple[grpc.StatusCode, str]:
+    """The status (and details) a stream opened with ``token`` ends with."""
+    bot = ScriptedBot(address, token, name)
+    try:
+        code = bot.status()
+        assert bot.error is not None
+        return code, str(bot.error.details())
+    finally:
+        bot.close()
+
+
+def welcomed(address: str, token: str, name: str) -> bool:
+    bot = ScriptedBot(address, token, name)
+    try:
+        bot.expect("welcome")
+        return True
+    finally:
+        bot.close()
+
+
+def test_a_flood_of_bad_tokens_is_refused_unchecked_and_known_tokens_still_connect(
+    limited: tuple[ServiceProcess, int], stores: tuple[MatchStore, BotStore]
+) -> None:
+    service, metrics = limited
+    _, bots = stores
+    alice, bob = bots.register("alice"), bots.register("bob")
+    assert welcomed(service.address, alice, "alice")  # alice's bot connected from here before
+
+    outcomes = []
+    for i in range(40):
+        started = time.monotonic()
+        code, details = ended(service.address, f"flood{i}.wrong", "")
+        outcomes.append((code, details, time.monotonic() - started))
+    assert [o[0] for o in outcomes[:30]] == [grpc.StatusCode.UNAUTHENTICATED] * 30
+    assert [o[0] for o in outcomes[30:]] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 10
+    details = outcomes[30][1]
+    assert details.startswith("30 failed authentications from 127.0.0.1 within a minute: new streams from there")
+    assert "refused for 60 s more" in details and "cardarena bot token NAME" in details
+    assert all(o[2] < 5 for o in outcomes[30:])  # at once (a generous bound: the machine is shared)
+    # A stream without any token counts as refused too
+    assert ended(service.address, "")[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    samples = scrape(metrics)
+    # the refused ones never reached the token check: it failed exactly 30 times
+    assert value(samples, "cardarena_auth_failures_total") == 30
+    assert value(samples, "cardarena_auth_refused_total") == 11
+
+    # alice's token connected from this address before: still admitted; bob's never did: refused
+    # like the flood until the cool-down ends (the SDK retries RESOURCE_EXHAUSTED with back-off)
+    assert welcomed(service.address, alice, "alice")
+    assert ended(service.address, bob, "bob")[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+    # a known token id with a wrong secret is checked, and fails as any wrong token
+    wrong_secret = alice.partition(".")[0] + ".not-the-secret"
+    assert ended(service.address, wrong_secret, "alice")[0] == grpc.StatusCode.UNAUTHENTICATED
+    assert value(scrape(metrics), "cardarena_auth_failures_total") == 31
+
+
+def test_no_limit_with_zero(redis_url: str, key_prefix: str) -> None:
+    service = ServiceProcess(redis_url, "--failed-auths-per-minute", "0", "--grace", "0")
+    try:
+        codes = {ended(service.address, f"x{i}.wrong")[0] for i in range(35)}
+    finally:
+        service.stop()
+    assert codes == {grpc.StatusCode.UNAUTHENTICATED}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_failures_count_over_a_sliding_minute_then_the_cool_down_ends() -> None:
+    clock = Clock()
+    limit = FailedAuthLimit(3, cooldown_s=60, clock=clock)
+    assert not limit.failed("10.0.0.1") and not limit.failed("10.0.0.1")
+    clock.now += 61  # both are out of the minute now
+    assert not limit.failed("10.0.0.1") and not limit.failed("10.0.0.1")
+    assert limit.refused_for("10.0.0.1", "") is None
+    assert limit.failed("10.0.0.1")  # the third within a minute
+    assert limit.refused_for("10.0.0.1", "t1") == 60
+    assert limit.refused_for("10.0.0.2", "t1") is None  # another address
+    clock.now += 59.5
+    assert limit.refused_for("10.0.0.1", "t1") == 0.5
+    clock.now += 0.5
+    assert limit.refused_for("10.0.0.1", "t1") is None
+    assert not limit.failed("10.0.0.1")  # counted from nothing again
+
+
+def test_known_tokens_pass_and_memory_is_bounded() -> None:
+    clock = Clock()
+    limit = FailedAuthLimit(1, clock=clock, max_peers=3)
+    limit.succeeded("10.0.0.1", "good")
+    assert limit.failed("10.0.0.1")
+    assert limit.refused_for("10.0.0.1", "good") is None and limit.refused_for("10.0.0.1", "other") == 60
+    for i in range(2, 10):
+        limit.failed(f"10.0.0.{i}")
+    assert len(limit) == 3  # the oldest addresses were forgotten
+    assert limit.refused_for("10.0.0.1", "other") is None
+    assert FailedAuthLimit(0).failed("10.0.0.1") is False  # 0: no limit
+
+
+def test_peer_addresses() -> None:
+    assert peer_address("ipv4:127.0.0.1:54198") == "127.0.0.1"
+    assert peer_address("ipv6:%5B::1%5D:36940") == "::/64"
+    assert peer_address("ipv6:[2001:db8:1:2:3:4:5:6]:50051") == "2001:db8:1:2::/64"
+    assert peer_address("ipv6:%5B::ffff:10.1.2.3%5D:7") == "10.1.2.3"
+    assert peer_address("unix:/run/cardarena.sock") == "unix"

@@ -2,7 +2,7 @@
 install:
 	pip install -e '.[dev]'
 check:
-	ruff check service tournament clients tests
+	ruff check service tournament clients tests bench
 	ruff format --check service tournament clients tests
 	mypy
 test:

@@ -1,8 +1,10 @@
 """The limit on failed authentications per address (``cardarena service
 --failed-auths-per-minute``): a real service over loopback gRPC with real Redis refuses a flood
 of bad-token streams unchecked once the limit is reached, keeps admitting the tokens that
-connected from that address before, and counts both on ``/metrics``; the limiter itself with a
-fake clock (the sliding minute, the cool-down, the bound on addresses)."""
+connected from that address before, and counts both on ``/metrics``; wrong admin tokens on the
+``Admin`` service count toward the same limit, and the address's admin calls are then refused
+whatever their token; the limiter itself with a fake clock (the sliding minute, the cool-down,
+the bound on addresses)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from cardarena.store.bots import BotStore
 from cardarena.store.matches import MatchStore
 
 from .server_harness import ScriptedBot, ServiceProcess
+from .test_server_admin import ADMIN, AdminClient, status_of
 from .test_server_metrics import free_port, scrape, value
 
 
@@ -82,6 +85,43 @@ def test_a_flood_of_bad_tokens_is_refused_unchecked_and_known_tokens_still_conne
     wrong_secret = alice.partition(".")[0] + ".not-the-secret"
     assert ended(service.address, wrong_secret, "alice")[0] == grpc.StatusCode.UNAUTHENTICATED
     assert value(scrape(metrics), "cardarena_auth_failures_total") == 31
+
+
+def test_wrong_admin_tokens_count_toward_the_same_limit(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, stores: tuple[MatchStore, BotStore]
+) -> None:
+    monkeypatch.setenv("CARDARENA_ADMIN_TOKEN", ADMIN)
+    port = free_port()
+    service = ServiceProcess(redis_url, "--metrics-port", str(port), "--grace", "0")  # the default limit, 30
+    admin = AdminClient(service)
+    try:
+        _, bots = stores
+        alice, bob = bots.register("alice"), bots.register("bob")
+        assert welcomed(service.address, alice, "alice")  # alice's bot connected from here before
+        assert admin.register("carol").name == "carol"  # the admin token works
+
+        codes = [status_of(lambda i=i: admin.register(f"guess{i}", f"Bearer guess-{i}")) for i in range(32)]
+        assert [c[0] for c in codes[:30]] == [grpc.StatusCode.UNAUTHENTICATED] * 30
+        assert [c[0] for c in codes[30:]] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+        detail = codes[30][1]
+        assert detail.startswith("30 failed authentications from 127.0.0.1 within a minute: admin calls from there")
+        assert "refused for 60 s more, whatever their token" in detail and "CARDARENA_ADMIN_TOKEN" in detail
+        # the right admin token is refused too until the cool-down ends, before it is compared
+        assert status_of(lambda: admin.register("dave"))[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert status_of(admin.list)[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert sorted(bots.names()) == ["alice", "bob", "carol"]
+
+        # one limit per address for both services: bob's bot never connected from here, so it is
+        # refused like the flood; alice's did, so it is still admitted
+        assert ended(service.address, bob, "bob")[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert welcomed(service.address, alice, "alice")
+
+        samples = scrape(port)
+        assert value(samples, "cardarena_auth_failures_total") == 30
+        assert value(samples, "cardarena_auth_refused_total") == 5
+    finally:
+        admin.close()
+        service.stop()
 
 
 def test_no_limit_with_zero(redis_url: str, key_prefix: str) -> None:

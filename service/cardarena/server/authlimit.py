@@ -6,7 +6,9 @@ Redis, from a worker thread, and a salted hash.  A client that opens such stream
 it can would take a core from the matches being played.  So the service counts the failed
 authentications of each peer address over a sliding minute; at the limit, the address is
 refused for a cool-down: its new streams end ``RESOURCE_EXHAUSTED`` at once, before their token
-is looked at.
+is looked at.  A wrong admin token on the ``Admin`` service counts the same (guessing it from
+one address is held to the same pace), and an address cooling down has its ``Admin`` calls
+refused whatever their token.
 
 A token that authenticated from that address before (by its token id, the part before the
 ``.``, which the flood does not know) is still checked as usual during the cool-down: the bots

@@ -861,9 +861,10 @@ def register(sub: Any) -> None:
         type=at_least(0),
         default=30,
         metavar="N",
-        help="streams with a missing or wrong token from one address (IPv6: one /64) in a minute before its new "
-        "streams are refused at once for a minute (RESOURCE_EXHAUSTED), but for tokens that connected from it "
-        "before (default %(default)s; 0: no limit, e.g. behind a proxy that all bots' connections come from)",
+        help="streams and Admin calls with a missing or wrong token from one address (IPv6: one /64) in a minute "
+        "before its new streams and Admin calls are refused at once for a minute (RESOURCE_EXHAUSTED), but for bot "
+        "tokens that connected from it before (default %(default)s; 0: no limit, e.g. behind a proxy that all "
+        "bots' connections come from)",
     )
     svc.add_argument(
         "--lease-ms", type=at_least(1000), default=30000, help="a match's lease in Redis (default %(default)s)"

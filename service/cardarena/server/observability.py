@@ -65,11 +65,14 @@ class Metrics:
             registry=r,
         )
         self.auth_failures = Counter(
-            "cardarena_auth_failures", "Bot streams refused for a missing or wrong token (UNAUTHENTICATED)", registry=r
+            "cardarena_auth_failures",
+            "Bot streams and Admin calls refused for a missing or wrong token (UNAUTHENTICATED)",
+            registry=r,
         )
         self.auth_refused = Counter(
             "cardarena_auth_refused",
-            "Bot streams refused unchecked: their address had too many failed authentications in a minute",
+            "Bot streams and Admin calls refused unchecked: their address had too many failed authentications "
+            "in a minute",
             registry=r,
         )
         self.live_matches = Gauge("cardarena_live_matches", "Matches being played", registry=r)

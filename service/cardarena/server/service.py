@@ -102,14 +102,20 @@ STORE_AWAY = "the service cannot reach its Redis just now (bots and session leas
 """Why a stream opened while Redis is out of reach ends ``UNAVAILABLE`` (a status clients retry)."""
 
 
-def too_many_failures(address: str, limit: int, left_s: float) -> str:
-    """Why a stream from an address over the failed-authentication limit is refused
-    (``RESOURCE_EXHAUSTED``, before its token is looked at)."""
-    return (
-        f"{limit} failed authentications from {address} within a minute: new streams from there are refused "
-        f"for {max(1, round(left_s))} s more (a token that connected from there before is still accepted); "
-        "check the bot's token (`cardarena bot token NAME` issues a new one)"
-    )
+def too_many_failures(address: str, limit: int, left_s: float, *, admin: bool = False) -> str:
+    """Why a stream (``admin``: an ``Admin`` call) from an address over the failed-authentication
+    limit is refused (``RESOURCE_EXHAUSTED``, before its token is looked at)."""
+    left = max(1, round(left_s))
+    if admin:
+        what = f"admin calls from there are refused for {left} s more, whatever their token"
+        hint = "check the admin token (CARDARENA_ADMIN_TOKEN)"
+    else:
+        what = (
+            f"new streams from there are refused for {left} s more (a token that connected from there "
+            "before is still accepted)"
+        )
+        hint = "check the bot's token (`cardarena bot token NAME` issues a new one)"
+    return f"{limit} failed authentications from {address} within a minute: {what}; {hint}"
 
 
 def too_many_sessions(limit: int) -> str:
@@ -153,20 +159,13 @@ class ArenaServicer:
         token = bearer(context)
         token_id = token.partition(".")[0] if token else ""
         address = peer_address(context.peer() or "")
-        refused = inst.failed_auths.refused_for(address, token_id)
-        if refused is not None:  # first, and cheap: no thread, no Redis, no hash
-            inst.metrics.auth_refused.inc()
-            limit = inst.limits.failed_auths_per_minute
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_failures(address, limit, refused))
+        await inst.refuse_if_limited(context, address, token_id)  # first, and cheap: no thread, no Redis, no hash
         try:
             bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
         except redis.RedisError as exc:
             await self._store_away(context, exc)
         if bot is None:
-            inst.metrics.auth_failures.inc()
-            if inst.failed_auths.failed(address):
-                fields = {"peer": address, "limit": inst.limits.failed_auths_per_minute}
-                log.warning("auth_failures_refused", extra={"fields": {**fields, "for_s": inst.limits.auth_cooldown_s}})
+            inst.auth_failed(address)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         assert bot is not None and token is not None
         inst.failed_auths.succeeded(address, token_id)
@@ -421,12 +420,19 @@ class AdminServicer:
         self.instance = instance
 
     async def _check(self, context: Any) -> None:
-        expected = self.instance.admin_token
+        inst = self.instance
+        expected = inst.admin_token
         given = bearer(context)
         if not expected:
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "the admin service is disabled on this server")
             return
+        # The limit on failed authentications, shared with Arena.Play: an address over it is
+        # refused before the token is compared, the right admin token too (there is no "known
+        # token" to let through: the flood would know it as well).
+        address = peer_address(context.peer() or "")
+        await inst.refuse_if_limited(context, address, "", admin=True)
         if not given or not hmac.compare_digest(given.encode(), expected.encode()):
+            inst.auth_failed(address)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid admin token")
 
     async def RegisterBot(self, request: Any, context: Any) -> Any:
@@ -494,7 +500,8 @@ class Instance:
             max_queued_bytes=self.limits.max_queued_bytes,
         )
         self.failed_auths = FailedAuthLimit(self.limits.failed_auths_per_minute, cooldown_s=self.limits.auth_cooldown_s)
-        """Failed ``Arena.Play`` authentications per peer address (``Limits.failed_auths_per_minute``)."""
+        """Failed authentications (``Arena.Play`` and ``Admin``) per peer address
+        (``Limits.failed_auths_per_minute``)."""
         self.tasks: set[asyncio.Task[str]] = set()
         self.runs: dict[str, tuple[MatchRunner, asyncio.Task[str]]] = {}
         """The matches being run here, by id (with their tasks)."""
@@ -503,6 +510,25 @@ class Instance:
         self.health = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         self._claimer: asyncio.Task[None] | None = None
         self._background: list[asyncio.Task[None]] = []
+
+    async def refuse_if_limited(self, context: Any, address: str, token_id: str, *, admin: bool = False) -> None:
+        """End the call ``RESOURCE_EXHAUSTED`` (counted in ``cardarena_auth_refused_total``) if
+        ``address`` is cooling down after too many failed authentications and ``token_id`` did
+        not authenticate from it before (``""``: none did)."""
+        left = self.failed_auths.refused_for(address, token_id)
+        if left is not None:
+            self.metrics.auth_refused.inc()
+            limit = self.limits.failed_auths_per_minute
+            detail = too_many_failures(address, limit, left, admin=admin)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, detail)
+
+    def auth_failed(self, address: str) -> None:
+        """Count a failed authentication from ``address`` (``cardarena_auth_failures_total``);
+        the one that starts its cool-down is logged (``auth_failures_refused``)."""
+        self.metrics.auth_failures.inc()
+        if self.failed_auths.failed(address):
+            fields = {"peer": address, "limit": self.limits.failed_auths_per_minute}
+            log.warning("auth_failures_refused", extra={"fields": {**fields, "for_s": self.limits.auth_cooldown_s}})
 
     async def start(self) -> int:
         """Start serving; returns the bound port."""

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from cardarena.server.authlimit import FailedAuthLimit, peer_address
+from cardarena.server.authlimit import FailedAuthLimit, host_address, peer_address
 from cardarena.store.bots import BotStore
 from cardarena.store.matches import MatchStore
 
@@ -177,3 +177,9 @@ def test_peer_addresses() -> None:
     assert peer_address("ipv6:[2001:db8:1:2:3:4:5:6]:50051") == "2001:db8:1:2::/64"
     assert peer_address("ipv6:%5B::ffff:10.1.2.3%5D:7") == "10.1.2.3"
     assert peer_address("unix:/run/cardarena.sock") == "unix"
+    # the dashboard's request.remote_addr: an IPv6 address by its /64, as gRPC peers
+    assert host_address("10.0.0.7") == "10.0.0.7"
+    assert host_address("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64"
+    assert host_address("fe80::1%eth0") == "fe80::/64"
+    assert host_address("::ffff:10.1.2.3") == "10.1.2.3"
+    assert host_address("unknown") == "unknown"

@@ -111,6 +111,24 @@ def add_max_connections(parser: argparse.ArgumentParser) -> None:
     )
 
 
+DEFAULT_FAILED_AUTHS_PER_MINUTE = 30
+"""Failed authentications one address may have in a minute before it is refused for a minute,
+unless ``--failed-auths-per-minute`` says otherwise (``cardarena.server.authlimit``)."""
+
+
+def add_failed_auths_per_minute(parser: argparse.ArgumentParser, counted: str, refused: str) -> None:
+    """``--failed-auths-per-minute N`` (at least 0, 0: no limit): ``counted`` from one address in a
+    minute before ``refused`` (the help's words)."""
+    parser.add_argument(
+        "--failed-auths-per-minute",
+        type=at_least(0),
+        default=DEFAULT_FAILED_AUTHS_PER_MINUTE,
+        metavar="N",
+        help=f"{counted} from one address (IPv6: one /64) in a minute before {refused} (default %(default)s; 0: "
+        "no limit, e.g. behind a proxy that every client's connections come from)",
+    )
+
+
 def add_redis_url(parser: argparse.ArgumentParser) -> None:
     """``--redis-url URL``, the same on every command that uses Redis (opened with
     ``cardarena.store.connection.chosen_redis``)."""

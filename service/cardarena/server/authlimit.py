@@ -8,7 +8,8 @@ authentications of each peer address over a sliding minute; at the limit, the ad
 refused for a cool-down: its new streams end ``RESOURCE_EXHAUSTED`` at once, before their token
 is looked at.  A wrong admin token on the ``Admin`` service counts the same (guessing it from
 one address is held to the same pace), and an address cooling down has its ``Admin`` calls
-refused whatever their token.
+refused whatever their token.  The dashboard's REST admin API (``cardarena dashboard
+--failed-auths-per-minute``) holds wrong admin tokens to the same pace with a limit of its own.
 
 A token that authenticated from that address before (by its token id, the part before the
 ``.``, which the flood does not know) is still checked as usual during the cool-down: the bots
@@ -49,7 +50,14 @@ def peer_address(peer: str) -> str:
     if kind != "ipv6":
         return kind
     host = rest.rpartition(":")[0] if rest.startswith("[") else rest
-    host = host.strip("[]").partition("%")[0]  # no zone id
+    return host_address(host.strip("[]"))
+
+
+def host_address(host: str) -> str:
+    """The address an IP address (an HTTP client's, ``10.0.0.7`` or ``2001:db8::7``) is counted
+    under: an IPv6 address's ``/64`` (an IPv4-mapped one as the IPv4 address), anything else
+    as it is."""
+    host = host.partition("%")[0]  # no zone id
     try:
         ip = ipaddress.IPv6Address(host)
     except ValueError:
@@ -57,6 +65,22 @@ def peer_address(peer: str) -> str:
     if ip.ipv4_mapped is not None:
         return str(ip.ipv4_mapped)
     return str(ipaddress.IPv6Network((ip, 64), strict=False))
+
+
+def too_many_failures(address: str, limit: int, left_s: float, *, admin: bool = False) -> str:
+    """Why a stream (``admin``: an admin call, gRPC or REST) from an address over the
+    failed-authentication limit is refused, before its token is looked at."""
+    left = max(1, round(left_s))
+    if admin:
+        what = f"admin calls from there are refused for {left} s more, whatever their token"
+        hint = "check the admin token (CARDARENA_ADMIN_TOKEN)"
+    else:
+        what = (
+            f"new streams from there are refused for {left} s more (a token that connected from there "
+            "before is still accepted)"
+        )
+        hint = "check the bot's token (`cardarena bot token NAME` issues a new one)"
+    return f"{limit} failed authentications from {address} within a minute: {what}; {hint}"
 
 
 @dataclass

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from ..cliargs import add_redis_url, add_tls_files, at_least, json_object, port_number
+from ..cliargs import add_failed_auths_per_minute, add_redis_url, add_tls_files, at_least, json_object, port_number
 from ..processes import parent_death_signal, sigterm_as_keyboard_interrupt
 from ..think import Times, action_seats, seconds_text
 
@@ -856,15 +856,11 @@ def register(sub: Any) -> None:
         default=64 * 1024 * 1024,
         help="bytes queued for such a session before the stream is ended (default %(default)s)",
     )
-    svc.add_argument(
-        "--failed-auths-per-minute",
-        type=at_least(0),
-        default=30,
-        metavar="N",
-        help="streams and Admin calls with a missing or wrong token from one address (IPv6: one /64) in a minute "
-        "before its new streams and Admin calls are refused at once for a minute (RESOURCE_EXHAUSTED), but for bot "
-        "tokens that connected from it before (default %(default)s; 0: no limit, e.g. behind a proxy that all "
-        "bots' connections come from)",
+    add_failed_auths_per_minute(
+        svc,
+        "streams and Admin calls with a missing or wrong token",
+        "its new streams and Admin calls are refused at once for a minute (RESOURCE_EXHAUSTED), but for bot tokens "
+        "that connected from it before",
     )
     svc.add_argument(
         "--lease-ms", type=at_least(1000), default=30000, help="a match's lease in Redis (default %(default)s)"

@@ -44,7 +44,7 @@ from ..store.connection import client_for
 from ..store.matches import MatchStore
 from ..store.presence import BotPresence, InstanceRun, Invite, PresenceStore, SessionLeases
 from ..wire import codec
-from .authlimit import FailedAuthLimit, peer_address
+from .authlimit import FailedAuthLimit, peer_address, too_many_failures
 from .hub import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES, Hub, Session
 from .observability import Metrics
 from .runner import MatchRunner
@@ -100,22 +100,6 @@ def bearer(context: Any) -> str | None:
 
 STORE_AWAY = "the service cannot reach its Redis just now (bots and session leases live there); retry shortly"
 """Why a stream opened while Redis is out of reach ends ``UNAVAILABLE`` (a status clients retry)."""
-
-
-def too_many_failures(address: str, limit: int, left_s: float, *, admin: bool = False) -> str:
-    """Why a stream (``admin``: an ``Admin`` call) from an address over the failed-authentication
-    limit is refused (``RESOURCE_EXHAUSTED``, before its token is looked at)."""
-    left = max(1, round(left_s))
-    if admin:
-        what = f"admin calls from there are refused for {left} s more, whatever their token"
-        hint = "check the admin token (CARDARENA_ADMIN_TOKEN)"
-    else:
-        what = (
-            f"new streams from there are refused for {left} s more (a token that connected from there "
-            "before is still accepted)"
-        )
-        hint = "check the bot's token (`cardarena bot token NAME` issues a new one)"
-    return f"{limit} failed authentications from {address} within a minute: {what}; {hint}"
 
 
 def too_many_sessions(limit: int) -> str:

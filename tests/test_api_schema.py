@@ -17,7 +17,11 @@ from .dashboard_data import seed, seed_schedules
 def api_schema(redis_url: str, key_prefix: str) -> Any:
     seed(redis_url, finished=2)
     seed_schedules(redis_url)
-    app = create_app({"REDIS_URL": redis_url, "TESTING": True, "ADMIN_TOKEN": "s3cret-admin"})
+    # the fuzzer is one client sending hundreds of requests without the token: unlimited, so that
+    # each is answered 401 (the 429 of the limit is tested in test_dashboard_cli.py)
+    app = create_app(
+        {"REDIS_URL": redis_url, "TESTING": True, "ADMIN_TOKEN": "s3cret-admin", "ADMIN_FAILED_AUTHS_PER_MINUTE": 0}
+    )
     return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
 
 

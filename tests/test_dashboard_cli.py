@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import resource
@@ -686,3 +687,60 @@ def test_the_admin_api_refuses_bodies_over_a_mebibyte_over_real_http(redis_url: 
             server.port, head + b"Transfer-Encoding: chunked\r\n\r\n", b"%x\r\n%s\r\n0\r\n\r\n" % (len(small), small)
         )
         assert status == "HTTP/1.1 201 CREATED" and answer["bot"]["name"] == "chunky"
+
+
+# ---------------------------------------------------------------- wrong admin tokens
+ADMIN_TOKEN = "the-right-admin-token-of-some-length"
+
+
+def _admin_get(port: int, token: str, client: str = "127.0.0.1") -> tuple[int, dict[str, str], dict[str, Any]]:
+    """``GET /api/v1/admin/tournaments/none/notifications`` with ``token``, from the loopback
+    address ``client``: the status, headers and JSON body of the answer."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(client, 0))
+    try:
+        path = "/api/v1/admin/tournaments/none/notifications"
+        conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+        response = conn.getresponse()
+        return response.status, dict(response.getheaders()), json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def test_cli_limits_wrong_admin_tokens_per_address(redis_url: str, key_prefix: str) -> None:
+    """30 wrong admin tokens from one address within a minute are answered 401; the next
+    request from it is 429 with ``Retry-After`` and says why, before its token is compared (the
+    right token too), logged once and counted on ``/metrics``; another address is served."""
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix, "CARDARENA_ADMIN_TOKEN": ADMIN_TOKEN}
+    with _dashboard(env, "--loglevel", "warning") as (base, _, proc):
+        port = int(base.rsplit(":", 1)[1])
+        assert [_admin_get(port, f"guess-{i}")[0] for i in range(30)] == [401] * 30
+        for token in ("guess-30", ADMIN_TOKEN):
+            status, headers, body = _admin_get(port, token)
+            assert status == 429 and 55 <= int(headers["Retry-After"]) <= 60, (status, headers)
+            assert body["error"]["status"] == 429
+            assert body["error"]["message"].startswith(
+                "30 failed authentications from 127.0.0.1 within a minute: admin calls from there are refused for "
+            )
+        assert _admin_get(port, ADMIN_TOKEN, client="127.0.0.2")[0] == 404  # past the token: no such tournament
+        with urllib.request.urlopen(f"{base}/metrics", timeout=10) as response:
+            assert _metric(response.read().decode(), "cardarena_dashboard_admin_auth_refused_total") == 2
+        assert proc.stderr is not None
+        warning = json.loads(proc.stderr.readline())
+        assert (warning["event"], warning["peer"], warning["limit"], warning["for_s"]) == (
+            "admin_auth_failures_refused",
+            "127.0.0.1",
+            30,
+            60.0,
+        )
+
+
+def test_cli_failed_auths_per_minute_0_does_not_limit_admin_tokens(redis_url: str, key_prefix: str) -> None:
+    """``--failed-auths-per-minute 0``: wrong admin tokens are 401 however many, and the right
+    one is served after them; a negative number is a usage error."""
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix, "CARDARENA_ADMIN_TOKEN": ADMIN_TOKEN}
+    with _dashboard(env, "--failed-auths-per-minute", "0") as (base, _, _):
+        port = int(base.rsplit(":", 1)[1])
+        assert {_admin_get(port, f"guess-{i}")[0] for i in range(40)} == {401}
+        assert _admin_get(port, ADMIN_TOKEN)[0] == 404
+    done = _run_dashboard(env, "--failed-auths-per-minute", "-1")
+    assert done.returncode == 2 and "--failed-auths-per-minute: must be at least 0, got -1" in done.stderr

@@ -1,7 +1,8 @@
 """deploy/prometheus and deploy/grafana agree with the code: the alert rules and the Grafana
 dashboard parse, have the expected shape, and name only metrics that the service
 (``cardarena.server.observability.Metrics``) or the platform endpoint
-(``cardarena_dashboard.metrics``, with the serving process's ``connections``) exposes, with
+(``cardarena_dashboard.metrics``, with the serving process's ``connections`` and admin token
+refusals) exposes, with
 labels (and label values) those metrics have;
 the dashboard shows every one of them; the compose profile's scrape targets are the ports the
 services listen on. (The real Prometheus tools on the same files: test_promtool.py.)"""
@@ -15,13 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from cardarena.server.authlimit import FailedAuthLimit
 from cardarena.server.observability import Metrics
 from cardarena.store.bots import STATS
 from cardarena.store.health import PlatformHealth
 from cardarena.store.matches import REQUEUE_REASONS
 from cardarena.store.tournaments import STATUSES
 from cardarena_dashboard import connections
-from cardarena_dashboard.metrics import REDIS_UP, families
+from cardarena_dashboard.admin import AdminAuthLimit
+from cardarena_dashboard.metrics import REDIS_UP, admin_auth_families, families
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics import MetricWrapperBase
 
@@ -72,7 +75,8 @@ def platform_series() -> dict[str, Labels]:
     )
     series: dict[str, Labels] = {}
     served = connections.families(connections.ConnectionStats(1))  # with `cardarena dashboard`'s server
-    for family in [GaugeMetricFamily(REDIS_UP, "", value=1), *families(health), *served]:
+    admin = admin_auth_families(AdminAuthLimit(FailedAuthLimit(30)))
+    for family in [GaugeMetricFamily(REDIS_UP, "", value=1), *families(health), *served, *admin]:
         for suffix in SUFFIXES[family.type]:
             series[family.name + suffix] = {"job": {PLATFORM_JOB}, "instance": None}
         for sample in family.samples:

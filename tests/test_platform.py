@@ -384,6 +384,21 @@ def test_up_passes_max_connections_to_its_dashboard() -> None:
     assert "--max-connections-per-client" not in Serving().dashboard_args(8080)
 
 
+def test_up_passes_failed_auths_per_minute_to_its_service_and_dashboard() -> None:
+    """``up --failed-auths-per-minute N`` is both the service's and the dashboard's (each
+    counting its own); without it, their default."""
+    from cardarena.cli import build_parser
+    from cardarena.cliargs import DEFAULT_FAILED_AUTHS_PER_MINUTE
+    from cardarena_tournament.platform import Serving, serving_options
+
+    parser = build_parser()
+    for given, expected in (([], DEFAULT_FAILED_AUTHS_PER_MINUTE), (["--failed-auths-per-minute", "0"], 0)):
+        serving = serving_options(parser.parse_args(["up", *given]))
+        for argv in (serving.service_args(50051), serving.dashboard_args(8080)):
+            assert argv[argv.index("--failed-auths-per-minute") + 1] == str(expected)
+    assert "--failed-auths-per-minute" not in Serving().dashboard_args(8080) + Serving().service_args(50051)
+
+
 def _start_up(home: Path, *extra: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
     """``cardarena up`` on free ports with ``extra``; its printout up to "Ctrl-C" as
     ``{first word: the rest}`` (the indented lines together under ``""``)."""

@@ -3,19 +3,60 @@
 Every request needs ``Authorization: Bearer <CARDARENA_ADMIN_TOKEN>``; the token is compared
 with :func:`hmac.compare_digest` and never logged or echoed.  Without a configured token the
 admin API is closed (503).
+
+Wrong tokens are limited per client address (``ADMIN_FAILED_AUTHS_PER_MINUTE``, ``cardarena
+dashboard --failed-auths-per-minute``, the gRPC service's limiter:
+:mod:`cardarena.server.authlimit`): at the limit the address's admin requests are answered 429
+with ``Retry-After`` for a minute, before their token is compared (the right one too).
 """
 
 from __future__ import annotations
 
 import hmac
+import logging
+import math
+import threading
+from dataclasses import dataclass, field
 from typing import Any
 
+from cardarena.server.authlimit import FailedAuthLimit, host_address, too_many_failures
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from . import reads
 from .app import error_response, sources
 
 bp = Blueprint("admin", __name__, url_prefix="/api/v1/admin")
+log = logging.getLogger(__name__)
+
+LIMIT_EXTENSION = "cardarena_admin_auth_limit"
+"""The key of the app's :class:`AdminAuthLimit` in its ``extensions``."""
+
+
+@dataclass
+class AdminAuthLimit:
+    """Wrong admin tokens per client address in this process (:class:`FailedAuthLimit`, used
+    from the server's threads under ``lock``), and the requests refused for them."""
+
+    limit: FailedAuthLimit
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    refused: int = 0
+    """Requests answered 429 since the app was made (``cardarena_dashboard_admin_auth_refused_total``)."""
+
+    def refused_for(self, address: str) -> float | None:
+        """Seconds left of ``address``'s cool-down (counted as a refusal), else ``None``."""
+        with self.lock:
+            left = self.limit.refused_for(address, "")  # no token is known: the right one waits too
+            if left is not None:
+                self.refused += 1
+        return left
+
+    def failed(self, address: str) -> None:
+        """Count a wrong token from ``address``; the one that starts its cool-down is logged."""
+        with self.lock:
+            starts = self.limit.failed(address)
+        if starts:
+            fields = {"peer": address, "limit": self.limit.per_minute, "for_s": self.limit.cooldown_s}
+            log.warning("admin_auth_failures_refused", extra={"fields": fields})
 
 
 @bp.before_request
@@ -23,9 +64,17 @@ def _require_token() -> Response | None:
     expected = current_app.config.get("ADMIN_TOKEN")
     if not expected:
         return error_response(503, "the admin API is disabled (set CARDARENA_ADMIN_TOKEN)")
+    limits: AdminAuthLimit = current_app.extensions[LIMIT_EXTENSION]
+    address = host_address(request.remote_addr or "unknown")  # behind a proxy: the proxy's, for everyone
+    left = limits.refused_for(address)
+    if left is not None:
+        response = error_response(429, too_many_failures(address, limits.limit.per_minute, left, admin=True))
+        response.headers["Retry-After"] = str(max(1, math.ceil(left)))
+        return response
     header = request.headers.get("Authorization", "")
     scheme, _, given = header.partition(" ")
     if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), str(expected).encode()):
+        limits.failed(address)
         response = error_response(401, "missing or wrong admin token")
         response.headers["WWW-Authenticate"] = 'Bearer realm="cardarena-admin"'
         return response

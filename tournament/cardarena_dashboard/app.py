@@ -6,6 +6,8 @@ import os
 from typing import Any
 
 import redis
+from cardarena.cliargs import DEFAULT_FAILED_AUTHS_PER_MINUTE
+from cardarena.server.authlimit import FailedAuthLimit
 from cardarena.store.connection import configured_url
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -43,6 +45,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
       ``CARDARENA_REPLAY_CACHE_MATCHES``, default 64; 0: none), ``REPLAY_CACHE_MB`` — their
       estimated memory at most (env ``CARDARENA_REPLAY_CACHE_MB``, default 64): see
       :mod:`replay_cache`.
+    * ``ADMIN_FAILED_AUTHS_PER_MINUTE`` — wrong admin tokens one client address may send in a
+      minute before its admin requests are answered 429 for a minute (default 30, ``cardarena
+      dashboard --failed-auths-per-minute``; 0: no limit): :mod:`admin`.
     """
     app = Flask(__name__)
     app.config.from_mapping(
@@ -53,6 +58,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         JSON_SORT_KEYS=False,
         REPLAY_CACHE_MATCHES=setting(MATCHES_ENV, DEFAULT_MATCHES),
         REPLAY_CACHE_MB=setting(MB_ENV, DEFAULT_MB),
+        ADMIN_FAILED_AUTHS_PER_MINUTE=DEFAULT_FAILED_AUTHS_PER_MINUTE,
     )
     if test_config:
         app.config.from_mapping(test_config)
@@ -70,11 +76,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.logger.warning("match indexes not checked at start (Redis: %s)", exc)
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
+    from .admin import LIMIT_EXTENSION, AdminAuthLimit
     from .admin import bp as admin_bp
     from .api import bp as api_bp
     from .metrics import bp as metrics_bp
     from .pages import bp as pages_bp
 
+    app.extensions[LIMIT_EXTENSION] = AdminAuthLimit(FailedAuthLimit(int(app.config["ADMIN_FAILED_AUTHS_PER_MINUTE"])))
     app.register_blueprint(pages_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(admin_bp)

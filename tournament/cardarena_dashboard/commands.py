@@ -1,8 +1,9 @@
 """``cardarena dashboard [--host H --port P] [--tls-cert FILE --tls-key FILE] [--max-connections N]
-[--max-connections-per-client M]``:
+[--max-connections-per-client M] [--failed-auths-per-minute F]``:
 serve the dashboard and REST API (HTTPS only with the two PEM files, :mod:`.https`; a
 non-loopback ``--host`` without them is served with a warning: the admin token would travel in
-clear; at most ``N`` connections at once, :mod:`.connections`).
+clear; at most ``N`` connections at once, :mod:`.connections`; at most ``F`` wrong admin tokens from
+one address a minute, :mod:`.admin`).
 
 Redis: ``--redis-url``, else ``REDIS_URL``, else the user's shared embedded default (its data
 under the user's data directory; the one ``cardarena tournament run`` and ``match`` use).
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from cardarena.cliargs import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_PER_CLIENT,
+    add_failed_auths_per_minute,
     add_max_connections,
     add_redis_url,
     add_tls_files,
@@ -95,7 +97,7 @@ def _dashboard(args: argparse.Namespace) -> int:
     raise_fd_limit(args.max_connections)  # room for them (else fewer are served: connections.fd_bound)
     try:  # Ctrl-C or SIGTERM, whenever it comes, stops it without a traceback
         with listener, _redis(args) as url:
-            app = create_app({"REDIS_URL": url})
+            app = create_app({"REDIS_URL": url, "ADMIN_FAILED_AUTHS_PER_MINUTE": args.failed_auths_per_minute})
             server = dashboard_server(
                 args.host,
                 args.port,
@@ -210,6 +212,11 @@ def register(sub: Any) -> None:
     add_redis_url(dash)
     add_tls_files(dash, "HTTPS", "plain HTTP")
     add_max_connections(dash)
+    add_failed_auths_per_minute(
+        dash,
+        "admin API requests with a missing or wrong admin token",
+        "its admin requests are answered 429 for a minute",
+    )
     dash.add_argument(
         "--reindex",
         action="store_true",

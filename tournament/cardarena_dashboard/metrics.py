@@ -4,7 +4,10 @@ the service's ``--metrics-port``).
 Every scrape reads Redis once through :func:`cardarena.store.health.read_health` (two round
 trips, a bounded number of commands) and turns the reading into ``cardarena_*`` families.
 When Redis cannot be reached the page still answers, with ``cardarena_redis_up 0`` (and the
-connection metrics below).
+process's own metrics below).
+
+The page also has this process's refusals of wrong admin tokens
+(``cardarena_dashboard_admin_auth_refused_total``: :mod:`.admin`).
 
 Served by ``cardarena dashboard``, the page also has this process's own connections
 (``cardarena_dashboard_connections``, ``..._max_connections``, ``..._refused_connections_total``:
@@ -24,6 +27,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from . import connections
+from .admin import LIMIT_EXTENSION, AdminAuthLimit
 from .app import sources
 
 bp = Blueprint("metrics", __name__)
@@ -90,6 +94,29 @@ class PlatformCollector(Collector):
         yield from families(health)
 
 
+ADMIN_AUTH_REFUSED = "cardarena_dashboard_admin_auth_refused"
+
+
+def admin_auth_families(limits: AdminAuthLimit) -> Iterator[Metric]:
+    """The metric families of ``limits`` (this process's refusals of wrong admin tokens)."""
+    yield CounterMetricFamily(
+        ADMIN_AUTH_REFUSED,
+        "Admin API requests this dashboard process answered 429 since it started, before their token was "
+        "compared (their address had --failed-auths-per-minute wrong admin tokens within a minute)",
+        value=limits.refused,
+    )
+
+
+class AdminAuthCollector(Collector):
+    """The admin requests this process refused after too many wrong tokens (:class:`.admin.AdminAuthLimit`)."""
+
+    def __init__(self, limits: AdminAuthLimit) -> None:
+        self.limits = limits
+
+    def collect(self) -> Iterator[Metric]:
+        return admin_auth_families(self.limits)
+
+
 class ConnectionCollector(Collector):
     """The serving process's connections (:class:`.connections.ConnectionStats`)."""
 
@@ -105,6 +132,9 @@ def metrics() -> Response:
     """The Prometheus text format of the platform's metrics."""
     registry = CollectorRegistry()
     registry.register(PlatformCollector(sources().client))
+    limits = current_app.extensions.get(LIMIT_EXTENSION)
+    if limits is not None:
+        registry.register(AdminAuthCollector(limits))
     stats = current_app.extensions.get(connections.STATS_EXTENSION)
     if stats is not None:
         registry.register(ConnectionCollector(stats))

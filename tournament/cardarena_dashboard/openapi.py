@@ -673,6 +673,7 @@ def openapi_document() -> dict[str, Any]:
     admin_errors = {
         "400": _error("Bad input"),
         "401": _error("Missing or wrong admin token"),
+        "429": _error("Too many wrong admin tokens from this address within a minute: retry after Retry-After seconds"),
         "503": _error("Admin API disabled (no CARDARENA_ADMIN_TOKEN) or store missing"),
     }
     too_large = {"413": _error("Request body over 1 MiB")}

@@ -83,6 +83,9 @@ class Serving:
     """``--max-connections``: the dashboard's connections at once (``None``: its default)."""
     max_per_client: int | None = None
     """``--max-connections-per-client``: of those, from one client address (``None``: its default)."""
+    failed_auths_per_minute: int | None = None
+    """``--failed-auths-per-minute``: the service's and the dashboard's, each counting its own
+    (``None``: their default)."""
 
     @property
     def public_host(self) -> str:
@@ -113,7 +116,7 @@ class Serving:
             argv += ["--tls-cert", self.tls.cert, "--tls-key", self.tls.key]
             if self.tls.client_ca is not None:
                 argv += ["--tls-client-ca", self.tls.client_ca]
-        return argv
+        return argv + self._failed_auths_args()
 
     def dashboard_args(self, http_port: int) -> list[str]:
         """The dashboard's options for these settings, listening on ``http_port`` (HTTPS with the
@@ -125,7 +128,12 @@ class Serving:
             argv += ["--max-connections", str(self.max_connections)]
         if self.max_per_client is not None:
             argv += ["--max-connections-per-client", str(self.max_per_client)]
-        return argv
+        return argv + self._failed_auths_args()
+
+    def _failed_auths_args(self) -> list[str]:
+        if self.failed_auths_per_minute is None:
+            return []
+        return ["--failed-auths-per-minute", str(self.failed_auths_per_minute)]
 
     @property
     def scheme(self) -> str:
@@ -512,6 +520,7 @@ def serving_options(args: argparse.Namespace) -> Serving:
         tls=tls,
         max_connections=args.max_connections,
         max_per_client=args.max_connections_per_client,
+        failed_auths_per_minute=args.failed_auths_per_minute,
     )
 
 
@@ -698,7 +707,7 @@ def _port(text: str) -> int:
 
 def register(sub: Any) -> None:
     """Add ``up`` and ``demo``."""
-    from cardarena.cliargs import add_max_connections, add_tls_files, host_and_port
+    from cardarena.cliargs import add_failed_auths_per_minute, add_max_connections, add_tls_files, host_and_port
     from cardarena.server.commands import add_keep_data
 
     up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard (on loopback unless --host)")
@@ -732,6 +741,12 @@ def register(sub: Any) -> None:
         help="mutual TLS: bots must also present a client certificate this PEM CA signed (needs --tls-cert)",
     )
     add_max_connections(up)
+    add_failed_auths_per_minute(
+        up,
+        "bot streams, Admin calls and dashboard admin requests with a missing or wrong token (the service and the "
+        "dashboard counting their own)",
+        "the address is refused for a minute (the service: RESOURCE_EXHAUSTED; the dashboard: 429)",
+    )
     up.add_argument("--verbose", action="store_true", help="every process logs to stderr (not to log files)")
     up.set_defaults(func=_up)
 

@@ -709,7 +709,8 @@ def _admin_get(port: int, token: str, client: str = "127.0.0.1") -> tuple[int, d
 def test_cli_limits_wrong_admin_tokens_per_address(redis_url: str, key_prefix: str) -> None:
     """30 wrong admin tokens from one address within a minute are answered 401; the next
     request from it is 429 with ``Retry-After`` and says why, before its token is compared (the
-    right token too), logged once and counted on ``/metrics``; another address is served."""
+    right token too), logged once and counted on ``/metrics`` (both, labelled ``kind="admin"``
+    as the service's wrong admin tokens are); another address is served."""
     env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix, "CARDARENA_ADMIN_TOKEN": ADMIN_TOKEN}
     with _dashboard(env, "--loglevel", "warning") as (base, _, proc):
         port = int(base.rsplit(":", 1)[1])
@@ -723,7 +724,9 @@ def test_cli_limits_wrong_admin_tokens_per_address(redis_url: str, key_prefix: s
             )
         assert _admin_get(port, ADMIN_TOKEN, client="127.0.0.2")[0] == 404  # past the token: no such tournament
         with urllib.request.urlopen(f"{base}/metrics", timeout=10) as response:
-            assert _metric(response.read().decode(), "cardarena_dashboard_admin_auth_refused_total") == 2
+            text = response.read().decode()
+        assert _metric(text, 'cardarena_dashboard_admin_auth_failures_total{kind="admin"}') == 30
+        assert _metric(text, 'cardarena_dashboard_admin_auth_refused_total{kind="admin"}') == 2
         assert proc.stderr is not None
         warning = json.loads(proc.stderr.readline())
         assert (warning["event"], warning["peer"], warning["limit"], warning["for_s"]) == (

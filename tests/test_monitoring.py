@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 from cardarena.server.authlimit import FailedAuthLimit
-from cardarena.server.observability import Metrics
+from cardarena.server.observability import AUTH_KINDS, Metrics
 from cardarena.store.bots import STATS
 from cardarena.store.health import PlatformHealth
 from cardarena.store.matches import REQUEUE_REASONS
@@ -38,6 +38,8 @@ FREE_LABELS = {"bot", "instance"}
 ALERTS = {
     "CardarenaServiceInstanceDown",
     "CardarenaNoBotStreamsWhileMatchesQueued",
+    "CardarenaInstanceNameConflict",
+    "CardarenaAdminTokenFailures",
     "CardarenaNoServiceForQueuedMatches",
     "CardarenaMatchesWaitingTooLong",
     "CardarenaResultsBacklog",
@@ -52,6 +54,8 @@ ALERTS = {
 
 Labels = dict[str, set[str] | None]
 """A series' label names -> the values it can have (``None``: any)."""
+SERVICE_LABEL_VALUES: Labels = {"kind": set(AUTH_KINDS)}
+"""The service's labels whose values the code fixes (the others: any)."""
 
 
 def service_series() -> dict[str, Labels]:
@@ -61,7 +65,8 @@ def service_series() -> dict[str, Labels]:
         if not isinstance(metric, MetricWrapperBase):
             continue
         for suffix in SUFFIXES[metric._type]:
-            labels: Labels = {"job": {SERVICE_JOB}, "instance": None, **dict.fromkeys(metric._labelnames)}
+            labels: Labels = {"job": {SERVICE_JOB}, "instance": None}
+            labels |= {label: SERVICE_LABEL_VALUES.get(label) for label in metric._labelnames}
             series[metric._name + suffix] = labels | ({"le": None} if suffix == "_bucket" else {})
     return series
 

@@ -20,7 +20,7 @@ from cardarena.store.connection import client_for
 from cardarena.store.matches import FaultPolicy, MatchSpec, MatchStore, TimeControl
 from cardarena.store.presence import PresenceStore
 
-from .server_harness import ScriptedBot, ServiceProcess
+from .server_harness import SLOW_CLOCK, ScriptedBot, ServiceProcess
 
 
 @pytest.fixture
@@ -373,3 +373,124 @@ def test_an_entry_from_elsewhere_that_stops_being_refreshed_is_waited_out(
         service.stop()
     waiting = [json.loads(line) for line in log.read_text().splitlines() if "instance_name_waiting" in line]
     assert len(waiting) == 1 and waiting[0]["address"] == "10.9.9.9:50051" and waiting[0]["host"] == "far"
+
+
+def test_presence_is_written_only_by_the_process_holding_the_name(redis_url: str, key_prefix: str) -> None:
+    """The store alone: a publish under a name whose unexpired entry is another run's writes
+    nothing (neither the entry nor the bots) and answers that entry; the holder's own refresh,
+    a lapsed entry, ``take_over`` and a publish without a run write; a withdraw by a run that
+    does not hold the name leaves the holder's presence alone."""
+    from cardarena.store.presence import BotPresence, InstanceRun
+
+    client = client_for(redis_url)
+    presence = PresenceStore(client)
+    one, two = InstanceRun("run-1", "host-1", "p-1"), InstanceRun("run-2", "host-2", "p-2")
+    mine, theirs = {"a": BotPresence(2, 1)}, {"b": BotPresence(3, 0, ("skull",))}
+    assert presence.publish("twin", "10.0.0.1:1", mine, ttl_ms=60_000, by=one) is None
+    assert presence.publish("twin", "10.0.0.1:1", mine, ttl_ms=60_000, by=one) is None  # its own refresh
+    held = presence.publish("twin", "10.0.0.2:1", theirs, ttl_ms=60_000, by=two)
+    assert held is not None and (held["run"], held["host"], held["address"]) == ("run-1", "host-1", "10.0.0.1:1")
+    assert _entry(client, "twin")["run"] == "run-1" and presence.bots_of("twin") == mine  # nothing written
+    assert not presence.withdraw("twin", by=two)  # not its name: left alone
+    assert _entry(client, "twin")["run"] == "run-1" and presence.bots_of("twin") == mine
+    assert presence.publish("twin", "10.0.0.2:1", theirs, ttl_ms=60_000, by=two, take_over=True) is None
+    assert _entry(client, "twin")["run"] == "run-2" and presence.bots_of("twin") == theirs
+    assert presence.publish("twin", "10.0.0.1:1", {}, ttl_ms=100, by=one) is not None
+    assert presence.publish("twin", "10.0.0.2:1", {}, ttl_ms=100, by=two) is None  # no bots: none listed
+    assert presence.bots_of("twin") == {}
+    time.sleep(0.3)  # run-2's entry lapses (it stopped refreshing it): run-1 takes the name back
+    assert presence.publish("twin", "10.0.0.1:1", mine, ttl_ms=60_000, by=one) is None
+    assert presence.instances() == {"twin": "10.0.0.1:1"} and presence.bots_of("twin") == mine
+    assert presence.publish("twin", "10.0.0.9:1", {}) is None  # no run (a fixture, a tool): written
+    assert not presence.withdraw("twin", by=one)  # not run-1's (an older version's entry has no run)
+    assert presence.withdraw("twin")  # without a run: whoever holds it
+    assert _entry(client, "twin") == {} and presence.bots_of("twin") == {}
+
+
+def _health(address: str) -> str:
+    """What ``address`` answers a health check of the server as a whole (``SERVING``, ...)."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(address) as channel:
+        reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""), timeout=10)
+    return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+
+
+def _until(check: Any, what: str, timeout: float = 30.0) -> Any:
+    """Poll ``check`` until it returns something true (which is returned)."""
+    deadline = time.monotonic() + timeout
+    while not (got := check()):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+    return got
+
+
+def test_a_process_whose_name_was_taken_while_it_stalled_stands_by_until_the_name_is_free(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """Process 1 of instance ``twin`` stalls (SIGSTOP) while its presence entry goes (Redis
+    restarted without its data: the key is deleted), and process 2 starts under the same name
+    meanwhile.  Once resumed, process 1 does not overwrite process 2's presence: it logs one
+    error naming both runs, reports ``cardarena_instance_name_conflict 1`` and health
+    ``NOT_SERVING``, claims no match, and plays its live match to the end.  When process 2
+    stops, process 1 takes the name back and serves again: it claims the match that waited."""
+    import os
+    import signal
+
+    from .test_server_metrics import free_port, scrape, value
+
+    client = client_for(redis_url)
+    matches, bots, presence = MatchStore(client), BotStore(client), PresenceStore(client)
+
+    def queue(match_id: str) -> None:
+        spec = MatchSpec(match_id, "loot_the_loop", 1, ("solo",), seed=7, time_control=SLOW_CLOCK)
+        matches.enqueue(spec)
+
+    def conflict() -> float:
+        return value(scrape(port), "cardarena_instance_name_conflict")
+
+    port, log = free_port(), tmp_path / "first.log"
+    first = ServiceProcess(redis_url, "--instance-name", "twin", "--metrics-port", str(port), "--grace", "0", log=log)
+    second: ServiceProcess | None = None
+    bot = ScriptedBot(first.address, bots.register("solo"), "solo")
+    try:
+        assert bot.expect("welcome").instance == "twin"
+        queue("live")
+        request = bot.expect("action_request")  # the match is live on process 1, waiting for the bot
+        assert request.match_id == "live" and conflict() == 0 and _health(first.address) == "SERVING"
+        os.kill(first.proc.pid, signal.SIGSTOP)
+        try:
+            client.delete(presence.INSTANCES)  # the lapse
+            second = ServiceProcess(redis_url, "--instance-name", "twin", "--grace", "0")  # takes the free name
+        finally:
+            os.kill(first.proc.pid, signal.SIGCONT)
+        run = _entry(client, "twin")["run"]
+
+        _until(lambda: conflict() == 1, "process 1 did not notice that process 2 holds its name")
+        assert _health(first.address) == "NOT_SERVING" and _health(second.address) == "SERVING"
+        lost = [e for e in map(json.loads, log.read_text().splitlines()) if e["event"] == "instance_name_lost"]
+        assert len(lost) == 1 and lost[0]["level"] == "error", lost
+        assert lost[0]["held_by_run"] == run != lost[0]["run"] and lost[0]["held_by_address"] == second.address
+        assert lost[0]["address"] == first.address and lost[0]["live_matches"] == 1
+        assert _entry(client, "twin")["address"] == second.address  # not overwritten
+        assert presence.bots_of("twin") == {}  # process 2 has no bot; process 1 publishes none
+
+        bot.autoplay()  # the live match plays on to its end, on process 1
+        bot.act(request.match_id, request.seq, request.legal[0].id)
+        _until(lambda: matches.status("live") == "done", "the live match did not finish")
+        queue("waiting")  # no instance claims it: process 1 stands by, process 2 has no bot
+        time.sleep(3)
+        assert matches.status("waiting") == "queued" and conflict() == 1
+        assert len([line for line in log.read_text().splitlines() if "instance_name_lost" in line]) == 1  # once
+
+        second.stop()  # withdraws its entry: the name is free
+        _until(lambda: conflict() == 0, "process 1 did not take its name back")
+        assert _health(first.address) == "SERVING" and _entry(client, "twin")["address"] == first.address
+        _until(lambda: matches.status("waiting") == "done", "process 1 did not claim the waiting match")
+        assert "instance_name_regained" in log.read_text()
+    finally:
+        bot.close()
+        if second is not None:
+            second.stop()
+        first.stop()

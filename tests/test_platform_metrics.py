@@ -213,5 +213,7 @@ def test_dashboard_metrics_report_redis_down_instead_of_failing() -> None:
     assert response.status_code == 200
     assert scrape(response.get_data(as_text=True)) == {
         ("cardarena_redis_up", ()): 0.0,
-        ("cardarena_dashboard_admin_auth_refused_total", ()): 0.0,  # the process's own, Redis or not
+        # the process's own, Redis or not
+        ("cardarena_dashboard_admin_auth_failures_total", (("kind", "admin"),)): 0.0,
+        ("cardarena_dashboard_admin_auth_refused_total", (("kind", "admin"),)): 0.0,
     }

@@ -73,9 +73,11 @@ def test_a_flood_of_bad_tokens_is_refused_unchecked_and_known_tokens_still_conne
     assert ended(service.address, "")[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
 
     samples = scrape(metrics)
-    # the refused ones never reached the token check: it failed exactly 30 times
-    assert value(samples, "cardarena_auth_failures_total") == 30
-    assert value(samples, "cardarena_auth_refused_total") == 11
+    # the refused ones never reached the token check: it failed exactly 30 times, all bot tokens
+    assert value(samples, "cardarena_auth_failures_total", kind="bot") == 30
+    assert value(samples, "cardarena_auth_refused_total", kind="bot") == 11
+    assert value(samples, "cardarena_auth_failures_total", kind="admin") == 0
+    assert ("cardarena_auth_refused_total", (("kind", "admin"),)) in samples  # at 0 from the start
 
     # alice's token connected from this address before: still admitted; bob's never did: refused
     # like the flood until the cool-down ends (the SDK retries RESOURCE_EXHAUSTED with back-off)
@@ -84,7 +86,7 @@ def test_a_flood_of_bad_tokens_is_refused_unchecked_and_known_tokens_still_conne
     # a known token id with a wrong secret is checked, and fails as any wrong token
     wrong_secret = alice.partition(".")[0] + ".not-the-secret"
     assert ended(service.address, wrong_secret, "alice")[0] == grpc.StatusCode.UNAUTHENTICATED
-    assert value(scrape(metrics), "cardarena_auth_failures_total") == 31
+    assert value(scrape(metrics), "cardarena_auth_failures_total", kind="bot") == 31
 
 
 def test_wrong_admin_tokens_count_toward_the_same_limit(
@@ -117,8 +119,62 @@ def test_wrong_admin_tokens_count_toward_the_same_limit(
         assert welcomed(service.address, alice, "alice")
 
         samples = scrape(port)
-        assert value(samples, "cardarena_auth_failures_total") == 30
-        assert value(samples, "cardarena_auth_refused_total") == 5
+        # every failure was an admin token; the refusals: 3 Admin calls, then 1 stream of bob's
+        assert value(samples, "cardarena_auth_failures_total", kind="admin") == 30
+        assert value(samples, "cardarena_auth_failures_total", kind="bot") == 0
+        assert value(samples, "cardarena_auth_refused_total", kind="admin") == 4
+        assert value(samples, "cardarena_auth_refused_total", kind="bot") == 1
+    finally:
+        admin.close()
+        service.stop()
+
+
+def test_auth_metrics_tell_a_wrong_bot_token_from_a_wrong_admin_token(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: ``cardarena_auth_failures_total`` and ``cardarena_auth_refused_total``
+    counted bot streams and ``Admin`` calls alike.  Over real gRPC, a wrong bot token and a
+    wrong admin token count under ``kind="bot"`` and ``kind="admin"``, and so do the calls of
+    each kind refused during the cool-down they start together (the limit is 2 here)."""
+    monkeypatch.setenv("CARDARENA_ADMIN_TOKEN", ADMIN)
+    port = free_port()
+    args = ("--metrics-port", str(port), "--failed-auths-per-minute", "2", "--grace", "0")
+    service = ServiceProcess(redis_url, *args)
+    admin = AdminClient(service)
+
+    def counts() -> dict[tuple[str, str], float]:
+        samples = scrape(port)
+        return {
+            (name, kind): value(samples, f"cardarena_auth_{name}_total", kind=kind)
+            for name in ("failures", "refused")
+            for kind in ("bot", "admin")
+        }
+
+    try:
+        assert all(n == 0 for n in counts().values())
+        assert ended(service.address, "nobody.wrong-secret", "nobody")[0] == grpc.StatusCode.UNAUTHENTICATED
+        assert counts() == {
+            ("failures", "bot"): 1,
+            ("failures", "admin"): 0,
+            ("refused", "bot"): 0,
+            ("refused", "admin"): 0,
+        }
+        assert status_of(lambda: admin.list("Bearer not-the-admin-token"))[0] == grpc.StatusCode.UNAUTHENTICATED
+        assert counts() == {
+            ("failures", "bot"): 1,
+            ("failures", "admin"): 1,
+            ("refused", "bot"): 0,
+            ("refused", "admin"): 0,
+        }
+        assert ended(service.address, "other.wrong-secret", "other")[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert status_of(admin.list)[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert status_of(admin.list)[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert counts() == {
+            ("failures", "bot"): 1,
+            ("failures", "admin"): 1,
+            ("refused", "bot"): 1,
+            ("refused", "admin"): 2,
+        }
     finally:
         admin.close()
         service.stop()

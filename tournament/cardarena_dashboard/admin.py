@@ -39,6 +39,9 @@ class AdminAuthLimit:
 
     limit: FailedAuthLimit
     lock: threading.Lock = field(default_factory=threading.Lock)
+    failures: int = 0
+    """Requests answered 401 (a missing or wrong token) since the app was made
+    (``cardarena_dashboard_admin_auth_failures_total``)."""
     refused: int = 0
     """Requests answered 429 since the app was made (``cardarena_dashboard_admin_auth_refused_total``)."""
 
@@ -53,6 +56,7 @@ class AdminAuthLimit:
     def failed(self, address: str) -> None:
         """Count a wrong token from ``address``; the one that starts its cool-down is logged."""
         with self.lock:
+            self.failures += 1
             starts = self.limit.failed(address)
         if starts:
             fields = {"peer": address, "limit": self.limit.per_minute, "for_s": self.limit.cooldown_s}

@@ -6,8 +6,10 @@ trips, a bounded number of commands) and turns the reading into ``cardarena_*`` 
 When Redis cannot be reached the page still answers, with ``cardarena_redis_up 0`` (and the
 process's own metrics below).
 
-The page also has this process's refusals of wrong admin tokens
-(``cardarena_dashboard_admin_auth_refused_total``: :mod:`.admin`).
+The page also has this process's wrong admin tokens and the requests it refused after too
+many of them (``cardarena_dashboard_admin_auth_failures_total``,
+``cardarena_dashboard_admin_auth_refused_total``, labelled ``kind="admin"`` as the service's
+``cardarena_auth_*_total{kind}`` are: :mod:`.admin`).
 
 Served by ``cardarena dashboard``, the page also has this process's own connections
 (``cardarena_dashboard_connections``, ``..._max_connections``, ``..._refused_connections_total``:
@@ -94,21 +96,30 @@ class PlatformCollector(Collector):
         yield from families(health)
 
 
+ADMIN_AUTH_FAILURES = "cardarena_dashboard_admin_auth_failures"
 ADMIN_AUTH_REFUSED = "cardarena_dashboard_admin_auth_refused"
 
 
 def admin_auth_families(limits: AdminAuthLimit) -> Iterator[Metric]:
-    """The metric families of ``limits`` (this process's refusals of wrong admin tokens)."""
-    yield CounterMetricFamily(
-        ADMIN_AUTH_REFUSED,
-        "Admin API requests this dashboard process answered 429 since it started, before their token was "
-        "compared (their address had --failed-auths-per-minute wrong admin tokens within a minute)",
-        value=limits.refused,
+    """The metric families of ``limits`` (this process's wrong admin tokens, and the requests
+    it refused after too many), labelled ``kind="admin"`` as the service's authentication
+    metrics are (``cardarena.server.observability.AUTH_KINDS``)."""
+    counts = (
+        (ADMIN_AUTH_FAILURES, "answered 401 since it started (a missing or wrong admin token)", limits.failures),
+        (
+            ADMIN_AUTH_REFUSED,
+            "answered 429 since it started, before their token was compared (their address had "
+            "--failed-auths-per-minute wrong admin tokens within a minute)",
+            limits.refused,
+        ),
     )
+    for name, what, n in counts:
+        family = CounterMetricFamily(name, f"Admin API requests this dashboard process {what}", labels=["kind"])
+        yield _labelled(family, {("admin",): n})
 
 
 class AdminAuthCollector(Collector):
-    """The admin requests this process refused after too many wrong tokens (:class:`.admin.AdminAuthLimit`)."""
+    """This process's wrong admin tokens and the requests it refused for them (:class:`.admin.AdminAuthLimit`)."""
 
     def __init__(self, limits: AdminAuthLimit) -> None:
         self.limits = limits

@@ -40,6 +40,12 @@ def configure_logging(level: int = logging.INFO, names: tuple[str, ...] = ("card
         logger.propagate = False
 
 
+AUTH_KINDS = ("bot", "admin")
+"""Values of the ``kind`` label of the authentication metrics: the token the refused call
+needed, a bot's (``Arena.Play``) or the admin token (the ``Admin`` service; the dashboard's
+admin API counts its own, ``kind="admin"`` only)."""
+
+
 class Metrics:
     """The instance's metrics on its own registry (several instances may share a process)."""
 
@@ -66,16 +72,28 @@ class Metrics:
         )
         self.auth_failures = Counter(
             "cardarena_auth_failures",
-            "Bot streams and Admin calls refused for a missing or wrong token (UNAUTHENTICATED)",
+            "Bot streams (kind bot) and Admin calls (kind admin) refused for a missing or wrong token "
+            "(UNAUTHENTICATED)",
+            ["kind"],
             registry=r,
         )
         self.auth_refused = Counter(
             "cardarena_auth_refused",
-            "Bot streams and Admin calls refused unchecked: their address had too many failed authentications "
-            "in a minute",
+            "Bot streams (kind bot) and Admin calls (kind admin) refused unchecked: their address had too many "
+            "failed authentications in a minute",
+            ["kind"],
             registry=r,
         )
+        for kind in AUTH_KINDS:  # both series from the start, at 0
+            self.auth_failures.labels(kind=kind)
+            self.auth_refused.labels(kind=kind)
         self.live_matches = Gauge("cardarena_live_matches", "Matches being played", registry=r)
+        self.name_conflict = Gauge(
+            "cardarena_instance_name_conflict",
+            "1 while another live process holds this instance's name (--instance-name): this one claims no "
+            "matches and answers health checks NOT_SERVING until the name is its own again",
+            registry=r,
+        )
         self.matches = Counter("cardarena_matches", "Matches finished, by outcome", ["status"], registry=r)
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:

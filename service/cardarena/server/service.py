@@ -26,6 +26,7 @@ import hmac
 import logging
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -54,6 +55,9 @@ log = logging.getLogger("cardarena.server")
 pb = codec.arena_pb2
 pb_grpc = codec.arena_pb2_grpc
 
+
+HEALTH_SERVICES = ("", "cardarena.v1.Arena")
+"""The names the health service answers for (``""``: the server as a whole)."""
 
 INVALID_SPEC_ATTEMPTS = 5
 """Claims of a match that no instance can set up before it is withdrawn (see ``_invalid``)."""
@@ -149,7 +153,7 @@ class ArenaServicer:
         except redis.RedisError as exc:
             await self._store_away(context, exc)
         if bot is None:
-            inst.auth_failed(address)
+            inst.auth_failed(address, admin=False)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         assert bot is not None and token is not None
         inst.failed_auths.succeeded(address, token_id)
@@ -416,7 +420,7 @@ class AdminServicer:
         address = peer_address(context.peer() or "")
         await inst.refuse_if_limited(context, address, "", admin=True)
         if not given or not hmac.compare_digest(given.encode(), expected.encode()):
-            inst.auth_failed(address)
+            inst.auth_failed(address, admin=True)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid admin token")
 
     async def RegisterBot(self, request: Any, context: Any) -> Any:
@@ -490,28 +494,39 @@ class Instance:
         self.runs: dict[str, tuple[MatchRunner, asyncio.Task[str]]] = {}
         """The matches being run here, by id (with their tasks)."""
         self.stopping = False
+        self.name_held_by: dict[str, Any] | None = None
+        """While another live process holds this instance's name, its presence entry
+        (``address``, ``run``, ``host``, ``process``): this process then stands by
+        (:meth:`_check_name`)."""
+        self._presence_lock = threading.Lock()
+        """Held while presence is written or withdrawn (from threads): a publish still under
+        way when the instance stops does not write its entry again after the withdrawal."""
+        self._withdrawn = False
         self.server: Any = None
         self.health = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         self._claimer: asyncio.Task[None] | None = None
         self._background: list[asyncio.Task[None]] = []
 
     async def refuse_if_limited(self, context: Any, address: str, token_id: str, *, admin: bool = False) -> None:
-        """End the call ``RESOURCE_EXHAUSTED`` (counted in ``cardarena_auth_refused_total``) if
-        ``address`` is cooling down after too many failed authentications and ``token_id`` did
-        not authenticate from it before (``""``: none did)."""
+        """End the call (``admin``: an ``Admin`` call, else a bot's stream) ``RESOURCE_EXHAUSTED``
+        (counted in ``cardarena_auth_refused_total{kind}``) if ``address`` is cooling down after
+        too many failed authentications and ``token_id`` did not authenticate from it before
+        (``""``: none did)."""
         left = self.failed_auths.refused_for(address, token_id)
         if left is not None:
-            self.metrics.auth_refused.inc()
+            self.metrics.auth_refused.labels(kind=_auth_kind(admin)).inc()
             limit = self.limits.failed_auths_per_minute
             detail = too_many_failures(address, limit, left, admin=admin)
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, detail)
 
-    def auth_failed(self, address: str) -> None:
-        """Count a failed authentication from ``address`` (``cardarena_auth_failures_total``);
-        the one that starts its cool-down is logged (``auth_failures_refused``)."""
-        self.metrics.auth_failures.inc()
+    def auth_failed(self, address: str, *, admin: bool) -> None:
+        """Count a failed authentication from ``address`` (``admin``: a wrong admin token, else a
+        wrong bot token; ``cardarena_auth_failures_total{kind}``); the one that starts its
+        cool-down is logged (``auth_failures_refused``, with the ``kind`` of that one)."""
+        kind = _auth_kind(admin)
+        self.metrics.auth_failures.labels(kind=kind).inc()
         if self.failed_auths.failed(address):
-            fields = {"peer": address, "limit": self.limits.failed_auths_per_minute}
+            fields = {"peer": address, "kind": kind, "limit": self.limits.failed_auths_per_minute}
             log.warning("auth_failures_refused", extra={"fields": {**fields, "for_s": self.limits.auth_cooldown_s}})
 
     async def start(self) -> int:
@@ -565,8 +580,7 @@ class Instance:
             await self.server.stop(None)
             raise
         await self.server.start()
-        for service in ("", "cardarena.v1.Arena"):
-            await _maybe_await(self.health.set(service, health_pb2.HealthCheckResponse.SERVING))
+        await self._set_health(health_pb2.HealthCheckResponse.SERVING)
         await self._publish_presence()
         self._background = [asyncio.create_task(self._presence_loop()), asyncio.create_task(self._relay_loop())]
         self._claimer = asyncio.create_task(self._claim_loop())
@@ -595,16 +609,10 @@ class Instance:
           :class:`NameInUse`;
         * else (a crash elsewhere, another container) waited for until it expires (at most a
           presence TTL, 10 s), then taken."""
-        ttl_ms = self._lease_ttl_ms
         first: dict[str, Any] | None = None
         while True:
-            held = await asyncio.to_thread(self.presence.claim, self.name, self.advertise, ttl_ms=ttl_ms, by=self.run)
+            held = await asyncio.to_thread(self._advertise, {})
             if held is None:
-                return
-            if process_gone(str(held.get("process", ""))):
-                log.info("instance_name_taken_over", extra={"fields": {"instance": self.name, **held}})
-                publish = functools.partial(self.presence.publish, ttl_ms=ttl_ms, by=self.run)
-                await asyncio.to_thread(publish, self.name, self.advertise, {})
                 return
             if first is None:
                 first = held
@@ -613,21 +621,79 @@ class Instance:
                 raise NameInUse(self.name, held)
             await asyncio.sleep(0.1)
 
+    def _advertise(self, bots: dict[str, BotPresence]) -> dict[str, Any] | None:
+        """Publish this instance's presence with ``bots`` unless another live process holds its
+        name: then that process's entry, and nothing is written.  The entry of a process on
+        this machine that has ended is taken over at once (logged ``instance_name_taken_over``).
+        Nothing is written once the instance withdrew (stopping).  Blocking: call it in a thread."""
+        ttl_ms = self._lease_ttl_ms
+        with self._presence_lock:
+            if self._withdrawn:
+                return None
+            held = self.presence.publish(self.name, self.advertise, bots, ttl_ms=ttl_ms, by=self.run)
+            if held is None or not process_gone(str(held.get("process", ""))):
+                return held
+            log.info("instance_name_taken_over", extra={"fields": {"instance": self.name, **held}})
+            self.presence.publish(self.name, self.advertise, bots, ttl_ms=ttl_ms, by=self.run, take_over=True)
+            return None
+
+    def _withdraw(self) -> None:
+        """Remove this instance's presence, if its entry is this process's (blocking)."""
+        with self._presence_lock:
+            self._withdrawn = True
+            self.presence.withdraw(self.name, by=self.run)
+
     async def _publish_presence(self) -> None:
         hub = self.hub
         bots = {b: BotPresence(hub.capacity(b), hub.load(b), hub.games_of(b)) for b in hub.sessions}
-        ttl_ms = int(self.limits.presence_interval_s * 10000)
 
-        def exchange() -> dict[str, tuple[str, dict[str, BotPresence]]]:
-            self.presence.publish(self.name, self.advertise, bots, ttl_ms=ttl_ms, by=self.run)
-            return {k: v for k, v in self.presence.snapshot().items() if k != self.name}
+        def exchange() -> tuple[dict[str, Any] | None, dict[str, tuple[str, dict[str, BotPresence]]]]:
+            held = self._advertise(bots)
+            return held, {k: v for k, v in self.presence.snapshot().items() if k != self.name}
 
-        self.remote = await asyncio.to_thread(exchange)
+        held, self.remote = await asyncio.to_thread(exchange)
+        await self._check_name(held)
         load: dict[str, int] = {}
         for _, remote_bots in self.remote.values():
             for bot, p in remote_bots.items():
                 load[bot] = load.get(bot, 0) + p.load
         hub.remote_load = load
+
+    async def _check_name(self, held: dict[str, Any] | None) -> None:
+        """Stand by while another live process holds this instance's name (``held``: its
+        entry), serve again once this one holds it.
+
+        The name is checked only at start (:meth:`_take_name`) unless its entry lapses: Redis
+        out of reach for a whole presence TTL, or restarted without its data, and another
+        process started under the name meanwhile.  Two processes publishing under one name
+        would overwrite each other's presence, take each other's invites and share one place
+        in the routing of bots, so the one that finds the other's entry (which is refreshed,
+        so live) writes no presence and, until the name is its own again (the other stopped,
+        or its entry lapsed): logs ``instance_name_lost`` (an error, once per other process,
+        with both runs), sets ``cardarena_instance_name_conflict`` to 1 and its health to
+        ``NOT_SERVING`` (a load balancer sends its bots elsewhere), claims no match and relays
+        no invite.  Its live matches play on (their leases are this run's), and its sessions
+        stay open (their bots may resume those matches)."""
+        before, self.name_held_by = self.name_held_by, held
+        if held is not None:
+            if before is None or before.get("run") != held.get("run"):
+                fields = {"instance": self.name, "run": self.run.run, "host": self.run.host, "address": self.advertise}
+                theirs = {f"held_by_{k}": held.get(k, "") for k in ("run", "host", "address", "process")}
+                log.error("instance_name_lost", extra={"fields": {**fields, **theirs, "live_matches": len(self.runs)}})
+            if before is None:
+                self.metrics.name_conflict.set(1)
+                await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+        elif before is not None:
+            log.info("instance_name_regained", extra={"fields": {"instance": self.name, "run": self.run.run}})
+            self.metrics.name_conflict.set(0)
+            await self._set_health(health_pb2.HealthCheckResponse.SERVING)
+
+    async def _set_health(self, status: Any) -> None:
+        """Answer health checks with ``status`` (not once stopping: shutdown has set it)."""
+        if self.stopping:
+            return
+        for service in HEALTH_SERVICES:
+            await _maybe_await(self.health.set(service, status))
 
     @property
     def _lease_ttl_ms(self) -> int:
@@ -720,6 +786,9 @@ class Instance:
     async def _relay_loop(self) -> None:
         """Relay invites other instances queued for bots connected here."""
         while not self.stopping:
+            if self.name_held_by is not None:  # the invites to this name are the other process's
+                await asyncio.sleep(self.limits.presence_interval_s)
+                continue
             try:
                 invite = await asyncio.to_thread(self.presence.next_invite, self.name, 1.0)
             except Exception as exc:
@@ -772,6 +841,9 @@ class Instance:
         loop = asyncio.get_running_loop()
         last_reconcile = 0.0
         while not self.stopping:
+            if self.name_held_by is not None:  # standing by: another process serves under this name
+                await asyncio.sleep(0.2)
+                continue
             if loop.time() - last_reconcile > 5:
                 last_reconcile = loop.time()
                 await asyncio.to_thread(self.matches.requeue_lost)
@@ -785,6 +857,9 @@ class Instance:
             if self.stopping:
                 await asyncio.to_thread(self.matches.void, spec.match_id, self.name, "server stopping")
                 break
+            if self.name_held_by is not None:  # it stood by while the claim was under way
+                await asyncio.to_thread(self.matches.void, spec.match_id, self.name, "instance standing by")
+                continue
             await self._supersede(spec.match_id)
             try:
                 runner = MatchRunner(
@@ -854,7 +929,7 @@ class Instance:
         for background in self._background:
             background.cancel()
         with contextlib.suppress(Exception):
-            await asyncio.to_thread(self.presence.withdraw, self.name)
+            await asyncio.to_thread(self._withdraw)
         for sessions in list(self.hub.sessions.values()):
             for session in list(sessions):
                 session.close()
@@ -863,6 +938,12 @@ class Instance:
         for lease in list(self.held_leases):  # streams whose handler did not get to it
             await self.drop_lease(lease)
         log.info("service_stopped", extra={"fields": {"instance": self.name}})
+
+
+def _auth_kind(admin: bool) -> str:
+    """The ``kind`` label (:data:`.observability.AUTH_KINDS`) of a call that needs the admin
+    token (``admin``) or a bot's."""
+    return "admin" if admin else "bot"
 
 
 async def _maybe_await(value: Any) -> None:

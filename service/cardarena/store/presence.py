@@ -4,9 +4,12 @@ Several service instances may share one Redis.  Each instance keeps, with a TTL 
 
 * ``presence:instances`` — a hash ``instance -> {"address": "host:port", "expires": t, "run":
   ..., "host": ..., "process": ...}`` (entries past ``expires`` are ignored and pruned); ``run``,
-  ``host`` and ``process`` say which process the entry is from (:class:`InstanceRun`), so that
-  a second process started under the same instance name finds the first one's entry and
-  refuses to start (:meth:`PresenceStore.claim`);
+  ``host`` and ``process`` say which process the entry is from (:class:`InstanceRun`).  A
+  process writes its entry only while the name is not another live process's
+  (:meth:`PresenceStore.publish`, atomic): a second process started under the same instance
+  name finds the first one's entry and refuses to start, and a process whose entry lapsed
+  (Redis out of reach for a whole TTL, or restarted without its data) and whose name another
+  process took meanwhile finds that one's entry and stands by instead of overwriting it;
 * ``presence:<instance>`` — a hash ``bot -> {"capacity": n, "load": n, "free": n, "games": [...]}``
   of the bots connected to it (the key expires when the instance stops refreshing it).
 
@@ -77,11 +80,13 @@ class Invite:
     instance: str
 
 
-# KEYS[1] presence:instances; ARGV: instance, the new entry, its run id, now (seconds).  Writes
-# the entry unless the instance's entry is another run's and has not expired; then returns it.
-_CLAIM_NAME = """
+# KEYS[1] presence:instances, KEYS[2] presence:instance:<instance>; ARGV: instance, the new
+# entry, its run id ("": write whatever holds the name), now (seconds), the bots' TTL (ms), then
+# bot, presence pairs.  Writes the entry and the bots unless the instance's entry is another
+# run's and has not expired; then returns that entry and writes nothing.
+_PUBLISH = """
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if raw then
+if raw and ARGV[3] ~= '' then
   local ok, held = pcall(cjson.decode, raw)
   if ok and type(held) == 'table' and held['run'] ~= ARGV[3]
       and (tonumber(held['expires']) or 0) >= tonumber(ARGV[4]) then
@@ -89,8 +94,35 @@ if raw then
   end
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('DEL', KEYS[2])
+for i = 6, #ARGV, 2 do
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+end
+if #ARGV > 5 then redis.call('PEXPIRE', KEYS[2], ARGV[5]) end
 return false
 """
+
+# KEYS as _PUBLISH; ARGV: instance, run id ("": whatever holds the name).  Removes the entry
+# and the bots unless the entry is another run's; 1 if removed.
+_WITHDRAW = """
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if raw and ARGV[2] ~= '' then
+  local ok, held = pcall(cjson.decode, raw)
+  if ok and type(held) == 'table' and held['run'] ~= ARGV[2] then return 0 end
+end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+
+def _held(raw: Any) -> dict[str, Any]:
+    """The entry a script returned (``{}``: not a JSON object)."""
+    try:
+        held = json.loads(raw)
+    except ValueError:
+        held = None
+    return held if isinstance(held, dict) else {}
 
 
 class PresenceStore:
@@ -98,7 +130,8 @@ class PresenceStore:
 
     def __init__(self, client: redis.Redis) -> None:
         self.r: Any = client
-        self._claim = client.register_script(_CLAIM_NAME)
+        self._publish = client.register_script(_PUBLISH)
+        self._withdraw = client.register_script(_WITHDRAW)
 
     INSTANCES = property(lambda self: key("presence", "instances"))
 
@@ -123,46 +156,36 @@ class PresenceStore:
         *,
         ttl_ms: int = 10000,
         by: InstanceRun | None = None,
-    ) -> None:
+        take_over: bool = False,
+    ) -> dict[str, Any] | None:
         """Advertise ``instance`` at ``address`` with its connected ``bots`` for ``ttl_ms``
-        (``by``: the process that runs it)."""
-        pipe = self.r.pipeline()
-        pipe.hset(self.INSTANCES, instance, self._entry(address, ttl_ms, by))
-        k = self._bots(instance)
-        pipe.delete(k)
-        if bots:
-            pipe.hset(
-                k,
-                mapping={
-                    b: json.dumps({"capacity": p.capacity, "load": p.load, "free": p.free, "games": list(p.games)})
-                    for b, p in bots.items()
-                },
+        (``by``: the process that runs it), unless another process (another ``by.run``)
+        advertises it and its entry has not expired: then that entry (``address``, ``expires``,
+        ``run``, ``host``, ``process``; an older version's has only the first two), and nothing
+        is written.  Without ``by``, or with ``take_over`` (the other process is known to have
+        ended), the entry is written whatever holds the name.  Atomic: of two processes
+        publishing under one name, one holds it."""
+        presence = [
+            part
+            for b, p in bots.items()
+            for part in (
+                b,
+                json.dumps({"capacity": p.capacity, "load": p.load, "free": p.free, "games": list(p.games)}),
             )
-            pipe.pexpire(k, ttl_ms)
-        pipe.execute()
-
-    def claim(self, instance: str, address: str, *, ttl_ms: int, by: InstanceRun) -> dict[str, Any] | None:
-        """Advertise ``instance`` at ``address`` (no bots yet) unless another process (another
-        ``by.run``) advertises it and its entry has not expired: then that entry (``address``,
-        ``expires``, ``run``, ``host``, ``process``; an older version's has only the first two),
-        and nothing is written.  Atomic: of two processes claiming a name at once, one gets it."""
-        raw = self._claim(
-            keys=[self.INSTANCES], args=[instance, self._entry(address, ttl_ms, by), by.run, repr(time.time())]
+        ]
+        run = by.run if by is not None and not take_over else ""
+        entry = self._entry(address, ttl_ms, by)
+        raw = self._publish(
+            keys=[self.INSTANCES, self._bots(instance)],
+            args=[instance, entry, run, repr(time.time()), ttl_ms, *presence],
         )
-        if raw is None:
-            return None
-        try:
-            held = json.loads(raw)
-        except ValueError:
-            held = None
-        return held if isinstance(held, dict) else {}
+        return None if raw is None else _held(raw)
 
-    def withdraw(self, instance: str) -> None:
-        """Remove ``instance``'s presence (on shutdown)."""
-        pipe = self.r.pipeline()
-        pipe.hdel(self.INSTANCES, instance)
-        pipe.delete(self._bots(instance))
-        pipe.execute()
+    def withdraw(self, instance: str, *, by: InstanceRun | None = None) -> bool:
+        """Remove ``instance``'s presence (on shutdown); with ``by``, only if the entry is that
+        process's (or missing or unreadable): a process whose name another one took meanwhile
+        leaves that one's entry alone.  ``True`` if removed."""
+        return bool(self._withdraw(keys=[self.INSTANCES, self._bots(instance)], args=[instance, by.run if by else ""]))
 
     def instances(self) -> dict[str, str]:
         """Live instances: name -> address (expired entries are pruned)."""

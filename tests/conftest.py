@@ -13,6 +13,9 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 _data_home = tempfile.mkdtemp(prefix="cardarena-tests-xdg-")
 os.environ["XDG_DATA_HOME"] = _data_home
@@ -41,7 +44,8 @@ _install_fixture_game()
 FIXTURE_GAME = "test_trumps"
 """The id of the test-only game registered through an entry point (above)."""
 
-from cardarena.engine import Game, MatchRng, State, games  # noqa: E402
+from cardarena.conformance import play_first_legal  # noqa: E402
+from cardarena.engine import Game, MatchRng, games, registry  # noqa: E402
 
 
 def game_seatings() -> Iterator[tuple[str, int]]:
@@ -56,20 +60,33 @@ def registered(game_id: str) -> Game:
     return games()[game_id]
 
 
-def play_first_legal(state: State, seed: int, *, limit: int = 100_000) -> int:
-    """Play ``state`` to its end with every seat taking its first legal action (what the
-    server plays for a forfeited seat); chance from ``MatchRng(seed)``.  Returns the number of
-    actions; fails the test if the match has not ended after ``limit`` of them."""
-    rng, actions = MatchRng(seed), 0
-    while state.to_act():
-        if state.is_chance():
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        seat = state.to_act()[0]
-        state.apply(seat, state.legal_actions(seat)[0])
-        actions += 1
-        assert actions < limit, f"no end after {limit} first-legal actions (seed {seed})"
-    return actions
+@pytest.fixture
+def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A directory on ``sys.path`` for distributions a test writes; the registry is read again
+    with them, and once more without them afterwards."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.games.cache_clear()
+    yield tmp_path
+    monkeypatch.undo()
+    registry.games.cache_clear()
+
+
+def distribution(site: Path, name: str, entry_points: str, module: str = "", source: str = "") -> None:
+    """Write an installed distribution ``name`` declaring ``entry_points`` (and a module)."""
+    info = site / f"{name}-1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1\n")
+    (info / "entry_points.txt").write_text(f"[cardarena.games]\n{entry_points}\n")
+    if module:
+        (site / f"{module}.py").write_text(source)
+
+
+RENAMED = """from cardarena_test_trumps import TestTrumps
+class Renamed(TestTrumps):
+    id = "{id}"
+GAME = Renamed()
+"""
+"""The source of a module whose ``GAME`` is the fixture game under another id (``{id}``)."""
 
 
 from .redis_server import key_prefix, redis_url  # noqa: E402
@@ -78,6 +95,8 @@ from .tournament_fixtures import processes  # noqa: E402
 
 __all__ = [
     "FIXTURE_GAME",
+    "RENAMED",
+    "distribution",
     "game_seatings",
     "key_prefix",
     "play_first_legal",

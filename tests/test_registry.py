@@ -8,14 +8,13 @@ way and nowhere else, and that a registration breaking a rule stops with an erro
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cardarena.engine import games, get_game, registry
+from cardarena.engine import InvalidOptions, games, get_game, registry
 from cardarena.engine.registry import GameRegistrationError, check_registration
 
-from .conftest import FIXTURE_GAME
+from .conftest import FIXTURE_GAME, RENAMED, distribution
 
 
 def test_the_fixture_game_comes_from_an_entry_point_not_from_the_package() -> None:
@@ -23,34 +22,6 @@ def test_the_fixture_game_comes_from_an_entry_point_not_from_the_package() -> No
     assert type(game).__module__ == "cardarena_test_trumps"
     assert importlib.util.find_spec(f"cardarena.games.{FIXTURE_GAME}") is None
     assert FIXTURE_GAME not in {g.id for g, _ in registry._builtin()}
-
-
-@pytest.fixture
-def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A directory on ``sys.path`` for distributions a test writes; the registry is read again
-    with them, and once more without them afterwards."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    registry.games.cache_clear()
-    yield tmp_path
-    monkeypatch.undo()
-    registry.games.cache_clear()
-
-
-def distribution(site: Path, name: str, entry_points: str, module: str = "", source: str = "") -> None:
-    """Write an installed distribution ``name`` declaring ``entry_points`` (and a module)."""
-    info = site / f"{name}-1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1\n")
-    (info / "entry_points.txt").write_text(f"[cardarena.games]\n{entry_points}\n")
-    if module:
-        (site / f"{module}.py").write_text(source)
-
-
-RENAMED = """from cardarena_test_trumps import TestTrumps
-class Renamed(TestTrumps):
-    id = "{id}"
-GAME = Renamed()
-"""
 
 
 def test_a_game_whose_id_is_not_its_entry_point_name_is_refused(plugin_site: Path) -> None:
@@ -139,3 +110,14 @@ def test_a_broken_plugin_stops_a_command_with_one_line_naming_it(tmp_path: Path,
     assert line.startswith("cardarena: error: entry point broken_trumps = 'no_such_module:GAME'"), line
     assert line.endswith("does not load: ModuleNotFoundError: No module named 'no_such_module'"), line
     assert not home.exists()
+
+
+def test_an_unknown_game_says_a_package_may_not_be_installed_here() -> None:
+    """A designer's game missing from one process (the dashboard's: "cannot start the replay:
+    unknown game 'crazy_eights'"; `simulate`, the service) said only which games are known."""
+    with pytest.raises(
+        InvalidOptions,
+        match=r"^unknown game 'crazy_eights'; known: .*glaves.* \(a game of another package is known once "
+        r"that package is installed here, beside cardarena\)$",
+    ):
+        get_game("crazy_eights")

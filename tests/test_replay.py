@@ -84,6 +84,22 @@ def test_rerun_from_seed_refuses_a_different_dealer_and_inline_chance() -> None:
         rerun_from_seed(replay)
 
 
+def test_a_chance_outcome_missing_inside_a_deal_says_so() -> None:
+    """A game that forgot to record a draw in its deal record wrote replays without it, and
+    re-running one failed with the next action's "seat 1 is not to act", which says nothing of
+    the cause: the re-run says the game waits for a chance outcome there, and how to record it."""
+    replay = _replay("coup", 2, {})
+    number, deal = next((n, d) for n, d in enumerate(replay["deals"]) if any("chance" in e for e in d["actions"]))
+    index = next(i for i, e in enumerate(deal["actions"]) if "chance" in e)
+    del deal["actions"][index]
+    entry = deal["actions"][index]
+    where = f"deal {number + 1}, action {index + 1} (seat {entry['seat']} {entry['action']!r})"
+    with pytest.raises(ReplayMismatch) as info:
+        rerun(replay)
+    assert str(info.value).startswith(f"{where}: the game waits for a chance outcome here, but the replay records")
+    assert "(CHANCE, json.dumps(outcome))" in str(info.value)
+
+
 def test_an_illegal_action_says_where_and_keeps_its_type() -> None:
     replay = _replay()
     deal = replay["deals"][1]

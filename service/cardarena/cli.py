@@ -7,7 +7,9 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,46 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _conformance(args: argparse.Namespace) -> int:
+    from .conformance import PER_PLAYER_COUNT, ConformanceError, check_purity
+
+    game = get_game(args.game)
+    if args.players:
+        game.check_players(args.players)
+    counts = [args.players] if args.players else list(game.player_counts)
+    seeds = range(args.seeds)
+    checks: list[tuple[str, Callable[[], None]]] = [("rules code is pure", lambda: check_purity(game.id))]
+    for players in counts:
+        for name, run in PER_PLAYER_COUNT:
+            checks.append((f"{players} players: {name}", partial(run, game.id, players, seeds)))
+    print(f"{game.name} ({game.id}): the conformance suite, {args.seeds} seeds per player count", flush=True)
+    if game.hidden_information == "own_tests":
+        print(
+            "  note  hidden_information = 'own_tests': secrets() stays empty, so nothing here checks what a seat "
+            "sees or is told; the game's own tests must (docs/engine.md, Hidden information)"
+        )
+    failed = 0
+    for name, check in checks:
+        try:
+            check()
+        except ConformanceError as exc:
+            failed += 1
+            print(f"  FAIL  {name}: {exc}", flush=True)
+        except Exception as exc:  # the game's own code failed: its traceback is what helps
+            failed += 1
+            print(f"  FAIL  {name}: the game raised {type(exc).__name__}: {exc}", flush=True)
+            tb = exc.__traceback__.tb_next if exc.__traceback__ else None  # not this loop's frame
+            lines = traceback.format_exception(type(exc), exc, tb)
+            print("        " + "".join(lines).rstrip().replace("\n", "\n        "), flush=True)
+        else:
+            print(f"  ok    {name}", flush=True)
+    if failed:
+        print(f"{failed} of {len(checks)} checks failed (what each needs: docs/engine.md, the engine contract)")
+        return 1
+    print(f"all {len(checks)} checks passed")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from .benchmark import engine_benchmark, pyspiel_available
 
@@ -117,6 +159,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--replays", metavar="DIR", help="write one replay per match into DIR (each is re-run before it is written)"
     )
     sim.set_defaults(func=_simulate)
+
+    conf = sub.add_parser(
+        "conformance",
+        help="check a game against the engine contract (the conformance suite; a game of your own package too)",
+        description="Run the conformance suite on one registered game: random playouts checked after every "
+        "transition (who acts, refusals, chance as replayed, invariants, what each seat sees and is told), "
+        "replays that re-run, a match of first legal actions that ends, the options, pure rules code. "
+        "Exit status 1 if a check fails.",
+    )
+    conf.add_argument("game", help="the game id (e.g. glaves, or your own game's)")
+    conf.add_argument(
+        "--players", type=at_least(0), default=0, help="only this player count; 0 (the default): every one the game has"
+    )
+    conf.add_argument(
+        "--seeds", type=at_least(1), default=12, help="random playouts per player count (default: %(default)s)"
+    )
+    conf.set_defaults(func=_conformance)
 
     bench = sub.add_parser("bench", help="benchmarks")
     bench_sub = bench.add_subparsers(dest="bench", required=True)

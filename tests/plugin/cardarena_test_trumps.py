@@ -169,7 +169,7 @@ class TestTrumpsState(State):
         return frozenset(hidden)
 
     def clone(self) -> TestTrumpsState:
-        other = TestTrumpsState(self.game, self.players, self.options)
+        other = type(self)(self.game, self.players, self.options)
         other._records = [record.copy() for record in self._records]
         other._dealer, other._trump_card, other._turn = self._dealer, self._trump_card, self._turn
         other._hands = [list(hand) for hand in self._hands]
@@ -194,6 +194,8 @@ class TestTrumps(Game):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     summary: ClassVar[str] = "A test fixture, registered through an entry point: 5 cards each, a turned trump."
+    state_class: ClassVar[type[TestTrumpsState]] = TestTrumpsState
+    """The state class of its matches (tests register variants of the game with another one)."""
 
     def option_defaults(self, players: int) -> dict[str, JSON]:
         return {"deals": 1}
@@ -202,7 +204,7 @@ class TestTrumps(Game):
         return {"deals": OptionRange(1, 100)}
 
     def new_state(self, players: int, options: Mapping[str, JSON] | None = None) -> TestTrumpsState:
-        return TestTrumpsState(self, players, self.options(players, options))
+        return self.state_class(self, players, self.options(players, options))
 
 
 GAME = TestTrumps()

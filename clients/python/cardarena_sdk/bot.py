@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cardarena.engine import ActionInfo, games
+from cardarena.engine.registry import NOT_INSTALLED
 from cardarena.wire.codec import version_problem
 
 LegalAction = ActionInfo
@@ -257,7 +258,7 @@ def check_bot(bot: Bot) -> None:
     if unknown:
         raise ValueError(
             f"{cls}.games: unknown game id(s) {', '.join(repr(g) for g in unknown)}; known: {', '.join(sorted(known))} "
-            "(a game from another package is known once that package is installed here)"
+            f"({NOT_INSTALLED})"
         )
     if isinstance(bot.max_matches, bool) or not isinstance(bot.max_matches, int) or bot.max_matches < 1:
         raise ValueError(f"{cls}.max_matches must be a whole number of at least 1, not {bot.max_matches!r}")

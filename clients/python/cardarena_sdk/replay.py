@@ -199,7 +199,7 @@ def _checked(source: ReplaySource, seat: int) -> dict[str, Any]:
     try:
         game = get_game(str(data.get("game")))
     except GameError as exc:
-        raise ReplayError(f"{exc} (a game of another package is known once it is installed here)") from None
+        raise ReplayError(str(exc)) from None
     try:
         players = int(data.get("players") or len(data["seats"]))
     except (KeyError, TypeError, ValueError):

@@ -21,6 +21,10 @@ from .core import Game, InvalidOptions
 ENTRY_POINT_GROUP = "cardarena.games"
 """The entry point group through which other distributions register games."""
 
+NOT_INSTALLED = "a game of another package is known once that package is installed here, beside cardarena"
+"""Said with an unknown game id: a game from another distribution may exist but not be installed
+in this process's environment (the service's, a worker's, the dashboard's, the bot's)."""
+
 _GAME_ID = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 
 
@@ -100,4 +104,4 @@ def get_game(game_id: str) -> Game:
     try:
         return games()[game_id]
     except KeyError:
-        raise InvalidOptions(f"unknown game {game_id!r}; known: {', '.join(games())}") from None
+        raise InvalidOptions(f"unknown game {game_id!r}; known: {', '.join(games())} ({NOT_INSTALLED})") from None

@@ -195,6 +195,14 @@ class Rerun:
                         state.apply_chance(entry["chance"])
                         index += 1
                         continue
+                    if state.is_chance():
+                        where.what = (int(entry["seat"]), str(entry["action"]))
+                        raise ReplayMismatch(
+                            f"{where}: the game waits for a chance outcome here, but the replay records a "
+                            "player action: a game must record each chance outcome inside a deal in its deal "
+                            "record's actions, as (CHANCE, json.dumps(outcome)), when apply_chance takes it "
+                            "(docs/engine.md, Adding a game: Chance)"
+                        )
                     seats = state.to_act()
                     if len(seats) == 1:  # an ordinary turn (or an action out of turn, refused when applied)
                         turn: tuple[RecordedAction, ...] = (_recorded(entry, number, index, acted, step + 1 + index),)

@@ -95,16 +95,11 @@ def internal(address: IPAddress) -> str | None:
     ``"link-local"``, ``"multicast"``, ``"reserved"``, ``"unspecified"``, ``"not public"``;
     for an IPv4-mapped, 6to4 or NAT64 address, the IPv4 address inside it and why, e.g.
     ``"IPv4-mapped 127.0.0.1: loopback"``), or ``None`` for a public address."""
-    if isinstance(address, ipaddress.IPv6Address):
-        inner: tuple[str, ipaddress.IPv4Address | None] = ("IPv4-mapped", address.ipv4_mapped)
-        if inner[1] is None:
-            inner = ("6to4", address.sixtofour)
-        if inner[1] is None and address in _NAT64:
-            inner = ("NAT64", ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    inner = _embedded(address)
+    if inner is not None:
         form, v4 = inner
-        if v4 is not None:
-            why = internal(v4)
-            return None if why is None else f"{form} {v4}: {why}"
+        why = internal(v4)
+        return None if why is None else f"{form} {v4}: {why}"
     kinds = (
         ("unspecified", address.is_unspecified),
         ("loopback", address.is_loopback),
@@ -115,6 +110,19 @@ def internal(address: IPAddress) -> str | None:
         ("not public", not address.is_global),
     )
     return next((kind for kind, hit in kinds if hit), None)
+
+
+def _embedded(address: IPAddress) -> tuple[str, ipaddress.IPv4Address] | None:
+    """The IPv4 address an IPv4-mapped, 6to4 or NAT64 address stands for (and which form)."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    if address.ipv4_mapped is not None:
+        return "IPv4-mapped", address.ipv4_mapped
+    if address.sixtofour is not None:
+        return "6to4", address.sixtofour
+    if address in _NAT64:
+        return "NAT64", ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
 
 
 def literal(host: str) -> IPAddress | None:
@@ -130,9 +138,14 @@ def literal(host: str) -> IPAddress | None:
         return None
 
 
-def _local_name(host: str) -> bool:
-    """``localhost`` and its subdomains (RFC 6761): this machine, whatever DNS says."""
-    return host == "localhost" or host.endswith(".localhost")
+def _without_dns(host: str) -> Sequence[IPAddress] | None:
+    """The addresses of ``host`` known without DNS: the one it spells, or the loopback ones for
+    ``localhost`` and its subdomains (RFC 6761: this machine, whatever DNS says); ``None`` for
+    another name."""
+    address = literal(host)
+    if address is not None:
+        return [address]
+    return _LOOPBACK if host == "localhost" or host.endswith(".localhost") else None
 
 
 @dataclass(frozen=True)
@@ -177,8 +190,8 @@ class AllowList:
         """Whether ``host`` may be reached at ``address`` although it is internal."""
         if host.lower().rstrip(".") in self.hosts:
             return True
-        inner = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
-        return any(address in net or (inner is not None and inner in net) for net in self.networks)
+        inner = _embedded(address)
+        return any(address in net or (inner is not None and inner[1] in net) for net in self.networks)
 
 
 PUBLIC_ONLY = AllowList()
@@ -206,9 +219,8 @@ def refusal(url: str, allow: AllowList) -> str | None:
     internal address or ``localhost``, not allowed by ``allow``), else ``None``; every
     delivery checks its host's addresses again."""
     name = (urlsplit(url).hostname or "").rstrip(".")
-    address = literal(name)
     try:
-        _check(name, [address] if address is not None else _LOOPBACK if _local_name(name) else [], allow)
+        _check(name, _without_dns(name) or [], allow)
     except _Refused as exc:
         return str(exc).removeprefix("refused: ")
     return None
@@ -403,13 +415,11 @@ def _proxy(scheme: str, netloc: str) -> tuple[str, int, dict[str, str]] | None:
 
 
 def _addresses(name: str, port: int, attempt: _Attempt, resolve: Resolve) -> Sequence[IPAddress]:
-    """The addresses of host ``name``: the one it spells, the loopback ones for ``localhost``
-    (never asked of DNS), else what ``resolve`` gives in the time left (``OSError`` if none)."""
-    address = literal(name)
-    if address is not None:
-        return [address]
-    if _local_name(name):
-        return _LOOPBACK
+    """The addresses of host ``name``: those known without DNS (:func:`_without_dns`), else
+    what ``resolve`` gives in time (``OSError`` if none)."""
+    known = _without_dns(name)
+    if known is not None:
+        return known
     found = attempt.within(lambda: resolve(name, port))
     if not found:
         raise socket.gaierror(socket.EAI_NONAME, "no address")

@@ -412,6 +412,8 @@ def test_the_info_log_is_about_the_work_not_the_sweeps(
         ("worker", "CARDARENA_REPLAY_RETENTION_DAYS", "28d"),
         ("worker", "CARDARENA_NOTIFY_BACKOFF_S", "1m"),
         ("worker", "CARDARENA_PUBLIC_URL", "arena.example.org"),
+        ("worker", "CARDARENA_NOTIFY_DEADLINE_S", "600"),
+        ("worker", "CARDARENA_NOTIFY_ALLOW_INTERNAL", "http://10.0.0.5"),
     ],
 )
 def test_worker_and_beat_refuse_a_bad_setting_in_one_line(role: str, setting: str, value: str) -> None:
@@ -429,6 +431,9 @@ def test_worker_and_beat_refuse_a_bad_setting_in_one_line(role: str, setting: st
         timeout=30,
     )
     assert out.returncode == 2, out.stderr
-    wanted = "the dashboard's address" if setting == "CARDARENA_PUBLIC_URL" else "a number of "
-    assert out.stderr.startswith(f"cardarena: error: {setting} must be {wanted}") and "Traceback" not in out.stderr
+    wanted = {
+        "CARDARENA_PUBLIC_URL": "must be the dashboard's address",
+        "CARDARENA_NOTIFY_ALLOW_INTERNAL": "must list networks",
+    }.get(setting, "must be a number of ")
+    assert out.stderr.startswith(f"cardarena: error: {setting} {wanted}") and "Traceback" not in out.stderr
     assert out.stderr.count("\n") == 1 and repr(value) in out.stderr

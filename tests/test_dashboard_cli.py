@@ -156,13 +156,25 @@ def test_reindex_indexes_every_match_again_and_exits(redis_url: str, key_prefix:
     assert store.listed(0, 100, bot="alpha") == [s.match_id for s in specs if s is not None and "alpha" in s.seats]
 
 
-def test_a_bad_replay_cache_setting_stops_the_start_in_one_line(redis_url: str, key_prefix: str) -> None:
-    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix, "CARDARENA_REPLAY_CACHE_MB": "64MB"}
+@pytest.mark.parametrize(
+    ("setting", "value", "message"),
+    [
+        ("CARDARENA_REPLAY_CACHE_MB", "64MB", "CARDARENA_REPLAY_CACHE_MB must be a whole number >= 0, not '64MB'"),
+        (
+            "CARDARENA_NOTIFY_ALLOW_INTERNAL",
+            "10.0.0.0/8,https://mm",
+            "CARDARENA_NOTIFY_ALLOW_INTERNAL must list networks (10.0.0.0/8, fd00::/8), addresses (10.0.0.5) or "
+            "host names (mm.internal), separated by commas; 'https://mm' is none of them",
+        ),
+    ],
+)
+def test_a_bad_setting_stops_the_start_in_one_line(
+    redis_url: str, key_prefix: str, setting: str, value: str, message: str
+) -> None:
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix, setting: value}
     proc = _run_dashboard(env, "--port", "0")
     assert proc.returncode == 2
-    assert proc.stderr.strip() == (
-        "cardarena: error: CARDARENA_REPLAY_CACHE_MB must be a whole number >= 0, not '64MB'"
-    )
+    assert proc.stderr.strip() == f"cardarena: error: {message}"
 
 
 # ---------------------------------------------------------------- HTTPS

@@ -266,13 +266,15 @@ def tournament_from(data: dict[str, Any]) -> Any:
 def create_tournament() -> tuple[Response, int]:
     """Create a tournament from a JSON definition (status ``upcoming``; the workers start it)."""
     from cardarena_tournament.notify import check_targets
+    from cardarena_tournament.webhook import AllowList
 
     data = _body()
     store = sources().tournaments
     if store is None:
         raise reads.Unavailable("tournaments are not available in this installation")
     t = tournament_from(data)
-    targets = check_targets(data.get("notify") or [], "notify")  # a TargetError is a ValueError -> 400
+    allow = AllowList.parse(current_app.config["NOTIFY_ALLOW_INTERNAL"])
+    targets = check_targets(data.get("notify") or [], "notify", allow)  # a TargetError is a ValueError -> 400
     if not store.create(t, notify=targets):
         abort(409, "a tournament with this id exists")
     if targets:

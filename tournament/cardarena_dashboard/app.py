@@ -45,6 +45,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
       ``CARDARENA_REPLAY_CACHE_MATCHES``, default 64; 0: none), ``REPLAY_CACHE_MB`` — their
       estimated memory at most (env ``CARDARENA_REPLAY_CACHE_MB``, default 64): see
       :mod:`replay_cache`.
+    * ``NOTIFY_ALLOW_INTERNAL`` — the internal destinations the admin API accepts as a
+      tournament's webhooks (env ``CARDARENA_NOTIFY_ALLOW_INTERNAL``, default none:
+      :class:`cardarena_tournament.webhook.AllowList`).
     * ``ADMIN_FAILED_AUTHS_PER_MINUTE`` — wrong admin tokens one client address may send in a
       minute before its admin requests are answered 429 for a minute (default 30, ``cardarena
       dashboard --failed-auths-per-minute``; 0: no limit): :mod:`admin`.
@@ -59,6 +62,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         REPLAY_CACHE_MATCHES=setting(MATCHES_ENV, DEFAULT_MATCHES),
         REPLAY_CACHE_MB=setting(MB_ENV, DEFAULT_MB),
         ADMIN_FAILED_AUTHS_PER_MINUTE=DEFAULT_FAILED_AUTHS_PER_MINUTE,
+        NOTIFY_ALLOW_INTERNAL=os.environ.get("CARDARENA_NOTIFY_ALLOW_INTERNAL", ""),
     )
     if test_config:
         app.config.from_mapping(test_config)

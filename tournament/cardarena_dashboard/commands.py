@@ -47,6 +47,7 @@ def _dashboard(args: argparse.Namespace) -> int:
     from cardarena.secretcheck import start_warnings
     from cardarena.server.observability import configure_logging
     from cardarena.server.tls import load_server_tls
+    from cardarena_tournament.webhook import AllowList
 
     from .app import create_app
     from .replay_cache import DEFAULT_MATCHES, DEFAULT_MB, MATCHES_ENV, MB_ENV, setting
@@ -54,6 +55,7 @@ def _dashboard(args: argparse.Namespace) -> int:
     try:  # a typo in a setting or an unusable certificate shows at the start, in one line
         setting(MATCHES_ENV, DEFAULT_MATCHES)
         setting(MB_ENV, DEFAULT_MB)
+        AllowList.from_env()  # the admin API checks tournaments' webhooks with it
         tls = load_server_tls(args.tls_cert, args.tls_key)
     except ValueError as exc:  # PemError too
         print(f"cardarena: error: {exc}", file=sys.stderr)

@@ -550,7 +550,9 @@ SCHEMAS: dict[str, Any] = {
                 "items": {"type": "string", "maxLength": 2000, "pattern": "^[hH][tT][tT][pP][sS]?://"},
                 "description": "Webhook URLs (http or https; Slack, Mattermost, Discord, Teams ...) each sent a "
                 "JSON message when the tournament ends (docs/tournaments.md, 'Notifications'). Secret: never "
-                "shown again, not even to admins (GET .../notifications gives their hosts).",
+                "shown again, not even to admins (GET .../notifications gives their hosts). Public addresses "
+                "only: an internal address or localhost is refused (400) unless the operator lists it in "
+                "CARDARENA_NOTIFY_ALLOW_INTERNAL.",
             },
         },
     },

@@ -133,7 +133,7 @@ def _create(args: argparse.Namespace) -> int:
         lifecycle.check_template(template)  # the bad input first, before the bots are looked up
         if args.schedule:
             lifecycle.parse_schedule(args.schedule)
-        targets = notify.check_targets(args.notify or [])
+        targets = notify.check_targets(args.notify or [], allow=webhook.AllowList.from_env())
         for where in notify.in_clear(targets):
             print(
                 f"warning: --notify {where} is plain http: its URL, token included, travels in clear", file=sys.stderr
@@ -591,7 +591,8 @@ def register(sub: Any) -> None:
         action="append",
         metavar="URL",
         help="a webhook (Slack, Mattermost, Discord, Teams ...) told when the tournament ends, finished or "
-        "cancelled (with --schedule: when each run ends); repeat for several; http(s) only, kept secret",
+        "cancelled (with --schedule: when each run ends); repeat for several; http(s) only, kept secret; "
+        "public addresses only unless CARDARENA_NOTIFY_ALLOW_INTERNAL lists the host",
     )
     add_redis_url(create)
     create.set_defaults(func=_create)

@@ -15,8 +15,13 @@ HTTP POST of JSON.  When it ends (finished or cancelled), one POST per target ca
   task delivered twice never posts twice, and a delivered target is never posted to again.
   A network error, a time-out, 429 or 5xx is tried again after :meth:`Settings.delay`
   (``Retry-After`` honoured up to a cap), :data:`ATTEMPTS` attempts in all (about 10 minutes
-  by default); another 4xx is not.  The last error is kept for ``tournament status`` and the
-  admin API.
+  by default); another 4xx is not, nor a target refused for its address.  The last error is
+  kept for ``tournament status`` and the admin API.
+* **Where a webhook may go.** Public addresses only, unless the operator allows internal ones
+  (:data:`webhook.ALLOW_SETTING <.webhook.ALLOW_SETTING>`, :class:`.webhook.AllowList`):
+  :func:`check_targets` refuses at creation what shows without DNS (an internal address or
+  ``localhost`` in the URL), and every delivery checks the addresses it connects to
+  (:mod:`.webhook`).  Each attempt ends within :attr:`Settings.deadline_s`.
 * **Secrets.** A webhook URL embeds a token: it is stored apart from the tournament (never on
   the dashboard or the public API), logged as ``scheme://host`` only, and shown as its host.
 """
@@ -48,6 +53,10 @@ ATTEMPTS = 5
 """Attempts per target before it is given up."""
 LEASE_S = 120.0
 """How long an attempt holds its target (longer than the ``notify`` task's time limit)."""
+TASK_TIME_LIMIT_S = int(LEASE_S) - 30
+"""The ``notify`` task's hard time limit (its soft one is 10 s less)."""
+TASK_SOFT_TIME_LIMIT_S = TASK_TIME_LIMIT_S - 10
+"""The ``notify`` task's soft time limit: :attr:`Settings.deadline_s` must be below it."""
 STALE_S = 60.0
 """The sweep sends again an attempt due (or announced) this long ago that has not run."""
 ENDED = ("finished", "cancelled")
@@ -64,11 +73,14 @@ class TargetError(ValueError):
     """A notification target that is refused (the message names it by position, never whole)."""
 
 
-def check_targets(urls: Sequence[Any], what: str = "--notify") -> list[str]:
+def check_targets(
+    urls: Sequence[Any], what: str = "--notify", allow: webhook.AllowList = webhook.PUBLIC_ONLY
+) -> list[str]:
     """``urls`` if every one is an http(s) URL with a host (no credentials, spaces or control
-    characters, at most :data:`MAX_URL` long), none repeated, at most :data:`MAX_TARGETS`;
-    else :class:`TargetError` naming ``what`` and the target's position (not the URL: it is a
-    secret)."""
+    characters, at most :data:`MAX_URL` long) that is not an internal address or ``localhost``
+    (unless ``allow`` lets it through: :func:`.webhook.refusal`), none repeated, at most
+    :data:`MAX_TARGETS`; else :class:`TargetError` naming ``what`` and the target's position
+    (not the URL: it is a secret)."""
     if len(urls) > MAX_TARGETS:
         raise TargetError(f"{what}: at most {MAX_TARGETS} targets, not {len(urls)}")
     out: list[str] = []
@@ -94,6 +106,10 @@ def check_targets(urls: Sequence[Any], what: str = "--notify") -> list[str]:
             port = 0
         if port == 0:
             raise TargetError(f"{where}: the URL's port is not a number from 1 to 65535")
+        refused = webhook.refusal(url, allow)
+        if refused:
+            setting = "an operator's setting, on the workers and where tournaments are created"
+            raise TargetError(f"{where}: {refused} ({setting})")
         if url in out:
             raise TargetError(f"{where}: the same URL is given twice")
         out.append(url)
@@ -112,6 +128,8 @@ def hosts(urls: Sequence[str]) -> str:
     return f"{len(urls)} target{'s' if len(urls) != 1 else ''} ({', '.join(webhook.host(u) for u in urls)})"
 
 
+DEADLINE = "CARDARENA_NOTIFY_DEADLINE_S"
+"""The environment variable of :attr:`Settings.deadline_s`."""
 PUBLIC_URL = "CARDARENA_PUBLIC_URL"
 """The environment variable of the dashboard's public address (the messages' link)."""
 
@@ -137,11 +155,16 @@ class Settings:
 
     timeout_s: float = 5.0
     """Connect and read time-out of one POST (``CARDARENA_NOTIFY_TIMEOUT_S``)."""
+    deadline_s: float = webhook.DEADLINE_S
+    """The longest one attempt takes in all, redirects and a slow answer included
+    (``CARDARENA_NOTIFY_DEADLINE_S``); below :data:`TASK_SOFT_TIME_LIMIT_S`."""
     backoff_s: float = 40.0
     """Wait before the second attempt, doubling for each after it (``CARDARENA_NOTIFY_BACKOFF_S``);
     with the default, attempts 2-5 come 40, 120, 280 and 600 s after the first."""
     public_url: str | None = None
     """The dashboard's public base URL (:func:`public_url`); ``None``: messages have no link."""
+    allow: webhook.AllowList = webhook.PUBLIC_ONLY
+    """The internal destinations webhooks may reach (``CARDARENA_NOTIFY_ALLOW_INTERNAL``)."""
 
     @property
     def max_delay_s(self) -> float:
@@ -160,10 +183,19 @@ class Settings:
         """The settings in ``environ`` (default: this process's); ``ValueError`` naming a bad one."""
         from .celery_app import seconds_setting
 
+        deadline = seconds_setting(DEADLINE, cls.deadline_s, environ)
+        if deadline >= TASK_SOFT_TIME_LIMIT_S:
+            raw = (os.environ if environ is None else environ).get(DEADLINE, "").strip()
+            raise ValueError(
+                f"{DEADLINE} must be a number of seconds below {TASK_SOFT_TIME_LIMIT_S} "
+                f"(the notify task's time limit), not {raw!r}"
+            )
         return cls(
             timeout_s=seconds_setting("CARDARENA_NOTIFY_TIMEOUT_S", cls.timeout_s, environ),
+            deadline_s=deadline,
             backoff_s=seconds_setting("CARDARENA_NOTIFY_BACKOFF_S", cls.backoff_s, environ),
             public_url=public_url(environ),
+            allow=webhook.AllowList.from_env(environ),
         )
 
 
@@ -315,7 +347,7 @@ def deliver(
         return Step("failed")
     body = json.dumps(message(t, ts.standings(tid), settings.public_url), allow_nan=False).encode()
     try:
-        answer = post(url, body, timeout=settings.timeout_s)
+        answer = post(url, body, timeout=settings.timeout_s, deadline_s=settings.deadline_s, allow=settings.allow)
     except Exception as exc:  # post_json does not raise; anything else must still free the target
         answer = webhook.Answer(ok=False, retry=True, error=f"internal error: {type(exc).__name__}")
     if answer.ok:

@@ -90,7 +90,7 @@ def _announce(tid: str) -> None:
     notify.dispatch(NotificationStore(ts.r), tid, _send_attempt)
 
 
-@_task("notify", time_limit=int(notify.LEASE_S) - 30, soft_time_limit=int(notify.LEASE_S) - 40)
+@_task("notify", time_limit=notify.TASK_TIME_LIMIT_S, soft_time_limit=notify.TASK_SOFT_TIME_LIMIT_S)
 def deliver_notification(tid: str, target: int, attempt: int = 1) -> str:
     """Post the end of tournament ``tid`` to its target ``target`` (attempt ``attempt``), once
     (:func:`.notify.deliver`); queue the next attempt after a failure worth retrying."""

@@ -362,21 +362,30 @@ def test_a_match_of_forfeited_seats_lets_the_loop_run_meanwhile(hub: Hub) -> Non
 
 
 @pytest.mark.parametrize(
-    ("ranks", "scores", "forfeited", "higher", "expected"),
+    ("ranks", "scores", "forfeited", "higher", "expected", "no_show"),
     [
-        ((1, 2, 3), (9.0, 5.0, 1.0), {0}, True, (3, 1, 2)),
-        ((1, 1, 3), (5.0, 5.0, 1.0), {0, 1}, True, (2, 2, 1)),
-        ((2, 1, 3, 4), (3.0, 1.0, 7.0, 9.0), {1, 2}, False, (1, 3, 4, 2)),
-        ((1, 2), (1.0, 0.0), set(), True, (1, 2)),
+        ((1, 2, 3), (9.0, 5.0, 1.0), {0}, True, (3, 1, 2), set()),
+        ((1, 1, 3), (5.0, 5.0, 1.0), {0, 1}, True, (2, 2, 1), set()),
+        ((2, 1, 3, 4), (3.0, 1.0, 7.0, 9.0), {1, 2}, False, (1, 3, 4, 2), set()),
+        ((1, 2), (1.0, 0.0), set(), True, (1, 2), set()),
+        # no-shows share the last place, behind a seat that played and then forfeited
+        ((1, 2, 3, 4), (9.0, 5.0, 1.0, 0.0), {0, 1, 3}, True, (3, 2, 1, 3), {0, 3}),
+        # nobody came: nothing tells the seats apart (the default actions' luck does not)
+        ((1, 2), (50.0, 46.0), {0, 1}, True, (1, 1), {0, 1}),
     ],
 )
 def test_forfeiting_seats_rank_last(
-    ranks: tuple[int, ...], scores: tuple[float, ...], forfeited: set[int], higher: bool, expected: tuple[int, ...]
+    ranks: tuple[int, ...],
+    scores: tuple[float, ...],
+    forfeited: set[int],
+    higher: bool,
+    expected: tuple[int, ...],
+    no_show: set[int],
 ) -> None:
     """The rule the service records and the SDK's local mode reports (``engine.forfeit_ranks``)."""
     from cardarena.engine import forfeit_ranks
 
-    assert forfeit_ranks(ranks, scores, forfeited, higher) == expected
+    assert forfeit_ranks(ranks, scores, forfeited, higher, no_show) == expected
 
 
 def test_a_run_that_lost_its_lease_before_it_started_plays_nothing(hub: Hub) -> None:

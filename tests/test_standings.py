@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from cardarena.engine import forfeit_ranks
 from cardarena_tournament.formats import schedule
 from cardarena_tournament.standings import Outcome, compute, match_margin, match_points, rate_match, seat_metrics
 
@@ -276,3 +277,78 @@ def test_a_bot_that_never_came_cannot_top_the_standings() -> None:
     snap = compute(outcomes, ["ghost", "real"], higher_is_better=False, resamples=50)
     assert [r.bot for r in snap.rows] == ["real", "ghost"]
     assert snap.rows[0].mean == 2.5 and snap.rows[1].mean == -2.5
+
+
+def test_no_shows_share_the_lowest_margins_behind_the_seats_that_forfeited_later() -> None:
+    from cardarena_tournament.standings import forfeits_last
+
+    # seat 2 played and forfeited (strikes); seats 0 and 3 never came: they share the two lowest
+    assert forfeits_last((4.0, 1.0, -2.0, -3.0), (0, 2, 3), (0, 3)) == (-2.5, 4.0, 1.0, -2.5)
+    assert forfeits_last((5.0, -5.0), (1,), (1,)) == (5.0, -5.0)  # one no-show of two: as before
+    assert forfeits_last((5.0, -5.0), (0, 1), (0, 1)) == (5.0, -5.0)  # nobody came: left alone
+
+
+def _absent_field(deal_sets: int = 4) -> list[Outcome]:
+    """Two-player round robin of ``real`` and the absent ``ghost1``, ``ghost2``: the ghosts'
+    default play "beats" ``real`` on the cards and one another by luck."""
+    outcomes = []
+    pairs = [("real", "ghost1"), ("real", "ghost2"), ("ghost1", "ghost2")]
+    for t, pair in enumerate(pairs):
+        for d in range(deal_sets):
+            for s, seats in enumerate((pair, pair[::-1])):
+                absent = tuple(i for i, b in enumerate(seats) if b != "real")
+                scores = (9.0 + t, 2.0) if (d + s) % 2 else (2.0, 9.0 + t)  # each table by its own margins
+                engine = (1, 2) if scores[0] > scores[1] else (2, 1)
+                ranks = forfeit_ranks(engine, scores, absent, True, absent)
+                outcomes.append(
+                    Outcome(f"t:{t}:{s}:{d}", seats, scores, ranks, f"{t}:{d}", (), (scores,), absent, absent)
+                )
+    return outcomes
+
+
+def test_a_match_nobody_came_to_ranks_nobody() -> None:
+    """Found running a class: absent students' bots "won" the matches between them on the
+    server's default play, and so had points, wins, first places and ratings, and an order
+    among themselves that nothing they did explained.  A match none of whose bots joined is a
+    no contest: counted as played, in nobody's standing."""
+    outcomes = _absent_field()
+    assert sum(o.no_contest for o in outcomes) == 8
+    snap = compute(outcomes, ["real", "ghost1", "ghost2"], resamples=50)
+    assert snap.counted == len(outcomes) == 24
+    rows = {r.bot: r for r in snap.rows}
+    assert snap.rows[0].bot == "real" and (rows["real"].matches, rows["real"].wins) == (16, 16)
+    for ghost in ("ghost1", "ghost2"):
+        row = rows[ghost]
+        assert (row.matches, row.points, row.wins, row.draws, row.losses) == (8, 0.0, 0, 0, 8)
+        assert row.places == {"2": 8} and row.win_rate == 0.0 and row.deal_sets == 4
+    # `real` beat ghost2's default play by more than ghost1's: that is no merit of ghost1, and
+    # both share the last place ("Absent bots")
+    assert rows["ghost1"].mean > rows["ghost2"].mean
+    assert rows["ghost1"].rank == rows["ghost2"].rank == 2
+
+
+def test_no_contests_move_no_rating_and_no_fault_count() -> None:
+    from cardarena_tournament.standings import fault_totals
+
+    assert rate_match({}, ["ghost1", "ghost2"], [1, 1], [0, 1]) == {}
+    assert set(rate_match({}, ["real", "ghost1"], [1, 2], [1])) == {"real", "ghost1"}
+    results = [
+        {"seats": ["real", "ghost1"], "strikes": [0, 0], "forfeited": [1], "no_show": [1]},
+        {"seats": ["ghost1", "ghost2"], "strikes": [0, 0], "forfeited": [0, 1], "no_show": [0, 1]},
+        {"seats": ["real", "ghost2"], "strikes": [2, 0], "forfeited": [1]},  # recorded before no_show
+    ]
+    assert fault_totals(results) == {
+        "real": {"strikes": 2, "forfeits": 0, "no_shows": 0},
+        "ghost1": {"strikes": 0, "forfeits": 1, "no_shows": 1},
+        "ghost2": {"strikes": 0, "forfeits": 1, "no_shows": 0},
+    }
+
+
+def test_a_bot_that_joined_once_ranks_ahead_of_the_absent_ones() -> None:
+    from dataclasses import replace
+
+    # ghost2 joined (and lost, by more than ghost1's default play did) one match against `real`
+    outcomes = [replace(o, forfeited=(), no_show=()) if o.match_id == "t:1:0:1" else o for o in _absent_field()]
+    rows = {r.bot: r for r in compute(outcomes, ["real", "ghost1", "ghost2"], resamples=50).rows}
+    assert rows["ghost2"].mean < rows["ghost1"].mean
+    assert (rows["ghost2"].rank, rows["ghost1"].rank) == (2, 3)

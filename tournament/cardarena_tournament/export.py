@@ -12,6 +12,8 @@ import csv
 from collections.abc import Iterable, Mapping
 from typing import IO, Any
 
+from .standings import FAULT_FIELDS
+
 RECORDS: dict[int, tuple[str, ...]] = {1: ("wins", "losses"), 2: ("wins", "draws", "losses")}
 """The win/draw/loss fields a tournament of that many players reports (none for 3 or more)."""
 ALL_RECORD_FIELDS = ("wins", "draws", "losses")
@@ -27,13 +29,15 @@ def export_rows(
 ) -> list[dict[str, Any]]:
     """Standings snapshot ``rows`` without the win/draw/loss fields ``players`` does not
     define (a snapshot holds zeros there) and, given ``faults`` (``standings.fault_totals``),
-    with each bot's ``strikes`` and ``forfeits`` in the tournament."""
+    with each bot's ``strikes``, ``forfeits`` and ``no_shows`` in the tournament (0 for a count
+    that totals stored by an earlier version lack)."""
     dropped = set(ALL_RECORD_FIELDS) - set(record_fields(players))
     out = []
     for row in rows:
         kept = {k: v for k, v in row.items() if k not in dropped}
         if faults is not None:
-            kept.update(faults.get(row["bot"], {"strikes": 0, "forfeits": 0}))
+            found = faults.get(row["bot"], {})
+            kept.update({f: int(found.get(f, 0)) for f in FAULT_FIELDS})
         out.append(kept)
     return out
 
@@ -91,8 +95,7 @@ def csv_header(players: int) -> list[str]:
         *record_fields(players),
         *places,
         "rating",
-        "strikes",
-        "forfeits",
+        *FAULT_FIELDS,
     ]
 
 
@@ -102,8 +105,8 @@ def write_standings_csv(
     """:func:`export_rows` as CSV, one row per bot: ``tournament``, ``game``, ``players``, the
     :data:`CSV_COLUMNS`, ``wins``/``draws``/``losses`` (two players; ``wins``/``losses`` for
     solitaires; none for more players), ``place_1`` .. ``place_<players>`` (how often it
-    finished there), ``rating`` (OpenSkill ordinal; empty for solitaires) and its ``strikes``
-    and ``forfeits`` in this tournament."""
+    finished there), ``rating`` (OpenSkill ordinal; empty for solitaires) and its ``strikes``,
+    ``forfeits`` and ``no_shows`` (matches it never joined) in this tournament."""
     record = record_fields(players)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(csv_header(players))
@@ -117,7 +120,6 @@ def write_standings_csv(
                 *(_cell(row.get(c)) for c in (*CSV_COLUMNS, *record)),
                 *(places.get(str(p), 0) for p in range(1, players + 1)),
                 _ordinal(row.get("rating")),
-                row.get("strikes", 0),
-                row.get("forfeits", 0),
+                *(row.get(f, 0) for f in FAULT_FIELDS),
             ]
         )

@@ -228,6 +228,7 @@ def outcome_of(entry: dict[str, Any], result: dict[str, Any]) -> standings.Outco
         won=tuple(bool(x) for x in result["won"]) if result.get("won") is not None else None,
         deal_scores=_deal_scores(result.get("deal_scores")),
         forfeited=tuple(int(x) for x in result.get("forfeited") or ()),
+        no_show=tuple(int(x) for x in result.get("no_show") or ()),
     )
 
 
@@ -271,8 +272,8 @@ def compute_standings(t: Tournament, outcomes: Sequence[standings.Outcome]) -> d
 
 
 FAULTS = "faults"
-"""The standings snapshot's field of fault totals (``standings.fault_totals``, bot -> ``strikes``
-and ``forfeits``), counted from the same read of the results as its rows."""
+"""The standings snapshot's field of fault totals (``standings.fault_totals``, bot -> ``strikes``,
+``forfeits`` and ``no_shows``), counted from the same read of the results as its rows."""
 
 
 def snapshot_faults(ts: TournamentStore, tid: str, snapshot: dict[str, Any]) -> dict[str, dict[str, int]]:
@@ -345,7 +346,8 @@ def count_matches(
             continue
         entry = counted_result(spec.seats, result)
         if len(spec.seats) > 1 and t.rated:
-            ratings.setdefault(t.game, []).append((match_id, spec.seats, _rater(spec.seats, result["ranks"])))
+            rater = _rater(spec.seats, result["ranks"], result.get("no_show") or ())
+            ratings.setdefault(t.game, []).append((match_id, spec.seats, rater))
         counts.setdefault(t.id, []).append((match_id, entry))
         out[-1] = t.id
     for game, items in ratings.items():  # rated first: once every match is counted, every rating is in
@@ -363,15 +365,16 @@ def counted_result(seats: Sequence[str], result: dict[str, Any]) -> dict[str, An
         entry["won"] = list(result["won"])
     if result.get("deal_scores") is not None:  # per deal and seat: the standings compare deal by deal
         entry["deal_scores"] = list(result["deal_scores"])
-    for fault in ("forfeited", "strikes"):  # the standings' forfeit rule; `tournament run` names the bots
+    for fault in ("forfeited", "no_show", "strikes"):  # the standings' forfeit rule; `tournament run` names the bots
         if result.get(fault) is not None:
             entry[fault] = list(result[fault])
     return entry
 
 
-def _rater(seats: Sequence[str], ranks: Sequence[Any]) -> RatingUpdate:
-    fixed = [int(r) for r in ranks]
-    return lambda cur: standings.rate_match(cur, seats, fixed)
+def _rater(seats: Sequence[str], ranks: Sequence[Any], no_show: Sequence[Any] = ()) -> RatingUpdate:
+    """The rating update of one match (none for a no contest, which is still marked applied)."""
+    fixed, absent = [int(r) for r in ranks], [int(s) for s in no_show]
+    return lambda cur: standings.rate_match(cur, seats, fixed, absent)
 
 
 def consume_results(

@@ -24,10 +24,18 @@ difference).  A margin keeps the size of a win, which is what duplicate deals co
 **Forfeits.** A seat that forfeited a match (strikes, resignation, no-show: the server then
 played default actions for it) never gains from it: the table's margins are handed out again,
 the highest to the seats that did not forfeit (in their own order) and the lowest to those
-that did (in theirs).  The table still sums to zero, and a match where nobody or everybody
-forfeited is unchanged.  (The default actions can outscore a bot: without this a bot that
-never came could top the standings.)  Points, places and ratings use the recorded ranks,
-which already put forfeiting seats last.
+that did (in theirs), the very lowest to the *no-shows* (seats whose bot never joined), which
+then share theirs equally: nothing they did tells them apart.  The table still sums to zero, and
+a match where nobody or everybody forfeited is unchanged.  (The default actions can outscore a
+bot: without this a bot that never came could top the standings.)  Points, places and ratings
+use the recorded ranks, which already put forfeiting seats last and the no-shows level last.
+
+**No contest.** A match none of whose bots joined (every seat a no-show: the service played it
+out with default actions so that the tournament ends) says nothing about any of them: it is
+left out of the standings (rows, metric, points, places, W/D/L, faults) and of the ratings
+(:func:`rate_match`), and is only counted as played.  Without this, two absent bots would
+"beat" each other by the default actions' luck, and bots that never came would collect wins,
+points, first places and ratings.
 
 Solitaires: the game score itself (``score``), better being lower where the game says so.
 Only the primary metric is deal by deal: points, W/D/L, places and ratings describe the
@@ -48,6 +56,11 @@ bootstrap of the difference of their means (the same resampled deal sets for bot
 
 **Places.** Bots with equal means share a place (1, 1, 3).
 
+**Absent bots.** A bot that was a no-show in every match it is counted in (it never joined one)
+ranks after every bot that joined any, and all such bots share that last place whatever their
+means: a mean made of forfeits measures how far the opponents beat the server's default play,
+not anything the absent bot did.
+
 **Win rate.** Solitaires: the share of a bot's matches that it *won* by the game's own standard
 (the engine's ``Result.won``; matches recorded without it are left out of the rate, which is
 ``None`` while none has it); ``wins``/``losses`` count won/lost games.  Multi-player games: the
@@ -64,6 +77,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from cardarena.engine.core import no_contest
 
 Z_LEVEL = 0.95
 """Confidence level of the intervals."""
@@ -88,6 +103,13 @@ class Outcome:
     ``None`` for results recorded without them."""
     forfeited: tuple[int, ...] = ()
     """Seats that forfeited (strikes, resignation, no-show): see "Forfeits" in the module docstring."""
+    no_show: tuple[int, ...] = ()
+    """Seats whose bot never joined (also in ``forfeited``); all of them: a no contest."""
+
+    @property
+    def no_contest(self) -> bool:
+        """Whether no bot joined the match (see "No contest" in the module docstring)."""
+        return no_contest(len(self.seats), self.no_show)
 
 
 @dataclass(slots=True)
@@ -142,22 +164,32 @@ class Standings:
         }
 
 
+FAULT_FIELDS = ("strikes", "forfeits", "no_shows")
+"""What :func:`fault_totals` counts per bot."""
+
+
 def fault_totals(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
-    """Per bot seated in ``results`` (counted results: ``seats``, and ``strikes`` per seat and
-    the ``forfeited`` seats when recorded): its ``strikes`` (time-outs, disconnects, runs of
-    illegal answers, handed-back requests) and ``forfeits`` (matches it forfeited) in them.
-    A result that does not name its seats (counted by an earlier version) is left out."""
+    """Per bot seated in ``results`` (counted results: ``seats``, and ``strikes`` per seat, the
+    ``forfeited`` and the ``no_show`` seats when recorded): its ``strikes`` (time-outs,
+    disconnects, runs of illegal answers, handed-back requests), ``forfeits`` (matches it
+    forfeited) and ``no_shows`` (matches it never joined: absent) in them.  A result that does
+    not name its seats (counted by an earlier version), and a no contest (no bot joined: it is
+    not in the standings either), are left out."""
     totals: dict[str, dict[str, int]] = {}
     for result in results:
         seats = result.get("seats")
         if not isinstance(seats, list):
             continue
+        absent = result.get("no_show") or ()
+        if no_contest(len(seats), absent):
+            continue
         strikes = result.get("strikes") or [0] * len(seats)
         forfeited = result.get("forfeited") or ()
         for seat, bot in enumerate(seats):
-            row = totals.setdefault(bot, {"strikes": 0, "forfeits": 0})
+            row = totals.setdefault(bot, dict.fromkeys(FAULT_FIELDS, 0))
             row["strikes"] += int(strikes[seat])
             row["forfeits"] += seat in forfeited
+            row["no_shows"] += seat in absent
     return totals
 
 
@@ -209,19 +241,27 @@ def seat_metrics(
             )
     else:
         raise ValueError(f"unknown metric {metric!r}")
-    return [forfeits_last(v, o.forfeited) for v, o in zip(values, group, strict=True)]
+    return [forfeits_last(v, o.forfeited, o.no_show) for v, o in zip(values, group, strict=True)]
 
 
-def forfeits_last(values: tuple[float, ...], forfeited: Sequence[int]) -> tuple[float, ...]:
-    """A table's margins with forfeiting seats holding the lowest ones (see "Forfeits")."""
-    if not forfeited or len(set(forfeited)) >= len(values):
+def forfeits_last(
+    values: tuple[float, ...], forfeited: Sequence[int], no_show: Sequence[int] = ()
+) -> tuple[float, ...]:
+    """A table's margins with forfeiting seats holding the lowest ones, the no-shows the very
+    lowest, shared equally among them (see "Forfeits")."""
+    gone, absent = set(forfeited) | set(no_show), set(no_show)
+    if not gone or len(gone) >= len(values):
         return values
-    gone = set(forfeited)
-    order = sorted(range(len(values)), key=lambda s: (s in gone, -values[s]))  # who gets the k-th best
+    # who gets the k-th best: those who did not forfeit, those who forfeited, the no-shows
+    order = sorted(range(len(values)), key=lambda s: (s in gone, s in absent, -values[s]))
     ranked = sorted(values, reverse=True)
     out = [0.0] * len(values)
     for place, seat in enumerate(order):
         out[seat] = ranked[place]
+    if absent:
+        share = sum(out[s] for s in absent) / len(absent)
+        for s in absent:
+            out[s] = share
     return tuple(out)
 
 
@@ -258,6 +298,8 @@ def compute(
     be compared deal by deal.
     """
     sign = 1.0 if (higher_is_better or not solitaire) else -1.0
+    counted = len(outcomes)
+    outcomes = [o for o in outcomes if not o.no_contest]  # "No contest": counted, ranks nobody
     metric_name = choose_metric(outcomes, solitaire=solitaire, deals_fixed_by_seed=deals_fixed_by_seed)
     groups: dict[str, list[Outcome]] = defaultdict(list)
     for o in outcomes:
@@ -269,6 +311,7 @@ def compute(
     per_unit: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     rows: dict[str, BotStanding] = {b: BotStanding(b, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0.0) for b in entrants}
     raw_scores: dict[str, list[float]] = defaultdict(list)
+    joined: dict[str, int] = defaultdict(int)  # matches the bot joined (was not a no-show in)
     decided: dict[str, int] = defaultdict(int)  # matches that say whether the bot won
     firsts: dict[str, int] = defaultdict(int)
     for o in outcomes:
@@ -280,6 +323,7 @@ def compute(
             per_unit[o.deal_set][bot].append(metric)
             raw_scores[bot].append(float(o.scores[seat]))
             row.matches += 1
+            joined[bot] += seat not in o.no_show
             row.points += metric if solitaire else match_points(o.ranks, seat)
             place = str(o.ranks[seat])
             row.places[place] = row.places.get(place, 0) + 1
@@ -325,14 +369,16 @@ def compute(
         for bot, by_unit in value.items():
             weight = sum(counts[u] for u in by_unit)
             boot[bot].append(sum(counts[u] * v for u, v in by_unit.items()) / weight if weight else float("nan"))
-    order = sorted(rows, key=lambda b: (-(rows[b].mean if rows[b].deal_sets else float("-inf")), b))
+    absent = {b for b, row in rows.items() if row.matches and not joined[b]}  # see "Absent bots"
+    order = sorted(rows, key=lambda b: (b in absent, -(rows[b].mean if rows[b].deal_sets else float("-inf")), b))
     lo_q, hi_q = (1 - Z_LEVEL) / 2, 1 - (1 - Z_LEVEL) / 2
     for i, bot in enumerate(order):
         row = rows[bot]
         samples = sorted(x for x in boot[bot] if x == x)
         row.ci_low, row.ci_high = _percentile(samples, lo_q), _percentile(samples, hi_q)
         prev = rows[order[i - 1]] if i else None
-        row.rank = prev.rank if prev is not None and _same(prev.mean, row.mean) else i + 1
+        level = prev is not None and (_same(prev.mean, row.mean) or {prev.bot, bot} <= absent)
+        row.rank = prev.rank if prev is not None and level else i + 1
         if i + 1 < len(order):
             nxt = order[i + 1]
             diffs = sorted(a - b for a, b in zip(boot[bot], boot[nxt], strict=True) if a == a and b == b)
@@ -344,7 +390,7 @@ def compute(
     return Standings(
         rows=[rows[b] for b in order],
         metric=metric_name,
-        counted=len(outcomes),
+        counted=counted,
         resamples=resamples,
     )
 
@@ -355,14 +401,18 @@ def _same(a: float, b: float) -> bool:
 
 # --------------------------------------------------------------------------- ratings
 def rate_match(
-    current: Mapping[str, Mapping[str, float]], seats: Sequence[str], ranks: Sequence[int]
+    current: Mapping[str, Mapping[str, float]],
+    seats: Sequence[str],
+    ranks: Sequence[int],
+    no_show: Sequence[int] = (),
 ) -> dict[str, dict[str, float]]:
     """New OpenSkill (Plackett–Luce) ratings of the seated bots after one match.
 
     ``current`` holds known ratings (``mu``, ``sigma``, ``matches``); unknown bots start at the
-    model's defaults.  Returns ``{}`` for a one-player match (solitaires are not rated).
+    model's defaults.  Returns ``{}`` for a one-player match (solitaires are not rated) and for
+    a no contest (every seat in ``no_show``: no bot joined, see the module docstring).
     """
-    if len(seats) < 2:
+    if len(seats) < 2 or no_contest(len(seats), no_show):
         return {}
     from openskill.models import PlackettLuce
 

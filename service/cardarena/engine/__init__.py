@@ -22,6 +22,7 @@ from .core import (
     State,
     UnknownAction,
     forfeit_ranks,
+    no_contest,
     public_forms,
     ranks_from_scores,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "forfeit_ranks",
     "games",
     "get_game",
+    "no_contest",
     "play_match",
     "public_forms",
     "random_policy",

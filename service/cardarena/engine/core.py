@@ -134,14 +134,32 @@ def ranks_from_scores(scores: Sequence[float], *, higher_is_better: bool = True)
 
 
 def forfeit_ranks(
-    ranks: Sequence[int], scores: Sequence[float], forfeited: Collection[int], higher_is_better: bool = True
+    ranks: Sequence[int],
+    scores: Sequence[float],
+    forfeited: Collection[int],
+    higher_is_better: bool = True,
+    no_show: Collection[int] = (),
 ) -> tuple[int, ...]:
     """A match's ranks with its forfeiting seats last (a platform rule, shared by the service and
     the SDK's local mode): the other seats keep their order, the forfeiting ones follow, ordered
-    among themselves by score."""
+    among themselves by score, and the ``no_show`` seats (forfeited from the start: their bot
+    never joined, so the default actions alone played them) come last and share that place, as
+    nothing they did tells them apart.  When no seat joined, every seat shares the one place."""
     sign = -1 if higher_is_better else 1
-    keys = [(s in forfeited, ranks[s], sign * scores[s] if s in forfeited else 0) for s in range(len(ranks))]
+    keys = [
+        (True, True, 0, 0.0)
+        if s in no_show
+        else (s in forfeited, False, ranks[s], sign * scores[s] if s in forfeited else 0.0)
+        for s in range(len(ranks))
+    ]
     return tuple(1 + sum(1 for other in keys if other < mine) for mine in keys)
+
+
+def no_contest(players: int, no_show: Collection[int]) -> bool:
+    """Whether a match of ``players`` seats with these ``no_show`` seats had no bot at all: a
+    *no contest*, played out by default actions only so that it ends, which ranks nobody
+    (tournaments leave it out of their standings and ratings)."""
+    return players > 0 and len(set(no_show)) >= players
 
 
 @dataclass(slots=True)

@@ -20,7 +20,9 @@ Clocks (measured here): a move may take ``move_ms``; time beyond it comes out of
   forfeits from the start;
 * a forfeited seat is played by default actions to the end of the match (the match never
   stops early), and ranks last: seats that did not forfeit keep their order, forfeiting
-  seats follow, ordered among themselves by score.  Scores are the engine's.
+  seats follow, ordered among themselves by score, and the no-shows share the last place (the
+  result's ``no_show`` lists them; every seat a no-show: a *no contest*, which tournaments
+  neither rate nor count in the standings).  Scores are the engine's.
 
 Every fault is annotated on its action in the replay (``fault``, ``default``, ``forfeit``);
 the replay's ``result`` is the engine's, the recorded result carries the forfeit ranks (and
@@ -127,6 +129,8 @@ class MatchRunner:
         self.bank = [tc.bank_ms / 1000.0] * spec.players
         self.strikes = [0] * spec.players
         self.forfeited: set[int] = set()
+        self.no_show: set[int] = set()
+        """Seats whose bot never joined (forfeited from the start)."""
         self.annotations: dict[int, dict[str, JSON]] = {}
         self.faults: list[dict[str, JSON]] = []
         self.refused: list[dict[str, JSON]] = []
@@ -222,6 +226,7 @@ class MatchRunner:
                 self.live.send(seat, self.live.match_start(seat, resumed=False))
             else:
                 self.forfeited.add(seat)
+                self.no_show.add(seat)
                 self.faults.append({"seat": seat, "fault": "no-show", "forfeit": True})
                 self._stat(seat, "forfeits")
 
@@ -434,12 +439,15 @@ class MatchRunner:
         """``(result, replay)`` of the finished match."""
         spec, state = self.spec, self.state
         engine = state.result()
-        ranks = list(forfeit_ranks(engine.ranks, engine.scores, self.forfeited, self.game.higher_is_better))
+        ranks = list(
+            forfeit_ranks(engine.ranks, engine.scores, self.forfeited, self.game.higher_is_better, self.no_show)
+        )
         result: dict[str, JSON] = {
             "scores": list(engine.scores),
             "ranks": ranks,
             "engine_ranks": list(engine.ranks),
             "forfeited": sorted(self.forfeited),
+            "no_show": sorted(self.no_show),
             "seats": list(spec.seats),
             "strikes": list(self.strikes),
             "instance": self.instance,

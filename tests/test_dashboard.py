@@ -1229,3 +1229,25 @@ def test_bot_page_lists_its_place_margin_strikes_and_head_to_head(
     h2h = text.split('id="head-to-head"', 1)[1].split("</table>", 1)[0]
     cells = re.findall(r'<td class="num">(\d+)</td>', h2h)
     assert "&lt;script&gt;" in h2h and cells == ["2", "1", "1", "0"]  # matches, ahead, behind, level
+
+
+def test_match_page_ranks_a_forfeit_as_recorded_not_by_the_engines_score(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """Found running a class: a no-show's default actions outscored the bot that came, and the
+    match page said "rank 1" for the absent bot (the engine's rank) while the standings counted
+    the match as the other bot's win.  The page shows the recorded places (``final_ranks``)."""
+    from .dashboard_data import _claimed_glaves
+
+    matches, state, replay = _claimed_glaves(redis_url, "no-show-page", ("ghost", "real"), 11)
+    engine = state.result().to_json()
+    absent = list(engine["ranks"]).index(1)  # the seat the default actions "won"
+    ranks = [2 if s == absent else 1 for s in range(2)]
+    replay.update(faults=[{"seat": absent, "fault": "no-show", "forfeit": True}], forfeited=[absent], final_ranks=ranks)
+    result = {**engine, "ranks": ranks, "forfeited": [absent], "no_show": [absent], "strikes": [0, 0]}
+    assert matches.complete("no-show-page", "review-test", result, replay)
+    text = client.get("/matches/no-show-page").get_data(as_text=True)
+    table = text.split('id="match-result"', 1)[1].split("</table>", 1)[0]
+    rows = table.split("<tbody>", 1)[1].split("</tr>")
+    assert ">2 <span" in rows[absent] and ">no-show</span>" in rows[absent]
+    assert "<td>1</td>" in rows[1 - absent] and 'id="no-contest"' not in text

@@ -170,6 +170,17 @@ SCHEMAS: dict[str, Any] = {
                 "description": "Match results: each deal's scores per seat (when every deal was scored).",
             },
             "think": _THINK,
+            "forfeited": {
+                "type": "array",
+                "items": {"type": "integer"},
+                "description": "Seats that forfeited (strikes, resignation, no-show): they rank last.",
+            },
+            "no_show": {
+                "type": "array",
+                "items": {"type": "integer"},
+                "description": "Seats whose bot never joined (also in `forfeited`); they share the last place. "
+                "Every seat: a no contest, which tournaments leave out of their standings and ratings.",
+            },
         },
     },
     "Match": {
@@ -403,6 +414,13 @@ SCHEMAS: dict[str, Any] = {
                 "description": "The bot's strikes in this tournament (time-outs, disconnects, illegal answers).",
             },
             "forfeits": {"type": "integer", "minimum": 0, "description": "Matches of this tournament it forfeited."},
+            "no_shows": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Matches of this tournament it never joined (absent; each also a forfeit). A bot "
+                "with as many as `matches` never joined one: it shares the last place. A no contest (no bot "
+                "joined) is in no row and no count.",
+            },
         },
     },
     "Standings": {

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cardarena.engine import games
+from cardarena.engine import games, no_contest
 from cardarena.engine.cards import is_card_code, label
 from cardarena.engine.replay import annotation_text
 from cardarena.store.retention import pruned_note
@@ -25,7 +25,17 @@ from .plot import NARROW_WIDTH, WIDTH, Sampled, layout
 from .replay_cache import ReplayCache
 from .replay_steps import OPEN, Move, ReplayError, is_finished, viewer_seats
 from .result_cache import ResultCache
-from .review import action_steps, bot_match_rows, by_version, head_to_head, match_faults, match_think, step_think
+from .review import (
+    action_steps,
+    bot_match_rows,
+    by_version,
+    final_ranks,
+    head_to_head,
+    match_faults,
+    match_think,
+    no_show_seats,
+    step_think,
+)
 from .sources import MatchFilter, list_matches, match_summary
 
 bp = Blueprint("pages", __name__)
@@ -284,6 +294,7 @@ def match_page(match_id: str) -> str | tuple[str, int]:
     # The step's action as this point of view was told it (the log's last entry is this step):
     # a seat's or the spectator's page must not show another seat's secret choice here either.
     told = at.log[-1].text if pov != OPEN and at.log and at.log[-1].index == at.step.index else None
+    absent = no_show_seats(replay)
     return render_template(
         "replay.html",
         match=row,
@@ -296,6 +307,7 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         shown=at.views,
         log=at.log[-LOG_LENGTH:],
         result=replay.get("result"),
+        ranks=final_ranks(replay),
         now=now,
         deal_totals=[sum(col) for col in zip(*now.deal_scores, strict=True)],
         deal_start=at.deal_start,
@@ -305,6 +317,8 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         banked=has_bank(replay),
         step_think=step_think(replay, at.step),
         forfeited=set(replay.get("forfeited") or []),
+        no_show=absent,
+        no_contest=no_contest(len(replay.get("seats") or ()), absent),
         version_changes=replay.get("version_changes") or [],
     )
 
@@ -381,7 +395,8 @@ def _fmt(value: float | None, digits: int = 2) -> str:
 def _standings_context(tournament_id: str) -> dict[str, Any]:
     tournament = reads.tournament(sources(), tournament_id)
     as_of = reads.rating_as_of(tournament)
-    rows = reads.standings(sources(), tournament_id, tournament.get("game"), as_of)
+    players = tournament.get("players")
+    rows = reads.standings(sources(), tournament_id, tournament.get("game"), as_of, players=players)
     bounds: list[float] = [v for r in rows for v in (r["ci_low"], r["ci_high"], r["mean"]) if v is not None] + [0.0]
     low, high = min(bounds), max(bounds)
     span = (high - low) or 1.0
@@ -394,6 +409,7 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
         r["points_text"] = _fmt(r["points"], 1)
         r["mean_text"] = _fmt(r["mean"])
         r["rating_text"] = _fmt(r["rating"])
+        r["absent"] = bool(r.get("matches")) and r.get("no_shows", 0) >= r["matches"]  # never joined one
         if r["ci_low"] is not None and r["ci_high"] is not None and r["mean"] is not None:
             r["bar"] = {"x1": x(r["ci_low"]), "w": max(1.0, x(r["ci_high"]) - x(r["ci_low"])), "xm": x(r["mean"])}
             r["ci_text"] = f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"

@@ -1,6 +1,6 @@
 """The bot page's cache of finished matches' results: of each, what the page reads of the
 bot's 200 most recent matches for its head-to-head and by-version tables (``review``): game,
-seats, seat versions, and the result's scores, places, strikes and forfeits.
+seats, seat versions, and the result's scores, places, strikes, forfeits and no-shows.
 
 A match's result is written once, so once a match has one none of that changes: the cache
 keeps it by match id, least recently used first out, at most :data:`MATCHES` matches (about
@@ -29,7 +29,7 @@ Kept = dict[str, Any]
 """What the cache keeps of a finished match: its row (``sources.summary_of``) cut to what the
 bot page reads of it."""
 
-RESULT_FIELDS = ("scores", "ranks", "strikes", "forfeited")
+RESULT_FIELDS = ("scores", "ranks", "strikes", "forfeited", "no_show")
 """The result's fields the bot page reads (``review.bot_match_rows``, ``head_to_head``)."""
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardarena.engine import games
+from cardarena.engine import games, no_contest
 from cardarena.think import Times, clock_text, has_bank
 
 from .replay_steps import ReplayError, Step, transitions
@@ -160,6 +160,23 @@ def step_think(replay: Mapping[str, Any], step: Step) -> str | None:
     return clock_text(*found, answered="fault" not in step.annotations, banked=has_bank(replay))
 
 
+def no_show_seats(replay: Mapping[str, Any]) -> set[int]:
+    """The seats whose bot never joined the match (its ``faults`` of kind ``no-show``)."""
+    faults = replay.get("faults") or ()
+    return {int(f["seat"]) for f in faults if isinstance(f, Mapping) and f.get("fault") == "no-show"}
+
+
+def final_ranks(replay: Mapping[str, Any]) -> list[Any]:
+    """Each seat's place as the match was recorded: the replay's ``final_ranks`` (forfeiting
+    seats last, as the standings count them), or for a replay without them the engine's
+    ``result.ranks``; empty when it has neither."""
+    final = replay.get("final_ranks")
+    if isinstance(final, list) and len(final) == len(replay.get("seats") or ()):
+        return final
+    result = replay.get("result")
+    return list(result.get("ranks") or []) if isinstance(result, Mapping) else []
+
+
 def _lower_is_better(game: str) -> bool:
     found = games().get(game)
     return found is not None and not found.higher_is_better
@@ -169,7 +186,8 @@ def bot_match_rows(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict
     """Each match row as the bot's page lists it: the row plus ``mine`` (``None`` until the
     match has a result) with the bot's ``seat``, ``place`` (1 = first) ``of`` places, its
     ``score``, ``margin`` (its score minus the best other seat's, positive when ahead, in the
-    game's direction), ``strikes``, ``forfeited``, ``version`` (the label its seat played
+    game's direction), ``strikes``, ``forfeited``, ``no_show`` (it never joined),
+    ``no_contest`` (no bot joined: the match ranks nobody), ``version`` (the label its seat played
     under, ``None`` for none) and ``think`` (the seat's think-time summary from the result,
     ``median_ms``, ``max_ms``, ...; ``None`` when it has none)."""
     out = []
@@ -185,6 +203,7 @@ def _mine(row: Mapping[str, Any], name: str) -> dict[str, Any] | None:
         return None
     scores, ranks = list(result.get("scores") or []), list(result.get("ranks") or [])
     strikes, forfeited = list(result.get("strikes") or []), list(result.get("forfeited") or [])
+    absent = list(result.get("no_show") or [])
     if len(scores) != len(seats) or len(ranks) != len(seats):
         return None
     mine = [s for s, bot in enumerate(seats) if bot == name]
@@ -203,6 +222,8 @@ def _mine(row: Mapping[str, Any], name: str) -> dict[str, Any] | None:
         "margin": None if best is None else sign * (scores[seat] - best),
         "strikes": sum(strikes[s] for s in mine if s < len(strikes)),
         "forfeited": any(s in forfeited for s in mine),
+        "no_show": any(s in absent for s in mine),
+        "no_contest": no_contest(len(seats), absent),
         "version": versions[seat] if seat < len(versions) else None,
         # The seat's think times (the result's ``think``), None for a match recorded without them.
         "think": timed if isinstance(timed, Mapping) and timed.get("asked") else None,
@@ -211,14 +232,15 @@ def _mine(row: Mapping[str, Any], name: str) -> dict[str, Any] | None:
 
 def by_version(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The bot's results grouped by the version it played under, over rows of
-    :func:`bot_match_rows` (newest first; those without a result are left out): ``version``
+    :func:`bot_match_rows` (newest first; those without a result, and no contests, are left
+    out): ``version``
     (``None``: none declared), ``matches``, ``first_places``, ``mean_place``, ``mean_margin``
     (over the matches with a margin; ``None`` without one) and ``forfeits``; the version
     played most recently first."""
     played: dict[str | None, list[Mapping[str, Any]]] = {}
     for row in rows:
         mine = row.get("mine")
-        if mine:
+        if mine and not mine["no_contest"]:
             played.setdefault(mine["version"], []).append(mine)
     out = []
     for version, mine_all in played.items():
@@ -237,7 +259,8 @@ def by_version(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def head_to_head(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict[str, Any]]:
-    """The bot against each opponent over ``matches`` (those with a result that seat both):
+    """The bot against each opponent over ``matches`` (those with a result that seat both, but
+    for no contests):
     ``opponent``, ``matches``, ``ahead`` (the bot placed better), ``behind``, ``level``; most
     met first, then by name."""
     table: dict[str, dict[str, Any]] = {}
@@ -246,7 +269,7 @@ def head_to_head(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict[s
         if not isinstance(result, Mapping) or name not in seats:
             continue
         ranks = list(result.get("ranks") or [])
-        if len(ranks) != len(seats):
+        if len(ranks) != len(seats) or no_contest(len(seats), result.get("no_show") or ()):
             continue
         mine = min(ranks[s] for s, bot in enumerate(seats) if bot == name)
         for opponent in sorted({bot for bot in seats if bot != name}):

@@ -215,6 +215,11 @@ def test_create_refuses_bots_that_are_not_registered(redis_url: str, key_prefix:
         )
         assert done.returncode == 2, done.stdout
         assert "not registered: ghost-a, ghost-b" in done.stderr and "cardarena bot register" in done.stderr
+    # a name typed without its accent, or in another case: the error names the registered one
+    BotStore(client).register("José García")
+    done = _cli("tournament", "create", "--game", "glaves", "--players", "2", "--bots", "alice,jose garcia", env=env)
+    assert done.returncode == 2
+    assert "not registered: jose garcia (did you mean 'José García'?)" in done.stderr
     ts = TournamentStore(client)
     assert ts.list() == [] and ts.schedules() == []
     client.close()
@@ -822,3 +827,72 @@ def test_standings_json_of_a_three_player_game_has_places_and_no_win_draw_loss(
     assert main(["tournament", "standings", "tri", "--csv", "--redis-url", redis_url]) == 0
     header = capsys.readouterr().out.splitlines()[0].split(",")
     assert "place_3" in header and not {"wins", "draws", "losses"} & set(header)
+
+
+def test_a_class_with_absent_students_grades_them_absent_not_by_the_default_play(
+    redis_url: str, key_prefix: str, processes: list[WorkerProcess]
+) -> None:
+    """A course organiser's nightly `--all --schedule` run over the real service, worker and
+    beat, where two registered students never connect their bots (found running a class: the
+    absentees' matches against each other, played out by the server's default actions, gave
+    them wins, points, first places and ratings, and an order nothing they did explained).
+    Such a match is a no contest: counted, unrated, in nobody's standing; the grading CSV,
+    the table and the dashboard show the absentees as absent."""
+    import csv
+
+    from cardarena.server.commands import stop_process
+    from cardarena_dashboard.app import create_app
+
+    from .server_harness import ServiceProcess
+
+    env = {"REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
+    client = client_for(redis_url)
+    bots, ts = BotStore(client), TournamentStore(client)
+    tokens = {name: bots.register(name) for name in ("anna", "bruno", "chloé", "dmitri")}  # chloé, dmitri: absent
+    service = ServiceProcess(redis_url, "--grace", "0")
+    players = [service.bot_process("random", name, tokens[name]) for name in ("anna", "bruno")]
+    try:
+        for args in (("worker", "--pool", "threads", "--concurrency", "2"), ("beat", "--state", f"/tmp/{key_prefix}b")):
+            processes.append(WorkerProcess(redis_url, key_prefix, *args, "--loglevel", "WARNING").start())
+        done = _cli(
+            "tournament", "create", "--game", "glaves", "--players", "2", "--all", "--options", '{"deals": 1}',
+            "--fault-policy", '{"join_timeout_ms": 500}', "--schedule", "1h", "--name", "Nightly", env=env,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        wait_for(lambda: bool(ts.list("finished")), 180, "the nightly run to finish")
+    finally:
+        for proc in players:
+            stop_process(proc)
+        service.stop()
+    (t,) = ts.list()
+    assert t.counted == t.total_matches == 12
+
+    grades = _cli("tournament", "standings", t.id, "--csv", env=env)
+    assert grades.returncode == 0, grades.stderr
+    rows = {r["bot"]: r for r in csv.DictReader(grades.stdout.splitlines())}
+    assert {rows[b]["rank"] for b in ("anna", "bruno")} <= {"1", "2"}
+    for bot in ("anna", "bruno"):  # played all 6 of their matches; 4 won against absentees
+        assert (rows[bot]["matches"], rows[bot]["no_shows"], rows[bot]["forfeits"]) == ("6", "0", "0")
+    for bot in ("chloé", "dmitri"):  # lost the 4 matches against present bots; the 2 between them count for nobody
+        row = rows[bot]  # and the two share the last place, whatever their forfeits' margins
+        assert (row["rank"], row["matches"], row["points"], row["wins"], row["draws"]) == ("3", "4", "0.0", "0", "0")
+        assert (row["losses"], row["place_1"], row["forfeits"], row["no_shows"]) == ("4", "0", "4", "4")
+    ratings = ts.ratings("glaves")
+    assert {b: ratings[b]["matches"] for b in tokens} == {"anna": 6, "bruno": 6, "chloé": 4, "dmitri": 4}
+
+    table = _cli("tournament", "standings", t.id, env=env)
+    assert table.stdout.splitlines()[-1] == "absent (never joined one of its matches): chloé, dmitri"
+
+    web = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client()
+    page = web.get(f"/tournaments/{t.id}").get_data(as_text=True)
+    standings = page.split('id="standings-table"', 1)[1].split("</table>", 1)[0]
+    assert standings.count(">absent</span>") == 2
+    specs = {m: MatchStore(client).spec(m) for m in ts.match_ids(t.id, count=20)}
+    between = next(m for m, spec in specs.items() if spec is not None and {*spec.seats} == {"chloé", "dmitri"})
+    match = web.get(f"/matches/{between}").get_data(as_text=True)
+    assert 'id="no-contest"' in match and match.count(">no-show</span>") == 2
+    bot_page = web.get("/bots/chlo%C3%A9").get_data(as_text=True)
+    rivals = bot_page.split('id="head-to-head"', 1)[1].split("</table>", 1)[0]
+    assert ">dmitri<" not in rivals and ">anna<" in rivals
+    assert ">no contest</span>" in bot_page
+    client.close()

@@ -107,10 +107,32 @@ def match_rules(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _unregistered(ts: TournamentStore, names: list[str]) -> list[str]:
+    """The ``names`` that are not registered bots, each with the registered name it was
+    probably meant to be, if one is close (``José Garcia (did you mean 'José García'?)``)."""
     from cardarena.store.bots import BotStore
 
     bots = BotStore(ts.r)
-    return [n for n in names if not bots.exists(n)]
+    missing = [n for n in names if not bots.exists(n)]
+    if not missing:
+        return []
+    known = bots.names()
+    return [f"{n} (did you mean {close!r}?)" if (close := _close_name(n, known)) else n for n in missing]
+
+
+def _close_name(name: str, known: list[str]) -> str | None:
+    """The registered name in ``known`` closest to ``name`` (a typo, a missing accent, another
+    case), or ``None`` when none is close."""
+    import difflib
+    import unicodedata
+
+    from cardarena.store.bots import look
+
+    def plain(text: str) -> str:  # as it looks, without accents
+        return "".join(c for c in unicodedata.normalize("NFKD", look(text)) if not unicodedata.combining(c))
+
+    by_plain = {plain(n): n for n in known}
+    found = difflib.get_close_matches(plain(name), list(by_plain), n=1, cutoff=0.8)
+    return by_plain[found[0]] if found else None
 
 
 def _create(args: argparse.Namespace) -> int:
@@ -387,8 +409,7 @@ def _standings(args: argparse.Namespace) -> int:
         with _stores(args) as (ts, _, _url):
             t = ts.require(args.id)
             snap = ts.standings(args.id)
-            wanted = snap is not None and (args.json or args.csv)
-            faults = lifecycle.snapshot_faults(ts, args.id, snap) if snap is not None and wanted else {}
+            faults = lifecycle.snapshot_faults(ts, args.id, snap) if snap is not None else {}
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
     if snap is None:
@@ -406,7 +427,30 @@ def _standings(args: argparse.Namespace) -> int:
         write_standings_csv(t.id, t.game, t.players, rows, sys.stdout)
     else:
         render_standings(snap)
+        for line in standings_fault_lines(rows):
+            print(line)
     return 0
+
+
+def standings_fault_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The lines below the standings table: the bots that never joined any match they were
+    counted in (absent), then each other bot with strikes, forfeits or no-shows, with its
+    counts in this tournament; none when nobody had any.  Names as :func:`printable` shows them."""
+    absent = [r for r in rows if r.get("matches") and r.get("no_shows", 0) >= r["matches"]]
+    faulty = [r for r in rows if r not in absent and any(r.get(f) for f in ("strikes", "forfeits", "no_shows"))]
+    lines = []
+    if absent:
+        names = ", ".join(sorted(printable(str(r["bot"])) for r in absent))
+        lines.append(f"absent (never joined one of its matches): {names}")
+    if faulty:
+        lines.append("faults (strikes: time-outs, disconnects, runs of illegal answers, handed-back requests):")
+        for r in sorted(faulty, key=lambda r: str(r["bot"])):
+            counts = f"{r.get('strikes', 0)} strikes, forfeited {r.get('forfeits', 0)} of {r['matches']} matches"
+            line = f"  {printable(str(r['bot']))}: {counts}"
+            if r.get("no_shows"):
+                line += f" (never joined {r['no_shows']})"
+            lines.append(line)
+    return lines
 
 
 def _prune(args: argparse.Namespace) -> int:

@@ -896,3 +896,57 @@ def test_a_class_with_absent_students_grades_them_absent_not_by_the_default_play
     assert ">dmitri<" not in rivals and ">anna<" in rivals
     assert ">no contest</span>" in bot_page
     client.close()
+
+
+def test_a_terms_grades_come_from_every_run_of_a_schedule_in_one_csv(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A course organiser's weekly `--schedule` run: `tournament standings --schedule ID --csv`
+    puts every finished run's rows under one header, oldest run first (before, one command per
+    run id, looked up in `tournament list --json`)."""
+    import csv
+
+    from cardarena.cli import main
+    from cardarena_tournament import lifecycle
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    client = client_for(redis_url)
+    ts, ms, bots = TournamentStore(client), MatchStore(client), BotStore(client)
+    for name in ("anna", "José García"):
+        bots.register(name)
+    template = {"game": "glaves", "players": 2, "entrants": "all", "deal_sets": 1, "options": {"deals": 1}}
+    s = lifecycle.create_schedule(ts, "1h", template, now=1000.0)
+    assert main(["tournament", "standings", "--schedule", s.id, "--csv"]) == 2
+    assert "has no finished run yet" in capsys.readouterr().err
+    runs = []
+    for week, winner in enumerate(("anna", "José García")):
+        (tid,) = lifecycle.start_due_schedules(ts, ms, 1000.0 + 3600 * week, bots.names)
+        runs.append(tid)
+        while (spec := ms.claim("i", wait_s=0)) is not None:
+            ranks = [1 if bot == winner else 2 for bot in spec.seats]
+            scores = [float(3 - r) for r in ranks]
+            result = {"scores": scores, "ranks": ranks, "deal_scores": [scores], "forfeited": [], "no_show": []}
+            ms.complete(spec.match_id, "i", {**result, "strikes": [0, 0]}, {})
+        lifecycle.reconcile(ts, ms)
+        assert ts.require(tid).status == "finished"
+    lifecycle.create_schedule(ts, "1h", template, now=1000.0)  # another schedule's runs are not this one's
+
+    assert main(["tournament", "standings", "--schedule", s.id, "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("tournament,game,players,rank,bot,") and lines.count(lines[0]) == 1
+    rows = [(r["tournament"], r["rank"], r["bot"]) for r in csv.DictReader(lines)]
+    assert rows == [
+        (runs[0], "1", "anna"),
+        (runs[0], "2", "José García"),
+        (runs[1], "1", "José García"),
+        (runs[1], "2", "anna"),
+    ]
+    assert main(["tournament", "standings", "--schedule", s.id, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schedule"] == s.id and [r["tournament"] for r in data["runs"]] == runs
+    assert [r["standings"][0]["bot"] for r in data["runs"]] == ["anna", "José García"]
+    assert main(["tournament", "standings", "--schedule", "nope", "--csv"]) == 2
+    assert "unknown schedule 'nope'" in capsys.readouterr().err
+    assert main(["tournament", "standings", runs[0], "--schedule", s.id]) == 2
+    assert "name a tournament ID, or --schedule" in capsys.readouterr().err
+    client.close()

@@ -405,13 +405,20 @@ def render_standings(
 def _standings(args: argparse.Namespace) -> int:
     from .export import export_rows, write_standings_csv
 
+    if (args.id is None) == (args.schedule is None):
+        return _fail("name a tournament ID, or --schedule SCHEDULE_ID for every finished run of a schedule")
+    runs: list[tuple[Tournament, dict[str, Any] | None, dict[str, dict[str, int]]]] = []
     try:
         with _stores(args) as (ts, _, _url):
-            t = ts.require(args.id)
-            snap = ts.standings(args.id)
-            faults = lifecycle.snapshot_faults(ts, args.id, snap) if snap is not None else {}
+            tournaments = [ts.require(args.id)] if args.id is not None else schedule_runs(ts, args.schedule)
+            for t in tournaments:
+                snap = ts.standings(t.id)
+                runs.append((t, snap, lifecycle.snapshot_faults(ts, t.id, snap) if snap is not None else {}))
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
+    if args.schedule is not None:
+        return _schedule_standings(args, runs)
+    ((t, snap, faults),) = runs
     if snap is None:
         if args.json:
             print(json.dumps({"standings": [], "counted": 0}))
@@ -429,6 +436,52 @@ def _standings(args: argparse.Namespace) -> int:
         render_standings(snap)
         for line in standings_fault_lines(rows):
             print(line)
+    return 0
+
+
+def schedule_runs(ts: TournamentStore, schedule_id: str) -> list[Tournament]:
+    """Every finished run of the schedule ``schedule_id``, oldest first (also after it was
+    removed with ``unschedule``); ``TournamentError`` when there is none."""
+    runs = [t for t in ts.list("finished", limit=1_000_000) if t.schedule_id == schedule_id]
+    if not runs:
+        known = any(s.id == schedule_id for s in ts.schedules())
+        raise TournamentError(
+            f"schedule {schedule_id!r} has no finished run yet"
+            if known
+            else f"unknown schedule {schedule_id!r} (no finished run names it; `tournament schedules` lists them)"
+        )
+    return sorted(runs, key=lambda t: (t.created_at, t.id))
+
+
+def _schedule_standings(
+    args: argparse.Namespace, runs: list[tuple[Tournament, dict[str, Any] | None, dict[str, dict[str, int]]]]
+) -> int:
+    """``standings --schedule``: the finished runs' standings one after another; ``--csv``
+    under one header (each row names its run in ``tournament``), ``--json`` as ``{"schedule",
+    "runs": [{"tournament", "standings", ...}]}``."""
+    from .export import export_rows, write_standings_csv
+
+    if args.csv:
+        for n, (run, snap, faults) in enumerate(runs):
+            rows = export_rows(snap["rows"], run.players, faults) if snap is not None else []
+            write_standings_csv(run.id, run.game, run.players, rows, sys.stdout, header=n == 0)
+    elif args.json:
+        out = []
+        for run, snap, faults in runs:
+            rows = export_rows(snap["rows"], run.players, faults) if snap is not None else []
+            rest = {k: v for k, v in (snap or {"counted": 0}).items() if k not in ("rows", lifecycle.FAULTS)}
+            out.append({"tournament": run.id, "standings": rows, **rest})
+        print(json.dumps({"schedule": args.schedule, "runs": out}))
+    else:
+        for n, (run, snap, faults) in enumerate(runs):
+            if n:
+                print()
+            if snap is None:
+                print(f"{printable(run.id)}: no results counted")
+                continue
+            render_standings(snap)
+            for line in standings_fault_lines(export_rows(snap["rows"], run.players, faults)):
+                print(line)
     return 0
 
 
@@ -676,17 +729,23 @@ def register(sub: Any) -> None:
     add_redis_url(unsched)
     unsched.set_defaults(func=_unschedule)
 
-    stand = tsub.add_parser("standings", help="a tournament's standings")
-    stand.add_argument("id")
+    stand = tsub.add_parser("standings", help="a tournament's standings (or every run of a schedule's)")
+    stand.add_argument("id", nargs="?", help="the tournament (or --schedule)")
+    stand.add_argument(
+        "--schedule",
+        metavar="SCHEDULE_ID",
+        help="every finished run of this schedule, oldest first: a term of weekly runs in one CSV (--csv), "
+        "one JSON document or one table after another",
+    )
     form = stand.add_mutually_exclusive_group()
     form.add_argument(
-        "--json", action="store_true", help="the snapshot as JSON, each row with its strikes and forfeits"
+        "--json", action="store_true", help="the snapshot as JSON, each row with its strikes, forfeits and no-shows"
     )
     form.add_argument(
         "--csv",
         action="store_true",
         help="one CSV row per bot (for a spreadsheet): rank, mean and CI, matches, win share, places, "
-        "rating, and its strikes and forfeits in this tournament",
+        "rating, and its strikes, forfeits and no-shows in this tournament",
     )
     add_redis_url(stand)
     stand.set_defaults(func=_standings)

@@ -100,7 +100,7 @@ def csv_header(players: int) -> list[str]:
 
 
 def write_standings_csv(
-    tournament: str, game: str, players: int, rows: Iterable[Mapping[str, Any]], out: IO[str]
+    tournament: str, game: str, players: int, rows: Iterable[Mapping[str, Any]], out: IO[str], *, header: bool = True
 ) -> None:
     """:func:`export_rows` as CSV, one row per bot: ``tournament``, ``game``, ``players``, the
     :data:`CSV_COLUMNS`, ``wins``/``draws``/``losses`` (two players; ``wins``/``losses`` for
@@ -109,7 +109,8 @@ def write_standings_csv(
     ``forfeits`` and ``no_shows`` (matches it never joined) in this tournament."""
     record = record_fields(players)
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(csv_header(players))
+    if header:  # without: more rows under the header of an earlier call (a schedule's runs)
+        writer.writerow(csv_header(players))
     for row in rows:
         places = row.get("places") or {}
         writer.writerow(

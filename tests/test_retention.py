@@ -255,6 +255,8 @@ def test_a_run_reads_only_matches_new_since_the_last_and_those_now_due(client: r
     client.hset(key("tournament", "live"), "finished_at", time.time() - 31 * DAY)
     fourth, seen = _prune_touching(client, 30)
     assert seen == set(live) and fourth.replays == 4 and fourth.kept_live == 0
+    # the examined matches all accounted for (found in a course's prune report, which left them out)
+    assert fourth.examined == 6 and fourth.never_played == 2
     assert _replays(client, live) == [False] * 6
     assert not client.exists(retention.held_key("live")) and not client.smembers(key(*retention.HELD))
 

@@ -549,7 +549,7 @@ def prune_lines(report: PruneReport) -> list[str]:
         out.append(
             f"  {report.examined} matches examined ({since}); kept: {report.kept_live} of tournaments still "
             f"upcoming or running, {report.kept_recent} that ended later or have not ended; "
-            f"{report.already_pruned} pruned before"
+            f"{report.never_played} never played (withdrawn: no replay); {report.already_pruned} pruned before"
         )
     st = report.stream
     if not st.groups:

@@ -158,6 +158,9 @@ class PruneReport:
     """Replays dropped (dry run: that would be)."""
     replay_bytes: int = 0
     """Their memory (``MEMORY USAGE``), in bytes."""
+    never_played: int = 0
+    """Examined and found without a replay to drop: withdrawn (a cancelled tournament's
+    unplayed matches) or no longer stored."""
     already_pruned: int = 0
     """Examined and found pruned already (by another run at the same time, or one that stopped
     before it recorded its progress)."""
@@ -331,6 +334,7 @@ class _Pass:
             tid = _s(raw_tid) if raw_tid else ""
             end = self.ended_at[tid] if tid else 0.0
             if status in (None, b"withdrawn"):  # unknown, or never played: it has no replay
+                report.never_played += 1
                 out.append(None)
                 continue
             if status == b"done" and pruned is not None:

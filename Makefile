@@ -2,8 +2,8 @@
 install:
 	pip install -e '.[dev]'
 check:
-	ruff check service tournament clients tests bench
-	ruff format --check service tournament clients tests
+	ruff check service tournament clients tests bench docs/examples
+	ruff format --check service tournament clients tests bench docs/examples
 	mypy
 test:
 	python -m pytest

@@ -151,6 +151,9 @@ def test_the_image_install_carries_the_dashboard_templates(tmp_path: Path) -> No
     for folder in ("templates", "static"):
         for path in (ROOT / "tournament" / "cardarena_dashboard" / folder).iterdir():
             assert f"cardarena_dashboard/{folder}/{path.name}" in names, path
+    # PEP 561 markers: mypy checks a designer's game package (docs/examples/crazy-eights) and
+    # a bot against an installed cardarena only with them
+    assert {"cardarena/py.typed", "cardarena_sdk/py.typed"} <= names
     unpacked = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(unpacked)
     page = subprocess.run(

@@ -85,7 +85,7 @@ def test_ci_installs_exactly_as_the_readme_says() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert "python3 -m venv .venv" in ci and ". .venv/bin/activate" in ci
     assert "pip install -q -e '.[dev]'" in ci
-    assert "ruff check service tournament clients tests bench" in ci and "\nmypy\n" in ci
+    assert "ruff check service tournament clients tests bench docs/examples" in ci and "\nmypy\n" in ci
     assert "\npython -m pytest" in ci
 
 

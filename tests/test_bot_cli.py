@@ -118,6 +118,32 @@ def test_bot_run_says_where_it_connected(redis_url: str, key_prefix: str) -> Non
         service.stop()
 
 
+def test_bot_run_with_a_wrong_token_says_so_in_one_line_and_stops(redis_url: str, key_prefix: str) -> None:
+    """A student's mistyped token: ``bot run`` prints the refusal, once, and exits 1 (it does
+    not retry a refused token); before it, now and then, a line ``INTERNAL: Internal error from
+    Core`` and a retry (the service's end of the stream raced the Hello: see
+    tests/test_sdk_client.py, which repeats the connect enough times to catch it)."""
+    service = ServiceProcess(redis_url, "--grace", "0", "--failed-auths-per-minute", "0")
+    try:
+        for attempt in range(3):
+            env = {**service.env, "CARDARENA_TOKEN": f"{attempt:016x}.mistyped"}
+            done = subprocess.run(
+                [*CLI, "bot", "run", "random", "--server", service.address],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 1
+            assert done.stderr.splitlines() == [
+                f"cardarena: error: {service.address}: UNAUTHENTICATED: missing or invalid bearer token; check the "
+                "token: the one `cardarena bot register NAME` printed, for the service at this address "
+                "(`cardarena bot token NAME` issues a new one)"
+            ]
+    finally:
+        service.stop()
+
+
 def test_the_readme_flow_works_without_redis_url(tmp_path: Path) -> None:
     """``cardarena service`` in one shell, ``cardarena bot register`` in another: both find the
     same embedded default, so the printed token works on the service."""

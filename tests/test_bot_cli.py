@@ -19,6 +19,7 @@ from cardarena.server.commands import stop_process
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for, free_port
 
+from .dashboard_data import CLASS_IN_PEOPLE_ORDER
 from .server_harness import ScriptedBot, ServiceProcess
 
 CLI = [sys.executable, "-m", "cardarena.cli"]
@@ -245,6 +246,22 @@ def test_bot_list_shows_the_registered_bots(redis_url: str, key_prefix: str) -> 
         ("random-1", True, False, 0, 0),
         ("zed", False, True, 0, 0),
     ]
+    client.close()
+
+
+def test_bot_list_sorts_names_as_people_read_them(redis_url: str, key_prefix: str) -> None:
+    """Regression: ``bot list`` sorted by bytes, so a class's ``Bob``, ``_dora`` and
+    ``<i>carol</i>`` came before ``alice`` and ``Émile`` after ``zed``; now case, accents and
+    punctuation aside, numbers by value (``bot-2`` before ``bot-10``), text and JSON alike."""
+    client = client_for(redis_url)
+    store = BotStore(client)
+    for name in reversed(CLASS_IN_PEOPLE_ORDER):
+        store.register(name)
+    env = {**os.environ, "REDIS_URL": redis_url}
+    text = subprocess.run([*CLI, "bot", "list"], env=env, capture_output=True, text=True, timeout=60)
+    assert [line.split("  ")[0] for line in text.stdout.splitlines()] == list(CLASS_IN_PEOPLE_ORDER)
+    listed = subprocess.run([*CLI, "bot", "list", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    assert [b["name"] for b in json.loads(listed.stdout)["bots"]] == list(CLASS_IN_PEOPLE_ORDER)
     client.close()
 
 

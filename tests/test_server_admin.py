@@ -12,6 +12,7 @@ from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
 from cardarena.wire import codec
 
+from .dashboard_data import CLASS_IN_PEOPLE_ORDER
 from .server_harness import ScriptedBot, ServiceProcess, pb
 
 ADMIN = "admin-secret-for-tests"
@@ -121,7 +122,7 @@ def test_register_returns_a_working_token_and_list_shows_stats(admin: AdminClien
     bots.count("alpha", "matches", 5)
     listed = {b.name: b for b in admin.list().bots}
     assert sorted(listed) == sorted(["alpha", html, longest])
-    assert [b.name for b in admin.list().bots] == bots.names()
+    assert [b.name for b in admin.list().bots] == bots.listed() == ["alpha", longest, html]  # as people read them
     alpha = listed["alpha"]
     assert (alpha.matches, alpha.timeouts, alpha.illegal_actions, alpha.disconnects, alpha.forfeits) == (5, 2, 0, 0, 0)
     assert alpha.created_at > 1.6e9
@@ -154,3 +155,10 @@ def test_duplicate_name_is_already_exists_and_keeps_the_first_token(admin: Admin
     assert "already registered" in detail
     assert bots.authenticate(first) == "twin"  # nothing lost
     assert [b.name for b in admin.list().bots] == ["twin"]
+
+
+def test_list_bots_sorts_names_as_people_read_them(admin: AdminClient, bots: BotStore) -> None:
+    """``ListBots`` in the order of ``cardarena bot list`` and the dashboard, not bytes."""
+    for name in reversed(CLASS_IN_PEOPLE_ORDER):
+        admin.register(name)
+    assert [b.name for b in admin.list().bots] == list(CLASS_IN_PEOPLE_ORDER)

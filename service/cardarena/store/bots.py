@@ -15,6 +15,9 @@
   names of each look), so two look-alikes registered at the same moment (two admin requests,
   two ``bot register`` processes) cannot both get through; a roster is registered whole or
   not at all.  Bots stored before the index existed are indexed at the next registration.
+* Lists for people (:meth:`BotStore.list`, ``cardarena bot list``, ``Admin.ListBots``, the
+  dashboard) are in :func:`name_order`: by the words and numbers a name reads as, case,
+  accents and punctuation aside; :meth:`BotStore.names` stays in code point order.
 * Retired bots (:meth:`BotStore.retire`) stay registered but are no longer entrants of
   ``--all`` tournaments.
 * Statistics per bot (``matches``, ``timeouts``, ``illegal_actions``, ``errors``,
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import time
 import unicodedata
@@ -102,6 +106,29 @@ def look(name: str) -> str:
     letters as the plain ones), case folded, with Cyrillic and Greek letters that look like Latin
     ones read as those.  Two names with the same look would pass for each other."""
     return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKES)
+
+
+def plain(name: str) -> str:
+    """What a bot name reads as: its look (:func:`look`) without accents, so ``José``, ``jose``
+    and ``JOSE`` read the same."""
+    return "".join(c for c in unicodedata.normalize("NFKD", look(name)) if not unicodedata.combining(c))
+
+
+_WORDS = re.compile(r"\d+|[^\W\d_]+")
+"""The runs of digits and of letters of a name (punctuation, spaces and ``_`` between them)."""
+
+
+def name_order(name: str) -> tuple[tuple[tuple[int, int, str], ...], str, str, str]:
+    """The sort key of bot names in the order a person looks for them in a list: by the words
+    and numbers they read as (:func:`plain`: case and accents aside), punctuation aside, numbers
+    by value and before words (``<b>alice</b>`` under b, ``Bob`` beside ``bob``, ``bot-2``
+    before ``bot-10``).  Names that read the same follow the order of their plain forms with
+    their punctuation, then without an accent before with one (``eve``, ``Éve``), then of their
+    characters: a total order, the same everywhere (``cardarena bot list``, ``Admin.ListBots``,
+    the dashboard's and the API's bot lists)."""
+    folded = plain(name)
+    words = tuple((0, int(w), w) if w.isdigit() else (1, 0, w) for w in _WORDS.findall(folded))
+    return words, folded, look(name), name
 
 
 def _looks_like(name: str, other: str) -> str:
@@ -356,8 +383,8 @@ class BotStore:
         return bool(self.r.srem(self.RETIRED, name) if undo else self.r.sadd(self.RETIRED, name))
 
     def retired(self) -> list[str]:
-        """The retired bots (:meth:`retire`), in name order."""
-        return sorted(n.decode() for n in self.r.smembers(self.RETIRED))
+        """The retired bots (:meth:`retire`), in the order people look for them (:func:`name_order`)."""
+        return sorted((n.decode() for n in self.r.smembers(self.RETIRED)), key=name_order)
 
     def rotate(self, name: str) -> str:
         """Issue a new token for ``name`` (the old one stops working); returns it once."""
@@ -417,12 +444,18 @@ class BotStore:
         return BotRecord(name=data["name"], created_at=float(data.get("created_at", 0)), stats=stats)
 
     def names(self) -> list[str]:
-        """Every registered bot name, in order."""
+        """Every registered bot name, in code point order (the order ``--all`` tournaments take
+        their entrants in; people read names in :func:`name_order`: :meth:`listed`)."""
         return [n.decode() for n in self.r.zrange(self.ALL, 0, -1)]
 
+    def listed(self) -> list[str]:
+        """Every registered bot name, in the order people look for them (:func:`name_order`)."""
+        return sorted(self.names(), key=name_order)
+
     def list(self) -> list[BotRecord]:
-        """Every registered bot with its statistics, in name order."""
-        return [b for b in (self.get(n) for n in self.names()) if b is not None]
+        """Every registered bot with its statistics, in the order people look for them
+        (:func:`name_order`)."""
+        return [b for b in (self.get(n) for n in self.listed()) if b is not None]
 
     def count(self, name: str, stat: str, amount: int = 1) -> None:
         """Add ``amount`` to one statistics counter of ``name``."""

@@ -467,6 +467,41 @@ def test_admin_replaces_a_bots_token(client: FlaskClient, seeded: Seeded, redis_
     assert missing.status_code == 404 and missing.get_json()["error"]["message"] == "unknown bot"
 
 
+def test_admin_deletes_a_bot_that_never_played(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    """``DELETE /api/v1/admin/bots/{name}``, as ``cardarena bot delete``: a bot registered by
+    mistake is deleted (its token stops working, the name is free again); one with a history is
+    409 saying to retire it; an unknown one 404 with the registered name it was probably meant
+    to be; the token is needed."""
+    from cardarena.store.bots import BotStore
+
+    store = BotStore(client_for(redis_url))
+    token = store.register("team/typo")
+    assert client.delete("/api/v1/admin/bots/team/typo").status_code == 401
+    response = client.delete("/api/v1/admin/bots/team/typo", headers=ADMIN)
+    assert response.status_code == 200 and response.get_json() == {"deleted": "team/typo"}
+    assert store.authenticate(token) is None and _json(client, "/api/v1/bots/team/typo", 404)
+    again = client.delete("/api/v1/admin/bots/team/typo", headers=ADMIN)
+    assert again.status_code == 404 and again.get_json()["error"]["message"] == "no bot named 'team/typo'"
+    played = client.delete("/api/v1/admin/bots/alpha", headers=ADMIN)  # seeded: it has played
+    assert played.status_code == 409 and "`cardarena bot retire alpha`" in played.get_json()["error"]["message"]
+    assert store.exists("alpha")
+    typo = client.delete("/api/v1/admin/bots/Alpha", headers=ADMIN)
+    assert typo.status_code == 404 and "(did you mean 'alpha'?)" in typo.get_json()["error"]["message"]
+    assert client.post("/api/v1/admin/bots", json={"name": "team/typo"}, headers=ADMIN).status_code == 201
+
+
+def test_admin_tournament_with_a_misspelt_entrant_says_which_bot_was_meant(client: FlaskClient, seeded: Seeded) -> None:
+    """Regression: the admin API's "not registered" had no did-you-mean, while ``tournament
+    create`` suggested the registered name close to a misspelt one (another case, a missing
+    accent, a typo): the same suggestion now, from the same code."""
+    definition = {"id": "typo", "game": "glaves", "players": 2, "entrants": ["Alpha", "betta", "ghost"], "deal_sets": 1}
+    got = client.post("/api/v1/admin/tournaments", json=definition, headers=ADMIN)
+    assert got.status_code == 400
+    assert got.get_json()["error"]["message"] == (
+        "not registered: Alpha (did you mean 'alpha'?), betta (did you mean 'beta'?), ghost"
+    )
+
+
 def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
     definition = {"id": "night", "game": "glaves", "players": 2, "entrants": ["alpha", "beta"], "deal_sets": 3}
     response = client.post("/api/v1/admin/tournaments", json=definition, headers=ADMIN)

@@ -299,6 +299,43 @@ def test_a_retired_bot_leaves_the_all_runs_of_a_schedule_and_keeps_its_history(r
     assert nobody.returncode == 2 and "nobody" in nobody.stderr
 
 
+def test_a_bot_registered_by_mistake_is_deleted_and_one_that_played_is_only_retired(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A typo in a roster left a bot in ``bot list`` for good (it could only be retired):
+    ``bot delete NAME`` deletes one that never played, and its name can be registered again; one
+    with a history is refused, saying what it has and to retire it; a misspelt name is answered
+    with the registered one it was probably meant to be."""
+    from cardarena.cli import main
+    from cardarena.store.matches import MatchSpec, MatchStore
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    client = client_for(redis_url)
+    store = BotStore(client)
+    for name in ("ann", "bea", "Zoë"):
+        store.register(name)
+    MatchStore(client).enqueue(MatchSpec("m-1", "glaves", 2, ("ann", "bea"), seed=1))
+
+    assert main(["bot", "delete", "Zoë"]) == 0
+    out = capsys.readouterr()
+    said = "Zoë: deleted (it never played); its token no longer connects, and the name can be registered again"
+    assert out.out == said + "\n"
+    assert main(["bot", "list", "--json"]) == 0
+    assert [b["name"] for b in json.loads(capsys.readouterr().out)["bots"]] == ["ann", "bea"]
+    assert main(["bot", "delete", "ann"]) == 2
+    assert capsys.readouterr().err == (
+        "cardarena: error: 'ann' cannot be deleted: it has a history (1 match); only a bot that never played and "
+        "is in no tournament or schedule can be. `cardarena bot retire ann` takes it out of the --all tournaments "
+        "that start from now on, and its results stay\n"
+    )
+    assert main(["bot", "delete", "zoe"]) == 2
+    assert capsys.readouterr().err == "cardarena: error: no bot named 'zoe'\n"  # deleted: nothing close is left
+    assert main(["bot", "delete", "Bea"]) == 2
+    assert capsys.readouterr().err == "cardarena: error: no bot named 'Bea' (did you mean 'bea'?)\n"
+    assert main(["bot", "register", "Zoë"]) == 0 and store.authenticate(capsys.readouterr().out.strip()) == "Zoë"
+    client.close()
+
+
 def test_registering_a_taken_name_says_how_to_get_a_new_token(redis_url: str, key_prefix: str) -> None:
     """A second `bot register NAME` is most often a lost token: the error points to `bot token`."""
     env = {**os.environ, "REDIS_URL": redis_url}

@@ -36,6 +36,9 @@ class AdminClient:
     def list(self, auth: str | None = f"Bearer {ADMIN}") -> Any:
         return self.stub.ListBots(pb.ListBotsRequest(), metadata=self._metadata(auth), timeout=10)
 
+    def delete(self, name: str, auth: str | None = f"Bearer {ADMIN}") -> Any:
+        return self.stub.DeleteBot(pb.DeleteBotRequest(name=name), metadata=self._metadata(auth), timeout=10)
+
     def close(self) -> None:
         self.channel.close()
 
@@ -162,3 +165,31 @@ def test_list_bots_sorts_names_as_people_read_them(admin: AdminClient, bots: Bot
     for name in reversed(CLASS_IN_PEOPLE_ORDER):
         admin.register(name)
     assert [b.name for b in admin.list().bots] == list(CLASS_IN_PEOPLE_ORDER)
+
+
+def test_delete_bot_deletes_one_that_never_played_and_ends_its_sessions(admin: AdminClient, bots: BotStore) -> None:
+    """``DeleteBot``, as ``cardarena bot delete``: a bot that never played is deleted (a session
+    open with its token is ended ``UNAUTHENTICATED`` within seconds, saying so) and its name can
+    be registered again; ``NOT_FOUND`` for an unknown bot, ``FAILED_PRECONDITION`` for one with
+    a history; the admin token is required."""
+    from cardarena.store.matches import MatchSpec, MatchStore
+
+    token = admin.register("leaver").token
+    session = ScriptedBot(admin.service.address, token, "leaver")
+    try:
+        session.expect("welcome")
+        assert status_of(lambda: admin.delete("leaver", "Bearer wrong"))[0] == grpc.StatusCode.UNAUTHENTICATED
+        assert admin.delete("leaver").name == "leaver"
+        assert session.status(timeout=15) == grpc.StatusCode.UNAUTHENTICATED
+        assert session.error is not None and "this bot was deleted" in session.error.details()
+    finally:
+        session.close()
+    assert not bots.exists("leaver") and bots.authenticate(token) is None
+    code, detail = status_of(lambda: admin.delete("Leaver"))
+    assert code == grpc.StatusCode.NOT_FOUND and detail == "no bot named 'Leaver'"
+    admin.register("player")
+    MatchStore(bots.r).enqueue(MatchSpec("m-1", "glaves", 2, ("player", "leaver"), seed=1))
+    code, detail = status_of(lambda: admin.delete("player"))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and "(1 match)" in detail and "bot retire player" in detail
+    assert admin.register("leaver").name == "leaver"  # the name is free again
+    assert [b.name for b in admin.list().bots] == ["leaver", "player"]

@@ -210,7 +210,7 @@ def check_address(server: str) -> None:
 
 def _refused_hint(code: grpc.StatusCode, details: str) -> str:
     """What to do about a session the server refused for good (``code`` is in :data:`FATAL`)."""
-    if code == grpc.StatusCode.UNAUTHENTICATED and "replaced" not in details:
+    if code == grpc.StatusCode.UNAUTHENTICATED and "replaced" not in details and "deleted" not in details:
         return (
             "; check the token: the one `cardarena bot register NAME` printed, for the service at this "
             "address (`cardarena bot token NAME` issues a new one)"

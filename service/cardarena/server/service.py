@@ -44,7 +44,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from ..processes import process_gone, process_identity
-from ..store.bots import BotError, BotExists, BotStore
+from ..store.bots import BotError, BotExists, BotHasHistory, BotStore, UnknownBot
 from ..store.connection import client_for
 from ..store.matches import MatchStore
 from ..store.presence import BotPresence, InstanceRun, Invite, PresenceStore, SessionLeases
@@ -426,7 +426,7 @@ def hello_problem(first: Any, bot: str, max_matches: int) -> tuple[Any, str] | N
 
 
 class AdminServicer:
-    """``Admin``: register and list bots; needs ``CARDARENA_ADMIN_TOKEN`` in the metadata."""
+    """``Admin``: register, list and delete bots; needs ``CARDARENA_ADMIN_TOKEN`` in the metadata."""
 
     def __init__(self, instance: Instance) -> None:
         self.instance = instance
@@ -458,6 +458,21 @@ class AdminServicer:
         except BotError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         return pb.RegisterBotResponse(name=request.name, token=token)
+
+    async def DeleteBot(self, request: Any, context: Any) -> Any:
+        await self._check(context)
+        from ..engine import games
+
+        try:
+            await asyncio.to_thread(self.instance.bots.delete, request.name, games=list(games()))
+        except UnknownBot as exc:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        except BotHasHistory as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        except BotError as exc:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
+        log.info("bot_deleted", extra={"fields": {"bot": request.name}})
+        return pb.DeleteBotResponse(name=request.name)
 
     async def ListBots(self, request: Any, context: Any) -> Any:
         await self._check(context)
@@ -790,9 +805,10 @@ class Instance:
 
     async def _end_replaced_tokens(self) -> None:
         """End the sessions opened with a token that was since replaced (``cardarena bot
-        token``, the admin API): a leaked token stops playing within a presence interval,
-        not only at its next connect.  The bot's seats move to its other sessions, or wait for
-        it to reconnect with the new token, as after any disconnect."""
+        token``, the admin API) or whose bot was deleted (``cardarena bot delete``): a leaked
+        token stops playing within a presence interval, not only at its next connect.  The
+        bot's seats move to its other sessions, or wait for it to reconnect with the new token,
+        as after any disconnect."""
         live = {b: [s for s in ss if not s.closed] for b, ss in self.hub.sessions.items()}
         if not any(live.values()):
             return
@@ -801,12 +817,12 @@ class Instance:
             for session in sessions:
                 if current.get(bot) != session.token_id:
                     log.info("session_revoked", extra={"fields": {"bot": bot, "session": session.id}})
-                    session.close(
-                        abort=(
-                            grpc.StatusCode.UNAUTHENTICATED,
-                            "this bot's token was replaced; connect with the new one",
-                        )
+                    why = (
+                        "this bot's token was replaced; connect with the new one"
+                        if current.get(bot) is not None
+                        else "this bot was deleted (cardarena bot delete); register it again for a new token"
                     )
+                    session.close(abort=(grpc.StatusCode.UNAUTHENTICATED, why))
 
     async def _relay_loop(self) -> None:
         """Relay invites other instances queued for bots connected here."""

@@ -3,6 +3,7 @@ JSON 4xx (never 5xx), the admin token, and the OpenAPI document."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -16,7 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
-from .dashboard_data import XSS, Seeded, seed, seed_ratings, seed_schedules
+from .dashboard_data import CLASS_IN_PEOPLE_ORDER, XSS, Seeded, seed, seed_ratings, seed_schedules
 
 ADMIN = {"Authorization": "Bearer s3cret-admin"}
 
@@ -304,14 +305,34 @@ def test_schedules(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
     assert [s["id"] for s in _json(client, "/api/v1/schedules?offset=2")["items"]] == ["broken"]
 
 
+def test_bots_are_listed_as_people_read_their_names_page_after_page(client: FlaskClient, redis_url: str) -> None:
+    """Regression: ``/api/v1/bots`` (and the page ``/bots``) sorted names by bytes: uppercase,
+    ``_`` and ``<...>`` names first, accented ones last; now as ``cardarena bot list`` does."""
+    from cardarena.store.bots import BotStore
+
+    bots = BotStore(client_for(redis_url))
+    for name in reversed(CLASS_IN_PEOPLE_ORDER):
+        bots.register(name)
+    names: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        body = _json(client, f"/api/v1/bots?limit=3&offset={offset}")
+        names += [b["name"] for b in body["items"]]
+        offset = body["next_offset"]
+    assert names == list(CLASS_IN_PEOPLE_ORDER)
+    page = client.get("/bots").get_data(as_text=True)
+    linked = re.findall(r'<td><a href="/bots/[^"]*">([^<]*)</a></td>', page)
+    assert [html.unescape(n) for n in linked] == list(CLASS_IN_PEOPLE_ORDER)
+
+
 def test_bots_page_and_say_who_is_connected(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
     from cardarena.store.connection import client_for
     from cardarena.store.presence import BotPresence, PresenceStore
 
     first = _json(client, "/api/v1/bots?limit=2")
-    assert [b["name"] for b in first["items"]] == [XSS, "alpha"] and first["next_offset"] == 2
-    rest = _json(client, "/api/v1/bots?offset=2&limit=2")
-    assert [b["name"] for b in rest["items"]] == ["beta"] and rest["next_offset"] is None
+    assert [b["name"] for b in first["items"]] == ["alpha", "beta"] and first["next_offset"] == 2
+    rest = _json(client, "/api/v1/bots?offset=2&limit=2")  # <script>... reads as "script"
+    assert [b["name"] for b in rest["items"]] == [XSS] and rest["next_offset"] is None
     assert all(b["connected"] is False for b in first["items"] + rest["items"])
     PresenceStore(client_for(redis_url)).publish("i1", "127.0.0.1:1", {"alpha": BotPresence(2, 0)})
     assert {b["name"]: b["connected"] for b in _json(client, "/api/v1/bots")["items"]} == {
@@ -444,6 +465,41 @@ def test_admin_replaces_a_bots_token(client: FlaskClient, seeded: Seeded, redis_
     assert store.authenticate(old) is None and store.authenticate(body["token"]) == "team/alpha"
     missing = client.post("/api/v1/admin/bots/nobody/token", headers=ADMIN)
     assert missing.status_code == 404 and missing.get_json()["error"]["message"] == "unknown bot"
+
+
+def test_admin_deletes_a_bot_that_never_played(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:
+    """``DELETE /api/v1/admin/bots/{name}``, as ``cardarena bot delete``: a bot registered by
+    mistake is deleted (its token stops working, the name is free again); one with a history is
+    409 saying to retire it; an unknown one 404 with the registered name it was probably meant
+    to be; the token is needed."""
+    from cardarena.store.bots import BotStore
+
+    store = BotStore(client_for(redis_url))
+    token = store.register("team/typo")
+    assert client.delete("/api/v1/admin/bots/team/typo").status_code == 401
+    response = client.delete("/api/v1/admin/bots/team/typo", headers=ADMIN)
+    assert response.status_code == 200 and response.get_json() == {"deleted": "team/typo"}
+    assert store.authenticate(token) is None and _json(client, "/api/v1/bots/team/typo", 404)
+    again = client.delete("/api/v1/admin/bots/team/typo", headers=ADMIN)
+    assert again.status_code == 404 and again.get_json()["error"]["message"] == "no bot named 'team/typo'"
+    played = client.delete("/api/v1/admin/bots/alpha", headers=ADMIN)  # seeded: it has played
+    assert played.status_code == 409 and "`cardarena bot retire alpha`" in played.get_json()["error"]["message"]
+    assert store.exists("alpha")
+    typo = client.delete("/api/v1/admin/bots/Alpha", headers=ADMIN)
+    assert typo.status_code == 404 and "(did you mean 'alpha'?)" in typo.get_json()["error"]["message"]
+    assert client.post("/api/v1/admin/bots", json={"name": "team/typo"}, headers=ADMIN).status_code == 201
+
+
+def test_admin_tournament_with_a_misspelt_entrant_says_which_bot_was_meant(client: FlaskClient, seeded: Seeded) -> None:
+    """Regression: the admin API's "not registered" had no did-you-mean, while ``tournament
+    create`` suggested the registered name close to a misspelt one (another case, a missing
+    accent, a typo): the same suggestion now, from the same code."""
+    definition = {"id": "typo", "game": "glaves", "players": 2, "entrants": ["Alpha", "betta", "ghost"], "deal_sets": 1}
+    got = client.post("/api/v1/admin/tournaments", json=definition, headers=ADMIN)
+    assert got.status_code == 400
+    assert got.get_json()["error"]["message"] == (
+        "not registered: Alpha (did you mean 'alpha'?), betta (did you mean 'beta'?), ghost"
+    )
 
 
 def test_admin_creates_and_cancels_a_tournament(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:

@@ -19,6 +19,7 @@ from cardarena.server.commands import stop_process
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for, free_port
 
+from .dashboard_data import CLASS_IN_PEOPLE_ORDER
 from .server_harness import ScriptedBot, ServiceProcess
 
 CLI = [sys.executable, "-m", "cardarena.cli"]
@@ -114,6 +115,32 @@ def test_bot_run_says_where_it_connected(redis_url: str, key_prefix: str) -> Non
         finally:
             seen += _interrupt(proc)
         assert f"INFO cardarena_sdk: connected to {service.address} as talker (instance " in seen
+    finally:
+        service.stop()
+
+
+def test_bot_run_with_a_wrong_token_says_so_in_one_line_and_stops(redis_url: str, key_prefix: str) -> None:
+    """A student's mistyped token: ``bot run`` prints the refusal, once, and exits 1 (it does
+    not retry a refused token); before it, now and then, a line ``INTERNAL: Internal error from
+    Core`` and a retry (the service's end of the stream raced the Hello: see
+    tests/test_sdk_client.py, which repeats the connect enough times to catch it)."""
+    service = ServiceProcess(redis_url, "--grace", "0", "--failed-auths-per-minute", "0")
+    try:
+        for attempt in range(3):
+            env = {**service.env, "CARDARENA_TOKEN": f"{attempt:016x}.mistyped"}
+            done = subprocess.run(
+                [*CLI, "bot", "run", "random", "--server", service.address],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 1
+            assert done.stderr.splitlines() == [
+                f"cardarena: error: {service.address}: UNAUTHENTICATED: missing or invalid bearer token; check the "
+                "token: the one `cardarena bot register NAME` printed, for the service at this address "
+                "(`cardarena bot token NAME` issues a new one)"
+            ]
     finally:
         service.stop()
 
@@ -222,6 +249,22 @@ def test_bot_list_shows_the_registered_bots(redis_url: str, key_prefix: str) -> 
     client.close()
 
 
+def test_bot_list_sorts_names_as_people_read_them(redis_url: str, key_prefix: str) -> None:
+    """Regression: ``bot list`` sorted by bytes, so a class's ``Bob``, ``_dora`` and
+    ``<i>carol</i>`` came before ``alice`` and ``Émile`` after ``zed``; now case, accents and
+    punctuation aside, numbers by value (``bot-2`` before ``bot-10``), text and JSON alike."""
+    client = client_for(redis_url)
+    store = BotStore(client)
+    for name in reversed(CLASS_IN_PEOPLE_ORDER):
+        store.register(name)
+    env = {**os.environ, "REDIS_URL": redis_url}
+    text = subprocess.run([*CLI, "bot", "list"], env=env, capture_output=True, text=True, timeout=60)
+    assert [line.split("  ")[0] for line in text.stdout.splitlines()] == list(CLASS_IN_PEOPLE_ORDER)
+    listed = subprocess.run([*CLI, "bot", "list", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    assert [b["name"] for b in json.loads(listed.stdout)["bots"]] == list(CLASS_IN_PEOPLE_ORDER)
+    client.close()
+
+
 def test_a_retired_bot_leaves_the_all_runs_of_a_schedule_and_keeps_its_history(redis_url: str, key_prefix: str) -> None:
     """A student leaves mid-term: ``cardarena bot retire NAME`` takes the bot out of the next
     ``--all`` runs (it would otherwise be a no-show in every match, for the rest of the term);
@@ -254,6 +297,43 @@ def test_a_retired_bot_leaves_the_all_runs_of_a_schedule_and_keeps_its_history(r
     assert bots.entrants() == ["ann", "bob", "cyd"]
     nobody = subprocess.run([*CLI, "bot", "retire", "nobody"], env=env, capture_output=True, text=True, timeout=60)
     assert nobody.returncode == 2 and "nobody" in nobody.stderr
+
+
+def test_a_bot_registered_by_mistake_is_deleted_and_one_that_played_is_only_retired(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A typo in a roster left a bot in ``bot list`` for good (it could only be retired):
+    ``bot delete NAME`` deletes one that never played, and its name can be registered again; one
+    with a history is refused, saying what it has and to retire it; a misspelt name is answered
+    with the registered one it was probably meant to be."""
+    from cardarena.cli import main
+    from cardarena.store.matches import MatchSpec, MatchStore
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    client = client_for(redis_url)
+    store = BotStore(client)
+    for name in ("ann", "bea", "Zoë"):
+        store.register(name)
+    MatchStore(client).enqueue(MatchSpec("m-1", "glaves", 2, ("ann", "bea"), seed=1))
+
+    assert main(["bot", "delete", "Zoë"]) == 0
+    out = capsys.readouterr()
+    said = "Zoë: deleted (it never played); its token no longer connects, and the name can be registered again"
+    assert out.out == said + "\n"
+    assert main(["bot", "list", "--json"]) == 0
+    assert [b["name"] for b in json.loads(capsys.readouterr().out)["bots"]] == ["ann", "bea"]
+    assert main(["bot", "delete", "ann"]) == 2
+    assert capsys.readouterr().err == (
+        "cardarena: error: 'ann' cannot be deleted: it has a history (1 match); only a bot that never played and "
+        "is in no tournament or schedule can be. `cardarena bot retire ann` takes it out of the --all tournaments "
+        "that start from now on, and its results stay\n"
+    )
+    assert main(["bot", "delete", "zoe"]) == 2
+    assert capsys.readouterr().err == "cardarena: error: no bot named 'zoe'\n"  # deleted: nothing close is left
+    assert main(["bot", "delete", "Bea"]) == 2
+    assert capsys.readouterr().err == "cardarena: error: no bot named 'Bea' (did you mean 'bea'?)\n"
+    assert main(["bot", "register", "Zoë"]) == 0 and store.authenticate(capsys.readouterr().out.strip()) == "Zoë"
+    client.close()
 
 
 def test_registering_a_taken_name_says_how_to_get_a_new_token(redis_url: str, key_prefix: str) -> None:

@@ -2,7 +2,7 @@
 stubs generated here with grpcio-tools, no SDK) registers through ``Admin.RegisterBot``, plays
 Glaves and Coup matches at once against the real service, is told in-band why its illegal
 answer was refused and answers again, and resumes the request it left pending when it killed
-its connection."""
+its connection; a wrong token ends its stream ``UNAUTHENTICATED``."""
 
 from __future__ import annotations
 
@@ -85,6 +85,11 @@ def test_a_bot_from_the_proto_alone_plays_resumes_and_recovers(
         matches.enqueue_many(specs)
         assert proc.wait(timeout=60) == 0
         results = {spec.match_id: matches.result(spec.match_id) for spec in specs}
+        # A wrong token: the stream ends UNAUTHENTICATED, a code it does not retry (exit 1).
+        refused = tmp_path / "refused.jsonl"
+        wrong = ["play", "--token", "0123456789abcdef.wrong", "--trace", str(refused)]
+        assert subprocess.run([*bot_argv, *wrong], timeout=30).returncode == 1
+        assert [(r["t"], r["code"]) for r in trace_of(refused)] == [("stream_end", "UNAUTHENTICATED")]
     finally:
         if proc is not None and proc.poll() is None:
             proc.kill()

@@ -12,6 +12,7 @@ from cardarena.store.bots import BotStore
 from cardarena.store.connection import client_for
 from cardarena.wire import codec
 
+from .dashboard_data import CLASS_IN_PEOPLE_ORDER
 from .server_harness import ScriptedBot, ServiceProcess, pb
 
 ADMIN = "admin-secret-for-tests"
@@ -34,6 +35,9 @@ class AdminClient:
 
     def list(self, auth: str | None = f"Bearer {ADMIN}") -> Any:
         return self.stub.ListBots(pb.ListBotsRequest(), metadata=self._metadata(auth), timeout=10)
+
+    def delete(self, name: str, auth: str | None = f"Bearer {ADMIN}") -> Any:
+        return self.stub.DeleteBot(pb.DeleteBotRequest(name=name), metadata=self._metadata(auth), timeout=10)
 
     def close(self) -> None:
         self.channel.close()
@@ -121,7 +125,7 @@ def test_register_returns_a_working_token_and_list_shows_stats(admin: AdminClien
     bots.count("alpha", "matches", 5)
     listed = {b.name: b for b in admin.list().bots}
     assert sorted(listed) == sorted(["alpha", html, longest])
-    assert [b.name for b in admin.list().bots] == bots.names()
+    assert [b.name for b in admin.list().bots] == bots.listed() == ["alpha", longest, html]  # as people read them
     alpha = listed["alpha"]
     assert (alpha.matches, alpha.timeouts, alpha.illegal_actions, alpha.disconnects, alpha.forfeits) == (5, 2, 0, 0, 0)
     assert alpha.created_at > 1.6e9
@@ -154,3 +158,38 @@ def test_duplicate_name_is_already_exists_and_keeps_the_first_token(admin: Admin
     assert "already registered" in detail
     assert bots.authenticate(first) == "twin"  # nothing lost
     assert [b.name for b in admin.list().bots] == ["twin"]
+
+
+def test_list_bots_sorts_names_as_people_read_them(admin: AdminClient, bots: BotStore) -> None:
+    """``ListBots`` in the order of ``cardarena bot list`` and the dashboard, not bytes."""
+    for name in reversed(CLASS_IN_PEOPLE_ORDER):
+        admin.register(name)
+    assert [b.name for b in admin.list().bots] == list(CLASS_IN_PEOPLE_ORDER)
+
+
+def test_delete_bot_deletes_one_that_never_played_and_ends_its_sessions(admin: AdminClient, bots: BotStore) -> None:
+    """``DeleteBot``, as ``cardarena bot delete``: a bot that never played is deleted (a session
+    open with its token is ended ``UNAUTHENTICATED`` within seconds, saying so) and its name can
+    be registered again; ``NOT_FOUND`` for an unknown bot, ``FAILED_PRECONDITION`` for one with
+    a history; the admin token is required."""
+    from cardarena.store.matches import MatchSpec, MatchStore
+
+    token = admin.register("leaver").token
+    session = ScriptedBot(admin.service.address, token, "leaver")
+    try:
+        session.expect("welcome")
+        assert status_of(lambda: admin.delete("leaver", "Bearer wrong"))[0] == grpc.StatusCode.UNAUTHENTICATED
+        assert admin.delete("leaver").name == "leaver"
+        assert session.status(timeout=15) == grpc.StatusCode.UNAUTHENTICATED
+        assert session.error is not None and "this bot was deleted" in session.error.details()
+    finally:
+        session.close()
+    assert not bots.exists("leaver") and bots.authenticate(token) is None
+    code, detail = status_of(lambda: admin.delete("Leaver"))
+    assert code == grpc.StatusCode.NOT_FOUND and detail == "no bot named 'Leaver'"
+    admin.register("player")
+    MatchStore(bots.r).enqueue(MatchSpec("m-1", "glaves", 2, ("player", "leaver"), seed=1))
+    code, detail = status_of(lambda: admin.delete("player"))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and "(1 match)" in detail and "bot retire player" in detail
+    assert admin.register("leaver").name == "leaver"  # the name is free again
+    assert [b.name for b in admin.list().bots] == ["leaver", "player"]

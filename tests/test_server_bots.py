@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 from cardarena.store.bots import (
     BotError,
     BotExists,
+    BotHasHistory,
     BotStore,
     InvalidBotName,
     LookAlikeName,
@@ -16,6 +18,9 @@ from cardarena.store.bots import (
     UnknownBot,
 )
 from cardarena.store.connection import client_for
+from cardarena.store.keys import key
+from cardarena.store.matches import MatchSpec, MatchStore
+from cardarena.store.tournaments import Tournament, TournamentStore, UnregisteredEntrants
 
 
 @pytest.fixture
@@ -235,3 +240,133 @@ def test_a_retired_bot_or_one_with_a_new_token_keeps_its_look(bots: BotStore) ->
         bots.register("heidi")
     assert bots.authenticate(bots.rotate("heidi")) == "heidi"
     assert bots.register_roster(["heidi", "ivan"], skip_registered=True)[1] == ["heidi"]
+
+
+def _contents(bots: BotStore) -> dict[str, object]:
+    """Every key of the test's namespace with its type and contents."""
+    r = bots.r
+    out: dict[str, object] = {}
+    for k in r.keys(key("*")):
+        kind = r.type(k).decode()
+        read = {"hash": r.hgetall, "set": r.smembers, "zset": lambda k: r.zrange(k, 0, -1, withscores=True)}
+        out[k.decode()] = (kind, read.get(kind, r.dump)(k))
+    return out
+
+
+def test_a_bot_that_never_played_is_deleted_with_all_that_registering_it_wrote(bots: BotStore) -> None:
+    """A name registered by mistake (a typo, a student who left the course before the first
+    match): ``delete`` leaves the store as it was before the registration (its record, token,
+    look index entries, retired and local marks all gone), so the name, or one that looks like
+    it, can be registered again; the token no longer authenticates."""
+    bots.register("keeper")
+    bots.register("warm-up", local=True)
+    bots.delete("warm-up", games=GAMES)  # indexes the (no) older matches and tournaments once
+    before = _contents(bots)
+    for local in (False, True):
+        token = bots.register("Oops", local=local)
+        bots.retire("Oops")
+        bots.delete("Oops", games=GAMES)
+        assert _contents(bots) == before, local
+        assert bots.authenticate(token) is None and not bots.exists("Oops") and bots.listed() == ["keeper"]
+    assert bots.authenticate(bots.register("oops")) == "oops"  # its look is free again
+    bots.register("Élodie")
+    with pytest.raises(UnknownBot, match=r"^no bot named 'elodie' \(did you mean 'Élodie'\?\)$"):
+        bots.delete("elodie", games=GAMES)
+
+
+GAMES = ("glaves", "knaves")
+"""The games whose ratings a deletion looks at, in these tests."""
+
+
+def _first_match(client: Any, bot: str) -> str:
+    MatchStore(client).enqueue(MatchSpec("m-1", "glaves", 2, (bot, "keeper"), seed=1))
+    return "1 match"
+
+
+def _tournament_entry(client: Any, bot: str) -> str:
+    TournamentStore(client).create(Tournament("cup", "glaves", 2, (bot, "keeper"), 1))
+    return "an entrant of 1 tournament"
+
+
+def _scheduled(client: Any, bot: str) -> str:
+    from cardarena_tournament import lifecycle
+
+    template = {"game": "glaves", "players": 2, "entrants": ["keeper", bot], "deal_sets": 1}
+    lifecycle.create_schedule(TournamentStore(client), "every 1d", template, sid="weekly", now=1_800_000_000.0)
+    return "named by the schedule weekly"
+
+
+def _rated(client: Any, bot: str) -> str:
+    TournamentStore(client).apply_rating("knaves", "k-1", [bot, "keeper"], lambda _: {bot: {"mu": 25.0, "sigma": 8.0}})
+    return "rated in knaves"
+
+
+def _counted(client: Any, bot: str) -> str:
+    BotStore(client).count(bot, "disconnects")
+    return "statistics counted"
+
+
+@pytest.mark.parametrize("history", [_first_match, _tournament_entry, _scheduled, _rated, _counted])
+def test_a_bot_with_a_history_is_not_deleted_and_retire_is_suggested(
+    bots: BotStore, history: Callable[[Any, str], str]
+) -> None:
+    """A bot that a match seats (even one only queued), that is an entrant of a tournament
+    (even one not started), that a schedule names, that has a rating or counted statistics is
+    refused, saying what it has and that it can be retired; nothing of it changes."""
+    bots.register("keeper")
+    token = bots.register("student")
+    said = history(bots.r, "student")
+    with pytest.raises(BotHasHistory) as refused:
+        bots.delete("student", games=GAMES)
+    assert f"'student' cannot be deleted: it has a history ({said})" in str(refused.value)
+    assert "`cardarena bot retire student` takes it out of the --all tournaments" in str(refused.value)
+    assert bots.authenticate(token) == "student" and "student" in bots.names()
+
+
+def _delete_and_enter_at_once(redis_url: str, name: str, tid: str) -> dict[str, bool]:
+    """Delete ``name`` and create tournament ``tid`` entering it (``require_registered``), from
+    two threads and connections released at the same moment: whether each happened."""
+    start = threading.Barrier(2)
+    done: dict[str, bool] = {}
+
+    def delete() -> None:
+        store = BotStore(client_for(redis_url))
+        start.wait()
+        try:
+            store.delete(name, games=GAMES)
+            done["deleted"] = True
+        except BotHasHistory:
+            done["deleted"] = False
+
+    def enter() -> None:
+        store = TournamentStore(client_for(redis_url))
+        start.wait()
+        try:
+            store.create(Tournament(tid, "glaves", 2, (name, "keeper"), 1), require_registered=True)
+            done["entered"] = True
+        except UnregisteredEntrants:
+            done["entered"] = False
+
+    threads = [threading.Thread(target=delete), threading.Thread(target=enter)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return done
+
+
+def test_deleting_a_bot_and_entering_it_in_a_tournament_at_the_same_moment_do_not_both_happen(
+    bots: BotStore, redis_url: str
+) -> None:
+    """The check and the deletion are one step, and a tournament stored with
+    ``require_registered`` checks its entrants in the step that stores it: of a deletion and a
+    first tournament entry at the same moment, exactly one happens (round after round); never
+    a deleted bot entered, never a bot with an entry deleted."""
+    bots.register("keeper")
+    for round_ in range(20):
+        name, tid = f"late-{round_}", f"t{round_}"
+        bots.register(name)
+        done = _delete_and_enter_at_once(redis_url, name, tid)
+        assert done["deleted"] != done["entered"], (round_, done)
+        assert bots.exists(name) == done["entered"]
+        assert (TournamentStore(bots.r).get(tid) is not None) == done["entered"]

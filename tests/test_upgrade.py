@@ -236,6 +236,27 @@ def test_a_look_alike_of_a_stored_bot_is_refused_and_the_tokens_stay(
         assert store.authenticate(token) == name
 
 
+def test_a_stored_bot_is_not_deleted_and_one_registered_since_is(upgraded: Any, fixture_data: dict[str, Any]) -> None:
+    """The older versions kept no index of tournament entrants (the oldest none of matches per
+    bot): ``bot delete`` indexes them first, so every stored bot is refused with its history,
+    the stored tournaments' entrants as such; a bot registered since and never entered is
+    deleted."""
+    from cardarena.engine import games
+    from cardarena.store.bots import BotHasHistory
+
+    store = BotStore(upgraded)
+    entered = {bot for t in TournamentStore(upgraded).list(limit=1000) for bot in t.entrants}
+    assert entered
+    for name, token in fixture_data["tokens"].items():
+        with pytest.raises(BotHasHistory) as refused:
+            store.delete(name, games=list(games()))
+        assert ("an entrant of " in str(refused.value)) == (name in entered), refused.value
+        assert store.authenticate(token) == name
+    store.register("newcomer")
+    store.delete("newcomer", games=list(games()))
+    assert sorted(store.names()) == sorted(fixture_data["tokens"])
+
+
 def test_a_match_an_older_version_leased_lapses_and_is_claimed_again(
     upgraded: Any, redis_url: str, fixture_data: dict[str, Any]
 ) -> None:

@@ -177,6 +177,28 @@ def replace_token(name: str) -> Response:
     return jsonify({"bot": reads.bot(sources(), name), "token": token})
 
 
+@bp.delete("/bots/<path:name>")
+def delete_bot(name: str) -> Response:
+    """Delete a bot registered by mistake, which never played (``cardarena bot delete``): its
+    token stops working and the name can be registered again; 409 for a bot with a history
+    (retire it), 404 for an unknown one (with the registered name it was probably meant to be)."""
+    from cardarena.engine import games
+    from cardarena.store.bots import BotHasHistory, UnknownBot
+    from werkzeug.exceptions import NotFound
+
+    store = sources().bots
+    if store is None:
+        raise reads.Unavailable("bots are not available in this installation")
+    try:
+        store.delete(name, games=list(games()))
+    except UnknownBot as exc:
+        raise NotFound(str(exc)) from None
+    except BotHasHistory as exc:
+        abort(409, str(exc))
+    current_app.logger.info("admin: deleted a bot that never played")
+    return jsonify({"deleted": name})
+
+
 TOURNAMENT_FIELDS = {
     "id": str,
     "name": str,
@@ -241,9 +263,9 @@ def tournament_from(data: dict[str, Any]) -> Any:
     tc = asdict(TimeControl.checked(data.get("time_control")))  # ValueError naming the field
     policy = asdict(FaultPolicy.checked(data.get("fault_policy")))
     bots = sources().bots
-    missing = [e for e in entrants if bots is not None and not bots.exists(e)]
-    if missing:
-        raise ValueError(f"not registered: {', '.join(missing)[:200]}")
+    missing = bots.unregistered(entrants) if bots is not None else []
+    if missing:  # with the registered name each was probably meant to be, as `tournament create` says
+        raise ValueError(f"not registered: {', '.join(missing)[:300]}")
     from cardarena_tournament.lifecycle import new_seed
 
     # The defaults `cardarena tournament create` gives (lifecycle.new_tournament): the full
@@ -275,7 +297,7 @@ def create_tournament() -> tuple[Response, int]:
     t = tournament_from(data)
     allow = AllowList.parse(current_app.config["NOTIFY_ALLOW_INTERNAL"])
     targets = check_targets(data.get("notify") or [], "notify", allow)  # a TargetError is a ValueError -> 400
-    if not store.create(t, notify=targets):
+    if not store.create(t, notify=targets, require_registered=sources().bots is not None):
         abort(409, "a tournament with this id exists")
     if targets:
         current_app.logger.info("admin: tournament created with %d notification target(s)", len(targets))

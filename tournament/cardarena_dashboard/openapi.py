@@ -519,6 +519,11 @@ SCHEMAS: dict[str, Any] = {
             },
         },
     },
+    "DeletedBot": {
+        "type": "object",
+        "required": ["deleted"],
+        "properties": {"deleted": {"type": "string", "description": "The name, which can be registered again."}},
+    },
     "RegisteredBot": {
         "type": "object",
         "required": ["bot", "token"],
@@ -823,6 +828,21 @@ def openapi_document() -> dict[str, Any]:
                     "201": _json({"oneOf": [_ref("RegisteredBot"), _ref("RegisteredRoster")]}, "Registered"),
                     "409": _error("Name taken (a roster: some already registered; nothing was registered)"),
                     **too_large,
+                    **admin_errors,
+                },
+            }
+        },
+        "/admin/bots/{name}": {
+            "delete": {
+                "summary": "Delete a bot registered by mistake, which never played (as `cardarena bot delete`): "
+                "no match seats it, no tournament has it as an entrant, no schedule names it, it has no rating "
+                "and no statistics; its token stops working and the name can be registered again",
+                "security": admin_security,
+                "parameters": [bot],
+                "responses": {
+                    "200": _json(_ref("DeletedBot"), "Deleted"),
+                    "404": _error("Unknown bot (with the registered name it was probably meant to be)"),
+                    "409": _error("The bot has a history (matches, tournaments, a schedule, ratings): retire it"),
                     **admin_errors,
                 },
             }

@@ -506,7 +506,8 @@ the :mod:`result_cache` once read: a view reads the records of matches it has no
 
 @bp.get("/bots")
 def bot_list() -> str:
-    """Registered bots in name order, paged: matches, rated games, whether connected now."""
+    """Registered bots in the order people look for their names (``name_order``), paged: matches,
+    rated games, whether connected now."""
     page = page_from(request.args, 50)
     rows, more = reads.bots(sources(), page.offset, page.limit)
     rated = reads.rated_games(sources(), [r["name"] for r in rows])

@@ -390,10 +390,11 @@ def ratings_at_end(sources: Sources, bots: list[str], game: str, ended: tuple[st
 
 
 def bots(sources: Sources, offset: int = 0, limit: int | None = None) -> tuple[list[dict[str, Any]], bool]:
-    """A page of registered bots in name order (public fields only, with ``connected``) and
-    whether more follow; only the page's records are read."""
+    """A page of registered bots in the order people look for them (``name_order``: case,
+    accents and punctuation aside, numbers by value), public fields only, with ``connected``,
+    and whether more follow; only the page's records are read."""
     store = _bot_store(sources)
-    names = store.names()
+    names = store.listed()
     page = names[offset:] if limit is None else names[offset : offset + limit]
     found = [b for b in (store.get(n) for n in page) if b is not None]
     online = connected_bots(sources)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cardarena.cliargs import add_redis_url, at_least
+from cardarena.store.bots import BotStore
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.retention import PruneReport
@@ -106,35 +107,6 @@ def match_rules(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _unregistered(ts: TournamentStore, names: list[str]) -> list[str]:
-    """The ``names`` that are not registered bots, each with the registered name it was
-    probably meant to be, if one is close (``José Garcia (did you mean 'José García'?)``)."""
-    from cardarena.store.bots import BotStore
-
-    bots = BotStore(ts.r)
-    missing = [n for n in names if not bots.exists(n)]
-    if not missing:
-        return []
-    known = bots.names()
-    return [f"{n} (did you mean {close!r}?)" if (close := _close_name(n, known)) else n for n in missing]
-
-
-def _close_name(name: str, known: list[str]) -> str | None:
-    """The registered name in ``known`` closest to ``name`` (a typo, a missing accent, another
-    case), or ``None`` when none is close."""
-    import difflib
-    import unicodedata
-
-    from cardarena.store.bots import look
-
-    def plain(text: str) -> str:  # as it looks, without accents
-        return "".join(c for c in unicodedata.normalize("NFKD", look(text)) if not unicodedata.combining(c))
-
-    by_plain = {plain(n): n for n in known}
-    found = difflib.get_close_matches(plain(name), list(by_plain), n=1, cutoff=0.8)
-    return by_plain[found[0]] if found else None
-
-
 def _create(args: argparse.Namespace) -> int:
     try:
         if args.all:
@@ -162,25 +134,25 @@ def _create(args: argparse.Namespace) -> int:
             )
         with _stores(args) as (ts, _, url):
             if entrants != "all":
-                missing = _unregistered(ts, entrants)
+                missing = BotStore(ts.r).unregistered(entrants)
                 if missing:
                     raise TournamentError(
                         f"not registered: {', '.join(missing)} (register a bot with `cardarena bot register NAME`)"
                     )
             if args.schedule:
                 now = time.time()
-                s = lifecycle.create_schedule(ts, args.schedule, template, now=now, notify=targets)
+                s = lifecycle.create_schedule(
+                    ts, args.schedule, template, now=now, notify=targets, require_registered=True
+                )
                 when = f"every {s.every:g}s" if s.every else f"cron {s.cron!r} (UTC)"
                 first = ts.next_run(s.id) or now
                 at = "now" if first <= now else f"{_utc(first)} UTC"
                 print(f"schedule {s.id} ({when}); first run {at} (beat starts it)")
                 return 0
             if entrants == "all":
-                from cardarena.store.bots import BotStore
-
                 template["entrants"] = BotStore(ts.r).entrants()
             t = lifecycle.new_tournament(**template)
-            ts.create(t, notify=targets)
+            ts.create(t, notify=targets, require_registered=True)  # a bot deleted meanwhile is not entered
             from .celery_app import make_app
 
             make_app(url).send_task(START_TASK, args=[t.id])

@@ -502,18 +502,21 @@ def create_schedule(
     sid: str | None = None,
     now: float,
     notify: Sequence[str] = (),
+    require_registered: bool = False,
 ) -> Schedule:
     """Validate ``template`` (keyword arguments of :func:`new_tournament`) and store a recurring
     tournament (``notify``: webhook URLs, checked by the caller, that each run is given).  An
     interval schedule (``"every 1h"``) runs first at once, then every interval; a cron schedule
     runs first at its next cron time after ``now``.  ``entrants`` may be
     ``"all"``: every registered bot at the time of each run (the game, player count, deal sets
-    and options are still checked now, against a stand-in field)."""
+    and options are still checked now, against a stand-in field).  ``require_registered``: the
+    entrants it names must be registered bots, checked in the step that stores it
+    (:class:`~cardarena.store.tournaments.UnregisteredEntrants`)."""
     cron, every = parse_schedule(schedule_text)
     check_template(template)
     s = Schedule(id=sid or f"s{uuid.uuid4().hex[:8]}", template=template, cron=cron, every=every, created_at=now)
     first = now if every is not None else next_after(s, now)
-    if not ts.create_schedule(s, first_run=first, notify=notify):
+    if not ts.create_schedule(s, first_run=first, notify=notify, require_registered=require_registered):
         raise TournamentError(f"schedule {s.id!r} exists")
     return s
 

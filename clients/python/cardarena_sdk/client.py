@@ -210,7 +210,7 @@ def check_address(server: str) -> None:
 
 def _refused_hint(code: grpc.StatusCode, details: str) -> str:
     """What to do about a session the server refused for good (``code`` is in :data:`FATAL`)."""
-    if code == grpc.StatusCode.UNAUTHENTICATED and "replaced" not in details:
+    if code == grpc.StatusCode.UNAUTHENTICATED and "replaced" not in details and "deleted" not in details:
         return (
             "; check the token: the one `cardarena bot register NAME` printed, for the service at this "
             "address (`cardarena bot token NAME` issues a new one)"
@@ -220,6 +220,25 @@ def _refused_hint(code: grpc.StatusCode, details: str) -> str:
     if code == grpc.StatusCode.INVALID_ARGUMENT and "unknown game" in details:
         return "; Bot.games lists game ids this service plays (docs/games/)"
     return ""
+
+
+def _status_lost(exc: grpc.aio.AioRpcError) -> bool:
+    """Whether ``exc`` is grpc.aio's stand-in for a status it lost, not the server's: a write of
+    the client's failed because the server had just ended the stream, and grpc.aio reports that
+    failure (``INTERNAL`` "Internal error from Core", a failed ``SendMessageOperation``) instead
+    of the status the server sent (grpc/grpc#36066).  The service reads the Hello of a stream it
+    refuses before ending it, so a refusal at connect reaches the client; a stream ended later
+    (a token replaced, too many bad messages) can still lose its status this way while an
+    answer is being sent: reconnecting learns it."""
+    return (
+        exc.code() == grpc.StatusCode.INTERNAL
+        and exc.details() == "Internal error from Core"
+        and "SendMessageOperation" in (exc.debug_error_string() or "")
+    )
+
+
+_STATUS_LOST = "the server ended the stream as the bot was sending, and gRPC lost its status (grpc/grpc#36066)"
+"""How a session end whose status grpc.aio lost (:func:`_status_lost`) is logged."""
 
 
 def _unreachable_hint(details: str) -> str:
@@ -838,6 +857,8 @@ async def _attempt(
             hint = _refused_hint(exc.code(), details)
             raise SessionEnded(f"{server}: {exc.code().name}: {details}{hint}") from None
         details = exc.details() or ""
+        if _status_lost(exc):  # INTERNAL "Internal error from Core" says nothing to the bot's author
+            return f"session to {server} ended: {_STATUS_LOST}; reconnecting learns why", False
         why = f"{exc.code().name}: {details}"
         problem = _tls_problem(details, tls) if not link.welcomed else None
         if problem is None and tls and not link.welcomed and "Socket closed" in details:

@@ -5,11 +5,12 @@ Opening an ``Arena.Play`` stream with a wrong or missing token costs the service
 Redis, from a worker thread, and a salted hash.  A client that opens such streams as fast as
 it can would take a core from the matches being played.  So the service counts the failed
 authentications of each peer address over a sliding minute; at the limit, the address is
-refused for a cool-down: its new streams end ``RESOURCE_EXHAUSTED`` at once, before their token
-is looked at.  A wrong admin token on the ``Admin`` service counts the same (guessing it from
-one address is held to the same pace), and an address cooling down has its ``Admin`` calls
-refused whatever their token.  The dashboard's REST admin API (``cardarena dashboard
---failed-auths-per-minute``) holds wrong admin tokens to the same pace with a limit of its own.
+refused for a cool-down: its new streams end ``RESOURCE_EXHAUSTED`` at once (as soon as their
+Hello is in), before their token is looked at.  A wrong admin token on the ``Admin`` service
+counts the same (guessing it from one address is held to the same pace), and an address
+cooling down has its ``Admin`` calls refused whatever their token.  The dashboard's REST admin
+API (``cardarena dashboard --failed-auths-per-minute``) holds wrong admin tokens to the same
+pace with a limit of its own.
 
 A token that authenticated from that address before (by its token id, the part before the
 ``.``, which the flood does not know) is still checked as usual during the cool-down: the bots

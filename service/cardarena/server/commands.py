@@ -264,6 +264,21 @@ def _bot_retire(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bot_delete(args: argparse.Namespace) -> int:
+    from ..engine import games
+    from ..store.bots import BotError, BotStore
+    from ..store.connection import client_for
+
+    try:
+        with _redis(args) as url:
+            BotStore(client_for(url)).delete(args.name, games=list(games()))
+    except BotError as exc:
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.name}: deleted (it never played); its token no longer connects, and the name can be registered again")
+    return 0
+
+
 TOKEN_IN_ARGV_WARNING = (
     "cardarena: warning: --token puts the token on this command line, which every user of this machine "
     "can read (ps) and then play in your bot's seats: set CARDARENA_TOKEN instead "
@@ -867,7 +882,7 @@ def register(sub: Any) -> None:
     )
     svc.set_defaults(func=_service)
 
-    bot = sub.add_parser("bot", help="register, list, re-key, retire or run bots")
+    bot = sub.add_parser("bot", help="register, list, re-key, retire, delete or run bots")
     bot_sub = bot.add_subparsers(dest="bot_command", required=True)
     reg = bot_sub.add_parser(
         "register",
@@ -908,6 +923,16 @@ def register(sub: Any) -> None:
     ret.add_argument("--undo", action="store_true", help="put a retired bot back")
     add_redis_url(ret)
     ret.set_defaults(func=_bot_retire)
+    dele = bot_sub.add_parser(
+        "delete",
+        help="delete a bot registered by mistake, which never played (a bot with a history can only be retired)",
+        description="Delete a bot that no match seats, no tournament has as an entrant, no schedule names, with no "
+        "rating and no statistics (a name registered by mistake): its token stops working and the name can be "
+        "registered again. A bot with a history is refused (exit 2): retire it instead.",
+    )
+    dele.add_argument("name")
+    add_redis_url(dele)
+    dele.set_defaults(func=_bot_delete)
     run = bot_sub.add_parser("run", help="connect a bot to a service")
     run.add_argument("bot", help="random, heuristic, or a path to a .py file defining a Bot subclass")
     run.add_argument(

@@ -13,6 +13,10 @@ Status codes a stream may end with (docs/protocol.md):
   at: :mod:`.authlimit`).
 * ``DEADLINE_EXCEEDED`` — no Hello within the hello timeout.
 
+A stream refused before its Hello is read ends once its first message is in (at most
+:data:`REFUSAL_READ_S` later): ended sooner, a grpc.aio client could report its failed write of
+the Hello (``INTERNAL``) instead of the status (:meth:`ArenaServicer._refuse`).
+
 Everything else about an Action or a HandBack (illegal, stale seq, not your seat, unknown
 match, malformed) is answered in-band with ``ActionRejected`` so the stream and the bot's other matches survive.
 """
@@ -40,7 +44,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from ..processes import process_gone, process_identity
-from ..store.bots import BotError, BotExists, BotStore
+from ..store.bots import BotError, BotExists, BotHasHistory, BotStore, UnknownBot
 from ..store.connection import client_for
 from ..store.matches import MatchStore
 from ..store.presence import BotPresence, InstanceRun, Invite, PresenceStore, SessionLeases
@@ -61,6 +65,11 @@ HEALTH_SERVICES = ("", "cardarena.v1.Arena")
 
 INVALID_SPEC_ATTEMPTS = 5
 """Claims of a match that no instance can set up before it is withdrawn (see ``_invalid``)."""
+
+REFUSAL_READ_S = 2.0
+"""How long a stream refused before its Hello is kept open for its first message (the Hello
+a bot sends at once), so that its end does not race the client's write of it
+(:meth:`ArenaServicer._refuse`)."""
 
 
 @dataclass(frozen=True)
@@ -144,17 +153,20 @@ class ArenaServicer:
         # A response generator, not context.write: one await per message fewer, and measurably
         # faster when a move sends two messages (Event, then the next ActionRequest).
         inst = self.instance
+        messages = request_iterator.__aiter__()
         token = bearer(context)
         token_id = token.partition(".")[0] if token else ""
         address = peer_address(context.peer() or "")
-        await inst.refuse_if_limited(context, address, token_id)  # first, and cheap: no thread, no Redis, no hash
+        limited = inst.refused_for_failures(address, token_id)  # first, and cheap: no thread, no Redis, no hash
+        if limited is not None:
+            await self._refuse(context, messages, grpc.StatusCode.RESOURCE_EXHAUSTED, limited)
         try:
             bot = await asyncio.to_thread(inst.bots.authenticate, token) if token else None
         except redis.RedisError as exc:
-            await self._store_away(context, exc)
+            await self._store_away(context, messages, exc)
         if bot is None:
             inst.auth_failed(address, admin=False)
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
+            await self._refuse(context, messages, grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         assert bot is not None and token is not None
         inst.failed_auths.succeeded(address, token_id)
         # The slot is taken now, before Hello: streams opened at once count against the limit,
@@ -162,20 +174,19 @@ class ArenaServicer:
         limit = inst.limits.sessions_per_bot
         if not inst.hub.admit(bot):
             log.warning("session_refused", extra={"fields": {"bot": bot, "limit": limit, "where": "this instance"}})
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_sessions(limit))
+            await self._refuse(context, messages, grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_sessions(limit))
         lease = uuid.uuid4().hex
         try:
             leased = await inst.take_lease(bot, lease)
         except BaseException as exc:
             inst.hub.unadmit(bot)
             if isinstance(exc, redis.RedisError):
-                await self._store_away(context, exc)
+                await self._store_away(context, messages, exc)
             raise
         if not leased:
             inst.hub.unadmit(bot)
             log.warning("session_refused", extra={"fields": {"bot": bot, "limit": limit, "where": "all instances"}})
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_sessions(limit))
-        messages = request_iterator.__aiter__()
+            await self._refuse(context, messages, grpc.StatusCode.RESOURCE_EXHAUSTED, too_many_sessions(limit))
         opened = False
         try:
             try:
@@ -234,11 +245,24 @@ class ArenaServicer:
         if session.abort:
             await context.abort(*session.abort)
 
-    @staticmethod
-    async def _store_away(context: Any, exc: Exception) -> NoReturn:
+    async def _store_away(self, context: Any, messages: Any, exc: Exception) -> NoReturn:
         """End a stream that could not be set up because Redis is out of reach."""
         log.warning("session_refused", extra={"fields": {"where": "redis", "error": repr(exc)}})
-        await context.abort(grpc.StatusCode.UNAVAILABLE, STORE_AWAY)
+        await self._refuse(context, messages, grpc.StatusCode.UNAVAILABLE, STORE_AWAY)
+
+    async def _refuse(self, context: Any, messages: Any, code: Any, details: str) -> NoReturn:
+        """End a stream refused before its Hello was read (``code``, ``details``), once its
+        first message has come in, or after :data:`REFUSAL_READ_S` (at most the hello
+        timeout) without one.
+
+        Ended at once, the stream's end raced the client's write of its Hello, and a grpc.aio
+        client (the SDK's) whose write failed because the stream was gone reported that
+        failure, ``INTERNAL`` "Internal error from Core", instead of the status sent: about one
+        wrong-token connect in a hundred (grpc/grpc#36066).  Once the Hello is read its write is
+        done, and a bot sends nothing more before its ``Welcome``: the status reaches it."""
+        with contextlib.suppress(Exception):  # none in time, the stream half-closed, bytes no BotMessage
+            await asyncio.wait_for(messages.__anext__(), min(REFUSAL_READ_S, self.instance.limits.hello_timeout_s))
+        await context.abort(code, details)
         raise AssertionError("context.abort returned")
 
     async def _release(self, session: Session, helpers: tuple[asyncio.Task[None], ...]) -> None:
@@ -402,7 +426,7 @@ def hello_problem(first: Any, bot: str, max_matches: int) -> tuple[Any, str] | N
 
 
 class AdminServicer:
-    """``Admin``: register and list bots; needs ``CARDARENA_ADMIN_TOKEN`` in the metadata."""
+    """``Admin``: register, list and delete bots; needs ``CARDARENA_ADMIN_TOKEN`` in the metadata."""
 
     def __init__(self, instance: Instance) -> None:
         self.instance = instance
@@ -418,7 +442,9 @@ class AdminServicer:
         # refused before the token is compared, the right admin token too (there is no "known
         # token" to let through: the flood would know it as well).
         address = peer_address(context.peer() or "")
-        await inst.refuse_if_limited(context, address, "", admin=True)
+        limited = inst.refused_for_failures(address, "", admin=True)
+        if limited is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, limited)
         if not given or not hmac.compare_digest(given.encode(), expected.encode()):
             inst.auth_failed(address, admin=True)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid admin token")
@@ -432,6 +458,21 @@ class AdminServicer:
         except BotError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         return pb.RegisterBotResponse(name=request.name, token=token)
+
+    async def DeleteBot(self, request: Any, context: Any) -> Any:
+        await self._check(context)
+        from ..engine import games
+
+        try:
+            await asyncio.to_thread(self.instance.bots.delete, request.name, games=list(games()))
+        except UnknownBot as exc:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        except BotHasHistory as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        except BotError as exc:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
+        log.info("bot_deleted", extra={"fields": {"bot": request.name}})
+        return pb.DeleteBotResponse(name=request.name)
 
     async def ListBots(self, request: Any, context: Any) -> Any:
         await self._check(context)
@@ -507,17 +548,16 @@ class Instance:
         self._claimer: asyncio.Task[None] | None = None
         self._background: list[asyncio.Task[None]] = []
 
-    async def refuse_if_limited(self, context: Any, address: str, token_id: str, *, admin: bool = False) -> None:
-        """End the call (``admin``: an ``Admin`` call, else a bot's stream) ``RESOURCE_EXHAUSTED``
-        (counted in ``cardarena_auth_refused_total{kind}``) if ``address`` is cooling down after
-        too many failed authentications and ``token_id`` did not authenticate from it before
-        (``""``: none did)."""
+    def refused_for_failures(self, address: str, token_id: str, *, admin: bool = False) -> str | None:
+        """Why a call from ``address`` (``admin``: an ``Admin`` call, else a bot's stream) is
+        refused ``RESOURCE_EXHAUSTED`` (counted in ``cardarena_auth_refused_total{kind}``), or
+        ``None``: refused while the address cools down after too many failed authentications,
+        unless ``token_id`` authenticated from it before (``""``: none did)."""
         left = self.failed_auths.refused_for(address, token_id)
-        if left is not None:
-            self.metrics.auth_refused.labels(kind=_auth_kind(admin)).inc()
-            limit = self.limits.failed_auths_per_minute
-            detail = too_many_failures(address, limit, left, admin=admin)
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, detail)
+        if left is None:
+            return None
+        self.metrics.auth_refused.labels(kind=_auth_kind(admin)).inc()
+        return too_many_failures(address, self.limits.failed_auths_per_minute, left, admin=admin)
 
     def auth_failed(self, address: str, *, admin: bool) -> None:
         """Count a failed authentication from ``address`` (``admin``: a wrong admin token, else a
@@ -765,9 +805,10 @@ class Instance:
 
     async def _end_replaced_tokens(self) -> None:
         """End the sessions opened with a token that was since replaced (``cardarena bot
-        token``, the admin API): a leaked token stops playing within a presence interval,
-        not only at its next connect.  The bot's seats move to its other sessions, or wait for
-        it to reconnect with the new token, as after any disconnect."""
+        token``, the admin API) or whose bot was deleted (``cardarena bot delete``): a leaked
+        token stops playing within a presence interval, not only at its next connect.  The
+        bot's seats move to its other sessions, or wait for it to reconnect with the new token,
+        as after any disconnect."""
         live = {b: [s for s in ss if not s.closed] for b, ss in self.hub.sessions.items()}
         if not any(live.values()):
             return
@@ -776,12 +817,12 @@ class Instance:
             for session in sessions:
                 if current.get(bot) != session.token_id:
                     log.info("session_revoked", extra={"fields": {"bot": bot, "session": session.id}})
-                    session.close(
-                        abort=(
-                            grpc.StatusCode.UNAUTHENTICATED,
-                            "this bot's token was replaced; connect with the new one",
-                        )
+                    why = (
+                        "this bot's token was replaced; connect with the new one"
+                        if current.get(bot) is not None
+                        else "this bot was deleted (cardarena bot delete); register it again for a new token"
                     )
+                    session.close(abort=(grpc.StatusCode.UNAUTHENTICATED, why))
 
     async def _relay_loop(self) -> None:
         """Relay invites other instances queued for bots connected here."""

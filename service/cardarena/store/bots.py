@@ -15,6 +15,9 @@
   names of each look), so two look-alikes registered at the same moment (two admin requests,
   two ``bot register`` processes) cannot both get through; a roster is registered whole or
   not at all.  Bots stored before the index existed are indexed at the next registration.
+* Lists for people (:meth:`BotStore.list`, ``cardarena bot list``, ``Admin.ListBots``, the
+  dashboard) are in :func:`name_order`: by the words and numbers a name reads as, case,
+  accents and punctuation aside; :meth:`BotStore.names` stays in code point order.
 * Retired bots (:meth:`BotStore.retire`) stay registered but are no longer entrants of
   ``--all`` tournaments.
 * Statistics per bot (``matches``, ``timeouts``, ``illegal_actions``, ``errors``,
@@ -23,8 +26,11 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import hmac
+import json
+import re
 import secrets
 import time
 import unicodedata
@@ -102,6 +108,44 @@ def look(name: str) -> str:
     letters as the plain ones), case folded, with Cyrillic and Greek letters that look like Latin
     ones read as those.  Two names with the same look would pass for each other."""
     return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKES)
+
+
+def plain(name: str) -> str:
+    """What a bot name reads as: its look (:func:`look`) without accents, so ``José``, ``jose``
+    and ``JOSE`` read the same."""
+    return "".join(c for c in unicodedata.normalize("NFKD", look(name)) if not unicodedata.combining(c))
+
+
+def close_name(name: str, known: Iterable[str]) -> str | None:
+    """The name in ``known`` (registered bots) closest to ``name`` as they read (:func:`plain`:
+    a typo, a missing accent, another case), or ``None`` when none is close."""
+    by_plain = {plain(n): n for n in known}
+    found = difflib.get_close_matches(plain(name), list(by_plain), n=1, cutoff=0.8)
+    return by_plain[found[0]] if found else None
+
+
+def meant(name: str, known: Iterable[str]) -> str:
+    """``name``, with the registered name it was probably meant to be if one is close
+    (:func:`close_name`): ``jose garcia (did you mean 'José García'?)``."""
+    close = close_name(name, known)
+    return f"{name} (did you mean {close!r}?)" if close else name
+
+
+_WORDS = re.compile(r"\d+|[^\W\d_]+")
+"""The runs of digits and of letters of a name (punctuation, spaces and ``_`` between them)."""
+
+
+def name_order(name: str) -> tuple[tuple[tuple[int, int, str], ...], str, str, str]:
+    """The sort key of bot names in the order a person looks for them in a list: by the words
+    and numbers they read as (:func:`plain`: case and accents aside), punctuation aside, numbers
+    by value and before words (``<b>alice</b>`` under b, ``Bob`` beside ``bob``, ``bot-2``
+    before ``bot-10``).  Names that read the same follow the order of their plain forms with
+    their punctuation, then without an accent before with one (``eve``, ``Éve``), then of their
+    characters: a total order, the same everywhere (``cardarena bot list``, ``Admin.ListBots``,
+    the dashboard's and the API's bot lists)."""
+    folded = plain(name)
+    words = tuple((0, int(w), w) if w.isdigit() else (1, 0, w) for w in _WORDS.findall(folded))
+    return words, folded, look(name), name
 
 
 def _looks_like(name: str, other: str) -> str:
@@ -223,6 +267,92 @@ return #ARGV
 """Add registered bots to the look index (their look's set, then ``bots:looked``)."""
 
 
+_DELETE = """
+-- KEYS: the bot's record, bots, bots:local, bots:retired, bots:looked, its look's set, its
+--   matches' index, its tournaments' index, tournaments:all, tournaments:entered, schedules:due,
+--   then the current ratings of each game
+-- ARGV: the name, the prefix of the token keys, the prefix of the schedule keys
+local name = ARGV[1]
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'unknown'} end
+local missing = redis.call('ZDIFF', 2, KEYS[9], KEYS[10])
+if #missing > 0 then table.insert(missing, 1, 'missing') return missing end
+local counted = 0
+local record = redis.call('HGETALL', KEYS[1])
+for i = 1, #record, 2 do
+  if string.sub(record[i], 1, 5) == 'stat:' and tonumber(record[i + 1]) ~= 0 then counted = counted + 1 end
+end
+local schedules, rated = {}, {}
+for _, sid in ipairs(redis.call('ZRANGE', KEYS[11], 0, -1)) do
+  local ok, s = pcall(cjson.decode, redis.call('HGET', ARGV[3] .. sid, 'json') or 'null')
+  local entrants = ok and type(s) == 'table' and type(s.template) == 'table' and s.template.entrants
+  if type(entrants) == 'table' then
+    for _, e in ipairs(entrants) do
+      if e == name then schedules[#schedules + 1] = sid break end
+    end
+  end
+end
+for i = 12, #KEYS do
+  if redis.call('HEXISTS', KEYS[i], name) == 1 then rated[#rated + 1] = i - 11 end
+end
+local matches, tournaments = redis.call('ZCARD', KEYS[7]), redis.call('SCARD', KEYS[8])
+if matches + tournaments + counted + #schedules + #rated > 0 then
+  return {'history', matches, tournaments, counted, cjson.encode(schedules), table.concat(rated, ' ')}
+end
+local token = redis.call('HGET', KEYS[1], 'token_id')
+if token then redis.call('DEL', ARGV[2] .. token) end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], name)
+for i = 3, 6 do redis.call('SREM', KEYS[i], name) end
+return {'deleted'}
+"""
+"""Delete a bot that has no history, in one step with the check (:meth:`BotStore.delete`); first,
+when the tournaments' entrant index misses tournaments, return them (``missing``) to be indexed
+before trying again.  The schedules naming it come as a JSON list (``{}`` for none: Lua's empty
+table), the games it is rated in as the 1-based positions of their ratings' keys."""
+
+
+@dataclass(frozen=True)
+class History:
+    """What keeps a bot from being deleted (:meth:`BotStore.delete`): anything at all."""
+
+    matches: int = 0
+    """Matches that seat it, queued, played or withdrawn."""
+    tournaments: int = 0
+    """Tournaments it is an entrant of, whatever their status."""
+    statistics: bool = False
+    """Its statistics counters are not all 0."""
+    schedules: tuple[str, ...] = ()
+    """Schedules whose template names it."""
+    rated: tuple[str, ...] = ()
+    """Games it has a rating in."""
+
+    def __str__(self) -> str:
+        said = []
+        if self.matches:
+            said.append(f"{self.matches} match{'es' if self.matches != 1 else ''}")
+        if self.tournaments:
+            said.append(f"an entrant of {self.tournaments} tournament{'s' if self.tournaments != 1 else ''}")
+        if self.schedules:
+            said.append(f"named by the schedule{'s' if len(self.schedules) != 1 else ''} {', '.join(self.schedules)}")
+        if self.rated:
+            said.append(f"rated in {', '.join(self.rated)}")
+        if self.statistics:
+            said.append("statistics counted")
+        return "; ".join(said)
+
+
+class BotHasHistory(BotError):
+    """A bot that has played, or is due to (:class:`History`): it can be retired, not deleted."""
+
+    def __init__(self, name: str, history: History) -> None:
+        super().__init__(
+            f"{name!r} cannot be deleted: it has a history ({history}); only a bot that never played and is "
+            f"in no tournament or schedule can be. `cardarena bot retire {name}` takes it out of the --all "
+            "tournaments that start from now on, and its results stay"
+        )
+        self.history = history
+
+
 class BotStore:
     """Repository of bots on one Redis client."""
 
@@ -230,6 +360,7 @@ class BotStore:
         self.r: Any = client
         self._register = client.register_script(_ENROL)
         self._index = client.register_script(_INDEX)
+        self._delete = client.register_script(_DELETE)
 
     @staticmethod
     def _bot(name: str) -> str:
@@ -352,19 +483,64 @@ class BotStore:
         ratings stay, and tournaments that name it (``--bots``, runs already started) still
         include it.  Raises :class:`UnknownBot`."""
         if not self.exists(name):
-            raise UnknownBot(f"no bot named {name!r}")
+            raise self.unknown(name)
         return bool(self.r.srem(self.RETIRED, name) if undo else self.r.sadd(self.RETIRED, name))
 
+    def delete(self, name: str, *, games: Sequence[str] = ()) -> None:
+        """Delete ``name``, a bot registered by mistake, if it has no history: no match seats it
+        (queued, played or withdrawn), it is no entrant of a tournament (whatever its status) and
+        no schedule names it, its statistics are 0 and it has no rating in ``games`` (the game
+        ids to look in).  Its record, token, look index entries and local and retired marks go,
+        so the name can be registered again.  The check and the deletion are one step in Redis:
+        a first match or tournament entry stored meanwhile refuses the deletion, and a
+        tournament or schedule stored with ``require_registered`` after it refuses the bot.
+
+        Raises :class:`UnknownBot`, or :class:`BotHasHistory` saying what it has (retire such a
+        bot: :meth:`retire`).  Indexes first the matches and tournaments an earlier version
+        stored without indexing them (:meth:`MatchStore.index_older
+        <cardarena.store.matches.MatchStore.index_older>`, :meth:`TournamentStore.index_entries
+        <cardarena.store.tournaments.TournamentStore.index_entries>`)."""
+        from .matches import MatchStore  # they import this module
+        from .tournaments import TournamentStore
+
+        MatchStore(self.r).index_older()
+        ts = TournamentStore(self.r)
+        match_index = MatchStore.index_key(bot=name)
+        assert match_index is not None
+        keys = [self._bot(name), self.ALL, self.LOCAL, self.RETIRED, self.LOOKED, self._look(name), match_index]
+        keys += [ts.entries_key(name), ts.ALL, ts.ENTERED, ts.DUE, *(ts.ratings_key(g) for g in games)]
+        args = [name, self._token(""), ts.schedule_key("")]
+        for _ in range(5):
+            verdict, *rest = self._delete(keys=keys, args=args)
+            verdict = verdict.decode()
+            if verdict == "missing":  # tournaments not in the entrant index yet: index them, then try again
+                ts.index_entries([t.decode() for t in rest])
+                continue
+            if verdict == "unknown":
+                raise self.unknown(name)
+            if verdict == "history":
+                matches, tournaments, counted, schedules, rated = rest
+                history = History(
+                    matches=int(matches),
+                    tournaments=int(tournaments),
+                    statistics=bool(int(counted)),
+                    schedules=tuple(sids) if isinstance(sids := json.loads(schedules), list) else (),
+                    rated=tuple(games[int(i) - 1] for i in rated.decode().split()),
+                )
+                raise BotHasHistory(name, history)
+            return
+        raise BotError("tournaments are being stored without their entrant index meanwhile (an older version?); retry")
+
     def retired(self) -> list[str]:
-        """The retired bots (:meth:`retire`), in name order."""
-        return sorted(n.decode() for n in self.r.smembers(self.RETIRED))
+        """The retired bots (:meth:`retire`), in the order people look for them (:func:`name_order`)."""
+        return sorted((n.decode() for n in self.r.smembers(self.RETIRED)), key=name_order)
 
     def rotate(self, name: str) -> str:
         """Issue a new token for ``name`` (the old one stops working); returns it once."""
         h = self._bot(name)
         old = self.r.hget(h, "token_id")
         if old is None:
-            raise UnknownBot(f"no bot named {name!r}")
+            raise self.unknown(name)
         token, cred = self._issue(name)
         pipe = self.r.pipeline()
         pipe.delete(self._token(old.decode()))
@@ -400,6 +576,22 @@ class BotStore:
         """Whether ``name`` is registered."""
         return bool(self.r.exists(self._bot(name)))
 
+    def unknown(self, name: str) -> UnknownBot:
+        """The error for ``name``, which is not registered: ``no bot named 'jose' (did you mean
+        'José'?)`` when a registered name is close (:func:`close_name`)."""
+        close = close_name(name, self.names())
+        return UnknownBot(f"no bot named {name!r}" + (f" (did you mean {close!r}?)" if close else ""))
+
+    def unregistered(self, names: Sequence[str]) -> list[str]:
+        """The ``names`` that are not registered bots, each with the registered name it was
+        probably meant to be when one is close (:func:`meant`), for a "not registered" error:
+        ``tournament create --bots``, the admin API's tournaments, ``bot delete``."""
+        missing = [n for n, found in zip(names, self.exist(names), strict=True) if not found]
+        if not missing:
+            return []
+        known = self.names()
+        return [meant(n, known) for n in missing]
+
     def exist(self, names: Sequence[str]) -> list[bool]:
         """Whether each of ``names`` is registered, in one round trip."""
         pipe = self.r.pipeline(transaction=False)
@@ -417,12 +609,18 @@ class BotStore:
         return BotRecord(name=data["name"], created_at=float(data.get("created_at", 0)), stats=stats)
 
     def names(self) -> list[str]:
-        """Every registered bot name, in order."""
+        """Every registered bot name, in code point order (the order ``--all`` tournaments take
+        their entrants in; people read names in :func:`name_order`: :meth:`listed`)."""
         return [n.decode() for n in self.r.zrange(self.ALL, 0, -1)]
 
+    def listed(self) -> list[str]:
+        """Every registered bot name, in the order people look for them (:func:`name_order`)."""
+        return sorted(self.names(), key=name_order)
+
     def list(self) -> list[BotRecord]:
-        """Every registered bot with its statistics, in name order."""
-        return [b for b in (self.get(n) for n in self.names()) if b is not None]
+        """Every registered bot with its statistics, in the order people look for them
+        (:func:`name_order`)."""
+        return [b for b in (self.get(n) for n in self.listed()) if b is not None]
 
     def count(self, name: str, stat: str, amount: int = 1) -> None:
         """Add ``amount`` to one statistics counter of ``name``."""

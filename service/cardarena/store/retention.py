@@ -1,8 +1,9 @@
 """Retention: what an operator may drop from Redis, and the one function that drops it.
 
-Nothing else in the product deletes data; without this a term of nightly tournaments grows
-Redis by about 2.25 GB, a third of it replays (docs/performance.md, "Scale").  :func:`prune`
-drops two things and keeps everything else:
+Nothing else in the product deletes data (but ``cardarena bot delete``, of a bot that never
+played: :meth:`~cardarena.store.bots.BotStore.delete`); without this a term of nightly
+tournaments grows Redis by about 2.25 GB, a third of it replays (docs/performance.md,
+"Scale").  :func:`prune` drops two things and keeps everything else:
 
 * **Replays** (``match:<id>:replay``) of finished matches once their tournament ended (finished
   or cancelled) at least the retention period ago; a match outside any tournament (``cardarena

@@ -45,6 +45,7 @@ from typing import Any
 
 import redis
 
+from .bots import BotStore
 from .keys import key
 from .notifications import SCHEDULE_FIELD, NotificationStore
 
@@ -56,6 +57,16 @@ HEARTBEAT_FORGET_S = 86400.0
 
 class TournamentError(ValueError):
     """A request the tournament store cannot honour (unknown id, wrong status ...)."""
+
+
+class UnregisteredEntrants(TournamentError):
+    """Entrants that are not registered bots, found in the step that stores a tournament or a
+    schedule (``require_registered``): one deleted (``cardarena bot delete``) after the caller
+    looked them up, say."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        super().__init__(f"not registered: {', '.join(names)}")
+        self.names = list(names)
 
 
 @dataclass(frozen=True)
@@ -269,6 +280,22 @@ def tournament_name_problem(name: str) -> str | None:
     return None
 
 
+def _bot_records(bots: Sequence[str]) -> builtins.list[str]:
+    """The keys of the records of ``bots`` (:class:`~cardarena.store.bots.BotStore`)."""
+    return [BotStore.record_key(b) for b in bots]
+
+
+def _require_registered(pipe: Any, bots: Sequence[str]) -> None:
+    """On a pipeline watching their records (:func:`_bot_records`), before ``multi``: raise
+    :class:`UnregisteredEntrants` unless every one of ``bots`` is registered."""
+    if not bots:
+        return
+    records = _bot_records(bots)
+    if int(pipe.exists(*records)) == len(records):
+        return
+    raise UnregisteredEntrants([b for b, r in zip(bots, records, strict=True) if not pipe.exists(r)])
+
+
 class TournamentStore:
     """Repository of tournaments, schedules, results, standings and ratings on one client."""
 
@@ -293,12 +320,34 @@ class TournamentStore:
 
     ALL = property(lambda self: key("tournaments", "all"))
     DUE = property(lambda self: key("schedules", "due"))
+    ENTERED = property(lambda self: key("tournaments", "entered"))
+    """The set of the ids of the tournaments whose entrants are in :meth:`entries_key` (those
+    stored before that index existed are added by :meth:`index_entries`)."""
+
+    @staticmethod
+    def entries_key(bot: str) -> str:
+        """The set of the ids of the tournaments ``bot`` is an entrant of (its first tournament
+        entry is written with the tournament, in one step: ``cardarena bot delete`` reads it)."""
+        return key("tournaments", "bot", bot)
+
+    @staticmethod
+    def schedule_key(sid: str) -> str:
+        """The hash of schedule ``sid`` (``json``: its :class:`Schedule`)."""
+        return key("schedule", sid)
+
+    @staticmethod
+    def ratings_key(game: str) -> str:
+        """The hash of the current ratings in ``game`` (bot -> rating)."""
+        return key("ratings", game)
 
     # ------------------------------------------------------------------ tournaments
-    def create(self, t: Tournament, *, notify: Sequence[str] = ()) -> bool:
-        """Store a new tournament (status ``upcoming``); ``False`` if the id exists.  ``notify``:
-        webhook URLs told when it ends, stored with it but apart from its record
-        (:mod:`.notifications`: they are secrets, and the record is public)."""
+    def create(self, t: Tournament, *, notify: Sequence[str] = (), require_registered: bool = False) -> bool:
+        """Store a new tournament (status ``upcoming``), in one step with its entries
+        (:meth:`entries_key`); ``False`` if the id exists.  ``notify``: webhook URLs told when it
+        ends, stored with it but apart from its record (:mod:`.notifications`: they are secrets,
+        and the record is public).  ``require_registered``: :class:`UnregisteredEntrants`
+        (nothing stored) unless every entrant is a registered bot, checked in the same step (a
+        bot deleted meanwhile cannot end up an entrant)."""
         problem = tournament_id_problem(t.id)
         if problem:
             raise TournamentError(f"bad tournament id {t.id!r}: {problem}")
@@ -306,16 +355,42 @@ class TournamentStore:
         data["status"] = "upcoming"
         data["created_at"] = t.created_at or time.time()
         h = self._h(t.id)
-        if not self.r.hsetnx(h, "id", t.id):
-            return False
-        mapping = {k: _stored(k, v) for k, v in data.items() if k != "id"}
-        pipe = self.r.pipeline()
-        pipe.hset(h, mapping=mapping)
-        pipe.zadd(self.ALL, {t.id: data["created_at"]})
-        pipe.sadd(self.status_set("upcoming"), t.id)
-        NotificationStore(self.r).add_targets(pipe, t.id, notify)
-        pipe.execute()
-        return True
+        mapping = {k: _stored(k, v) for k, v in data.items()}
+        entrants = list(dict.fromkeys(t.entrants))
+
+        def tx(pipe: Any) -> bool:
+            if pipe.hexists(h, "id"):
+                return False
+            if require_registered:
+                _require_registered(pipe, entrants)
+            pipe.multi()
+            pipe.hset(h, mapping=mapping)
+            pipe.zadd(self.ALL, {t.id: data["created_at"]})
+            pipe.sadd(self.status_set("upcoming"), t.id)
+            for bot in entrants:
+                pipe.sadd(self.entries_key(bot), t.id)
+            pipe.sadd(self.ENTERED, t.id)
+            NotificationStore(self.r).add_targets(pipe, t.id, notify)
+            return True
+
+        watched = [h, *(_bot_records(entrants) if require_registered else [])]
+        created: bool = self.r.transaction(tx, *watched, value_from_callable=True)
+        return created
+
+    def index_entries(self, tids: Sequence[str], chunk: int = 1000) -> None:
+        """Add the entrants of the tournaments ``tids`` (stored before :meth:`entries_key`
+        existed) to it; idempotent, safe beside new tournaments."""
+        for start in range(0, len(tids), chunk):
+            part = list(tids[start : start + chunk])
+            read = self.r.pipeline(transaction=False)
+            for tid in part:
+                read.hget(self._h(tid), "entrants")
+            write = self.r.pipeline()
+            for tid, raw in zip(part, read.execute(), strict=True):
+                for bot in json.loads(raw) if raw else []:
+                    write.sadd(self.entries_key(str(bot)), tid)
+                write.sadd(self.ENTERED, tid)
+            write.execute()
 
     def get(self, tid: str) -> Tournament | None:
         """The tournament, or ``None`` if unknown (also an id with ``:``, which no tournament
@@ -870,26 +945,37 @@ class TournamentStore:
         return {_s(k): int(v) for k, v in raw.items()} if raw else None
 
     # ------------------------------------------------------------------ schedules
-    def create_schedule(self, s: Schedule, first_run: float, *, notify: Sequence[str] = ()) -> bool:
-        """Store a recurring tournament, first due at ``first_run``; ``False`` if the id exists.
-        ``notify``: webhook URLs each run is given (:meth:`schedule_targets`), kept out of the
-        schedule's JSON, which the dashboard shows."""
+    def create_schedule(
+        self, s: Schedule, first_run: float, *, notify: Sequence[str] = (), require_registered: bool = False
+    ) -> bool:
+        """Store a recurring tournament, first due at ``first_run``, in one step; ``False`` if
+        the id exists.  ``notify``: webhook URLs each run is given (:meth:`schedule_targets`),
+        kept out of the schedule's JSON, which the dashboard shows.  ``require_registered``:
+        :class:`UnregisteredEntrants` (nothing stored) unless every entrant the template names
+        (not ``"all"``) is a registered bot, checked in the same step."""
         if not s.id or ":" in s.id:
             raise TournamentError(f"bad schedule id {s.id!r}")
         if (s.cron is None) == (s.every is None):
             raise TournamentError("a schedule needs exactly one of cron or every")
-        h = key("schedule", s.id)
-        if not self.r.hsetnx(h, "id", s.id):
-            return False
+        h = self.schedule_key(s.id)
         data = s.to_json()
         data["created_at"] = s.created_at or time.time()
-        pipe = self.r.pipeline()
-        pipe.hset(h, "json", json.dumps(data, sort_keys=True))
-        if notify:
-            pipe.hset(h, SCHEDULE_FIELD, json.dumps(list(notify)))
-        pipe.zadd(self.DUE, {s.id: first_run})
-        pipe.execute()
-        return True
+        named = s.template.get("entrants")
+        entrants = list(dict.fromkeys(str(e) for e in named)) if require_registered and isinstance(named, list) else []
+
+        def tx(pipe: Any) -> bool:
+            if pipe.hexists(h, "id"):
+                return False
+            _require_registered(pipe, entrants)
+            pipe.multi()
+            pipe.hset(h, mapping={"id": s.id, "json": json.dumps(data, sort_keys=True)})
+            if notify:
+                pipe.hset(h, SCHEDULE_FIELD, json.dumps(list(notify)))
+            pipe.zadd(self.DUE, {s.id: first_run})
+            return True
+
+        created: bool = self.r.transaction(tx, h, *_bot_records(entrants), value_from_callable=True)
+        return created
 
     def get_schedule(self, sid: str) -> Schedule | None:
         """The schedule, or ``None``."""

@@ -279,6 +279,18 @@ class RegisterBotResponse(_message.Message):
     token: str
     def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
+class DeleteBotRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class DeleteBotResponse(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
 class ListBotsRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

@@ -123,6 +123,11 @@ class AdminStub:
                 request_serializer=cardarena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
                 response_deserializer=cardarena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
                 _registered_method=True)
+        self.DeleteBot = channel.unary_unary(
+                '/cardarena.v1.Admin/DeleteBot',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.DeleteBotRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.DeleteBotResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServicer:
@@ -145,6 +150,16 @@ class AdminServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DeleteBot(self, request, context):
+        """Delete a bot registered by mistake, which never played: no match seats it, it is no
+        tournament's entrant, no schedule names it, it has no rating and its statistics are 0.
+        Its token stops working and the name can be registered again. NOT_FOUND for an unknown
+        bot, FAILED_PRECONDITION for one with a history (retire it: `cardarena bot retire`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -157,6 +172,11 @@ def add_AdminServicer_to_server(servicer, server):
                     servicer.ListBots,
                     request_deserializer=cardarena_dot_v1_dot_arena__pb2.ListBotsRequest.FromString,
                     response_serializer=cardarena_dot_v1_dot_arena__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'DeleteBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteBot,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.DeleteBotRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.DeleteBotResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -216,6 +236,33 @@ class Admin:
             '/cardarena.v1.Admin/ListBots',
             cardarena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
             cardarena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.Admin/DeleteBot',
+            cardarena_dot_v1_dot_arena__pb2.DeleteBotRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.DeleteBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -432,7 +432,7 @@ function tlsProbe(address) {
 
 // What to check when the server refuses the session for good.
 function refusedHint(err) {
-  if (err.code === grpc.status.UNAUTHENTICATED && !/replaced/.test(err.details || '')) {
+  if (err.code === grpc.status.UNAUTHENTICATED && !/replaced|deleted/.test(err.details || '')) {
     return '; check CARDARENA_TOKEN: the token `cardarena bot register NAME` printed for this service '
       + '(`cardarena bot token NAME` issues a new one)';
   }

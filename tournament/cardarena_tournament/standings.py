@@ -42,7 +42,7 @@ Only the primary metric is deal by deal: points, W/D/L, places and ratings descr
 matches (their final ranks), and ``mean_score`` is the mean final score.
 
 **Win share** (secondary).  Multi-player games: *points*, the share of its opponents a bot beat
-in a match by the engine's ranks (a tie with one counts half; 1/0.5/0 for a two-player
+in a match by the recorded ranks (a tie with one counts half; 1/0.5/0 for a two-player
 win/draw/loss); ``points`` is their total and ``win_share`` their mean per match.  Solitaires:
 ``points`` is the total score and ``win_share`` is ``None``.
 
@@ -67,7 +67,7 @@ not anything the absent bot did.
 share of matches the bot finished first (a shared first place counts).
 
 **Ratings.** OpenSkill Plackett–Luce per bot and game, updated once per counted match from the
-engine's ranks; ``ordinal = mu - 3 sigma``.  Solitaire matches do not move ratings.
+recorded ranks; ``ordinal = mu - 3 sigma``.  Solitaire matches do not move ratings.
 """
 
 from __future__ import annotations

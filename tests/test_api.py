@@ -464,7 +464,12 @@ def test_admin_replaces_a_bots_token(client: FlaskClient, seeded: Seeded, redis_
     assert body["bot"]["name"] == "team/alpha" and body["token"] != old
     assert store.authenticate(old) is None and store.authenticate(body["token"]) == "team/alpha"
     missing = client.post("/api/v1/admin/bots/nobody/token", headers=ADMIN)
-    assert missing.status_code == 404 and missing.get_json()["error"]["message"] == "unknown bot"
+    assert missing.status_code == 404 and missing.get_json()["error"]["message"] == "no bot named 'nobody'"
+    # a misspelt name says which bot was meant, as `bot token` and the other admin errors do
+    near = client.post("/api/v1/admin/bots/TEAM-alpha/token", headers=ADMIN)
+    assert near.status_code == 404
+    assert near.get_json()["error"]["message"] == "no bot named 'TEAM-alpha' (did you mean 'team/alpha'?)"
+    assert store.authenticate(body["token"]) == "team/alpha"  # nothing replaced
 
 
 def test_admin_deletes_a_bot_that_never_played(client: FlaskClient, seeded: Seeded, redis_url: str) -> None:

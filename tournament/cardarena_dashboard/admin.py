@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardarena.server.authlimit import FailedAuthLimit, host_address, too_many_failures
+from cardarena.store.bots import UnknownBot
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from . import reads
@@ -95,6 +96,13 @@ def _bad_value(exc: ValueError) -> Response:
     return error_response(400, str(exc)[:500])
 
 
+@bp.errorhandler(UnknownBot)
+def _unknown_bot(exc: UnknownBot) -> Response:
+    """404 naming the registered bot it was probably meant to be (``BotStore.unknown``), for
+    every admin call that names a bot."""
+    return error_response(404, str(exc)[:500])
+
+
 def _body() -> dict[str, Any]:
     if not request.is_json:  # e.g. curl -d without -H: a JSON text sent as a form
         abort(400, "the body must be a JSON object, sent with Content-Type: application/json")
@@ -167,8 +175,8 @@ def _register_roster(store: Any, data: dict[str, Any]) -> tuple[Response, int]:
 @bp.post("/bots/<path:name>/token")
 def replace_token(name: str) -> Response:
     """Replace a bot's token (a lost or leaked one): the answer carries the new one, once; the
-    old one stops working and the services end the sessions open with it."""
-    reads.bot(sources(), name)  # 404 for an unknown bot
+    old one stops working and the services end the sessions open with it; 404 for an unknown
+    bot, with the registered name it was probably meant to be."""
     store = sources().bots
     if store is None:
         raise reads.Unavailable("bots are not available in this installation")
@@ -183,16 +191,13 @@ def delete_bot(name: str) -> Response:
     token stops working and the name can be registered again; 409 for a bot with a history
     (retire it), 404 for an unknown one (with the registered name it was probably meant to be)."""
     from cardarena.engine import games
-    from cardarena.store.bots import BotHasHistory, UnknownBot
-    from werkzeug.exceptions import NotFound
+    from cardarena.store.bots import BotHasHistory
 
     store = sources().bots
     if store is None:
         raise reads.Unavailable("bots are not available in this installation")
     try:
         store.delete(name, games=list(games()))
-    except UnknownBot as exc:
-        raise NotFound(str(exc)) from None
     except BotHasHistory as exc:
         abort(409, str(exc))
     current_app.logger.info("admin: deleted a bot that never played")

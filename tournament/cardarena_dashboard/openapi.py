@@ -855,7 +855,7 @@ def openapi_document() -> dict[str, Any]:
                 "parameters": [bot],
                 "responses": {
                     "200": _json(_ref("RegisteredBot"), "Replaced"),
-                    "404": _error("Unknown bot"),
+                    "404": _error("Unknown bot (with the registered name it was probably meant to be)"),
                     **admin_errors,
                 },
             }

@@ -352,3 +352,72 @@ def test_a_bot_that_joined_once_ranks_ahead_of_the_absent_ones() -> None:
     rows = {r.bot: r for r in compute(outcomes, ["real", "ghost1", "ghost2"], resamples=50).rows}
     assert rows["ghost2"].mean < rows["ghost1"].mean
     assert (rows["ghost2"].rank, rows["ghost1"].rank) == (2, 3)
+
+
+def _no_show_outcomes() -> list[Outcome]:
+    """``real`` beats ``other`` twice, the absent ``ghost`` forfeits both its matches against
+    ``real``, and ``y`` and ``z`` never came to their two matches against each other (no
+    contests: the only matches they were seated in)."""
+    outcomes = []
+    for n, (pair, absent) in enumerate(((("real", "other"), ()), (("real", "ghost"), (1,)), (("y", "z"), (0, 1)))):
+        for s, seats in enumerate((pair, pair[::-1])):
+            no_show = tuple(1 - a if s else a for a in absent)
+            scores = (5.0, 1.0) if s == 0 else (1.0, 5.0)  # the first of the pair scores more
+            ranks = forfeit_ranks((1, 2) if s == 0 else (2, 1), scores, no_show, True, no_show)
+            outcomes.append(Outcome(f"m{n}{s}", seats, scores, ranks, f"d{n}", (), (scores,), no_show, no_show))
+    return outcomes
+
+
+def test_a_bot_whose_matches_were_all_no_contests_is_absent_and_shares_the_last_place() -> None:
+    """Found in a docs review: ``y`` and ``z``, seated only in matches nobody came to, had no
+    counted match and no mean, ranked 2 ahead of the absent ``ghost`` (4) and were not marked
+    absent.  A bot that never joined any match it was seated in is absent, no contests or not."""
+    snap = compute(_no_show_outcomes(), ["real", "other", "ghost", "y", "z"], resamples=50)
+    assert snap.counted == 6
+    assert [(r.bot, r.rank, r.absent) for r in snap.rows] == [
+        ("real", 1, False),
+        ("other", 2, False),
+        ("ghost", 3, True),
+        ("y", 3, True),
+        ("z", 3, True),
+    ]
+    rows = {r.bot: r for r in snap.rows}
+    assert rows["ghost"].mean == rows["other"].mean  # and still not level with `other`, which came
+    assert (rows["ghost"].matches, rows["y"].matches, rows["y"].deal_sets) == (2, 0, 0)
+    assert rows["y"].mean != rows["y"].mean  # NaN in the row: nothing counted
+    # a bot not yet seated in any counted match is not absent: it has not been scheduled yet
+    later = {r.bot: r for r in compute(_no_show_outcomes(), ["real", "other", "ghost", "y", "z", "w"]).rows}
+    assert (later["w"].rank, later["w"].absent, later["ghost"].rank, later["y"].rank) == (3, False, 4, 4)
+
+
+def test_a_run_nobody_came_to_shows_every_bot_absent_at_place_one() -> None:
+    only_no_contests = [o for o in _no_show_outcomes() if o.no_contest]
+    snap = compute(only_no_contests, ["y", "z"], resamples=50)
+    assert snap.counted == 2
+    assert [(r.bot, r.rank, r.absent, r.matches) for r in snap.rows] == [("y", 1, True, 0), ("z", 1, True, 0)]
+
+
+def test_standings_json_has_null_where_a_bot_has_no_value() -> None:
+    """``--json`` once wrote ``NaN`` (not JSON) for a bot with nothing counted."""
+    import json
+
+    from cardarena_tournament.export import export_rows
+
+    def strict(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+    data = compute(_no_show_outcomes(), ["real", "other", "ghost", "y", "z"], resamples=50).to_json()
+    y = json.loads(json.dumps(data), parse_constant=strict)["rows"][3]
+    assert (y["bot"], y["mean"], y["ci_low"], y["ci_high"], y["mean_score"], y["absent"]) == (
+        "y",
+        None,
+        None,
+        None,
+        None,
+        True,
+    )
+    # a snapshot stored by an earlier version: NaN and no `absent`, told from its no-shows
+    old = {**y, "mean": float("nan"), "mean_score": float("nan"), "matches": 2}
+    del old["absent"]
+    (row,) = export_rows([old], 2, {"y": {"strikes": 0, "forfeits": 2, "no_shows": 2}})
+    assert (row["mean"], row["mean_score"], row["absent"]) == (None, None, True)

@@ -354,10 +354,11 @@ SCHEMAS: dict[str, Any] = {
             },
             "mean": {
                 **_NUM,
-                "description": "Primary metric, mean per deal set. Multi-player: score margin (score minus "
-                "the table's mean score, negated where lower scores are better), deal by deal (mean per-deal "
-                "margin over the deals every seating of the deal set played) where the game's deals are fixed "
-                "by the seed and results carry deal scores, else from the final scores. Solitaires: the game score.",
+                "description": "Primary metric, mean per deal set (null with nothing counted). Multi-player: "
+                "score margin (score minus the table's mean score, negated where lower scores are better), "
+                "deal by deal (mean per-deal margin over the deals every seating of the deal set played) where "
+                "the game's deals are fixed by the seed and results carry deal scores, else from the final "
+                "scores. Solitaires: the game score.",
             },
             "ci_low": {**_NUM, "description": "95 % bootstrap confidence interval, low end."},
             "ci_high": _NUM,
@@ -417,9 +418,15 @@ SCHEMAS: dict[str, Any] = {
             "no_shows": {
                 "type": "integer",
                 "minimum": 0,
-                "description": "Matches of this tournament it never joined (absent; each also a forfeit). A bot "
-                "with as many as `matches` never joined one: it shares the last place. A no contest (no bot "
-                "joined) is in no row and no count.",
+                "description": "Matches of this tournament it never joined (each also a forfeit). A no contest "
+                "(no bot joined) is in no row and no count.",
+            },
+            "absent": {
+                "type": "boolean",
+                "description": "The bot never joined one of the matches it was seated in so far (those with "
+                "other bots, each a forfeited loss, and the no contests, which count for nobody): it shares "
+                "the last place, level with every other absent bot, whatever its mean. A bot whose matches "
+                "were all no contests has no counted match and a null `mean`.",
             },
         },
     },

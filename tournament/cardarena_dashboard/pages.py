@@ -13,6 +13,7 @@ from cardarena.engine.cards import is_card_code, label
 from cardarena.engine.replay import annotation_text
 from cardarena.store.retention import pruned_note
 from cardarena.think import has_bank, seconds_text
+from cardarena_tournament.standings import row_absent
 from flask import Blueprint, Response, abort, current_app, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
 
@@ -409,7 +410,7 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
         r["points_text"] = _fmt(r["points"], 1)
         r["mean_text"] = _fmt(r["mean"])
         r["rating_text"] = _fmt(r["rating"])
-        r["absent"] = bool(r.get("matches")) and r.get("no_shows", 0) >= r["matches"]  # never joined one
+        r["absent"] = row_absent(r)  # never joined one of its matches
         if r["ci_low"] is not None and r["ci_high"] is not None and r["mean"] is not None:
             r["bar"] = {"x1": x(r["ci_low"]), "w": max(1.0, x(r["ci_high"]) - x(r["ci_low"])), "xm": x(r["mean"])}
             r["ci_text"] = f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"

@@ -283,9 +283,10 @@ def standings(
 
     Given the tournament's ``players`` (the API, not the page), each row also has what
     ``tournament standings --json`` shows: ``deal_sets``, ``mean_score``, ``places``, the
-    win/draw/loss counts where ``players`` defines them (``cardarena_tournament.export``) and
-    the bot's ``strikes`` and ``forfeits`` in this tournament (counted with the snapshot:
-    ``lifecycle.snapshot_faults``).
+    win/draw/loss counts where ``players`` defines them (``cardarena_tournament.export``), the
+    bot's ``strikes``, ``forfeits`` and ``no_shows`` in this tournament (counted with the
+    snapshot: ``lifecycle.snapshot_faults``) and whether it is ``absent`` (joined none of its
+    matches: ``standings.row_absent``).
     """
     store = _tournament_store(sources)
     snapshot = plain(store.standings(tournament_id))
@@ -302,7 +303,7 @@ def standings(
         from cardarena_tournament.export import ALL_RECORD_FIELDS, export_rows
         from cardarena_tournament.lifecycle import snapshot_faults
 
-        fields = ("deal_sets", "mean_score", "places", *ALL_RECORD_FIELDS)
+        fields = ("deal_sets", "mean_score", "places", *ALL_RECORD_FIELDS, "matches", "absent")
         picked = [{"bot": r["bot"], **{k: row[k] for k in fields if k in row}} for r, row in zip(out, raw, strict=True)]
         faults = snapshot_faults(store, tournament_id, snapshot if isinstance(snapshot, dict) else {})
         for r, extra in zip(out, export_rows(picked, players, faults), strict=True):

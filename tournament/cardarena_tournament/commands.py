@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cardarena.cliargs import add_redis_url, at_least
-from cardarena.store.bots import BotStore
+from cardarena.store.bots import BotStore, name_order
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.retention import PruneReport
@@ -21,6 +21,7 @@ from cardarena.store.tournaments import STATUSES, Tournament, TournamentError, T
 
 from . import lifecycle, notify, webhook
 from .formats import FormatError
+from .standings import row_absent
 
 START_TASK = "cardarena_tournament.tasks.start_tournament"
 
@@ -332,7 +333,7 @@ def render_standings(
     """Print a standings snapshot as a table; ``ratings_over``: which matches the ratings count
     (for the caption).  The tournament id and the bot names are shown as written, never read as
     rich markup or ``:emoji:`` codes, and with their non-printable characters escaped
-    (:func:`printable`)."""
+    (:func:`printable`); a value a bot with nothing counted lacks (its mean) as ``-``."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -364,14 +365,24 @@ def render_standings(
         table.add_row(
             str(row["rank"]),
             Text(printable(row["bot"])),
-            f"{row['mean']:.3f}",
-            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]",
+            _number(row["mean"]),
+            f"[{_number(row['ci_low'])}, {_number(row['ci_high'])}]" if _known(row["ci_low"]) else "-",
             sep,
             str(row["matches"]),
             *tail,
         )
     # Piped output (logs, CI) gets room for every column rather than rich's 80-column default.
     Console(width=None if sys.stdout.isatty() else 200).print(table)
+
+
+def _known(value: Any) -> bool:
+    """Whether a standings value is a number (``None`` in a snapshot, ``NaN`` in one stored by an
+    earlier version: nothing counted)."""
+    return isinstance(value, int | float) and value == value
+
+
+def _number(value: Any) -> str:
+    return f"{value:.3f}" if _known(value) else "-"
 
 
 def _standings(args: argparse.Namespace) -> int:
@@ -459,17 +470,20 @@ def _schedule_standings(
 
 def standings_fault_lines(rows: list[dict[str, Any]]) -> list[str]:
     """The lines below the standings table: the bots that never joined any match they were
-    counted in (absent), then each other bot with strikes, forfeits or no-shows, with its
-    counts in this tournament; none when nobody had any.  Names as :func:`printable` shows them."""
-    absent = [r for r in rows if r.get("matches") and r.get("no_shows", 0) >= r["matches"]]
+    counted in (absent: ``standings.row_absent``), then each other bot with strikes, forfeits or
+    no-shows, with its counts in this tournament; none when nobody had any.  Names as
+    :func:`printable` shows them, in the order people look for them (``name_order``, as ``bot
+    list``)."""
+    rows = sorted(rows, key=lambda r: name_order(str(r["bot"])))
+    absent = [r for r in rows if row_absent(r)]
     faulty = [r for r in rows if r not in absent and any(r.get(f) for f in ("strikes", "forfeits", "no_shows"))]
     lines = []
     if absent:
-        names = ", ".join(sorted(printable(str(r["bot"])) for r in absent))
+        names = ", ".join(printable(str(r["bot"])) for r in absent)
         lines.append(f"absent (never joined one of its matches): {names}")
     if faulty:
         lines.append("faults (strikes: time-outs, disconnects, runs of illegal answers, handed-back requests):")
-        for r in sorted(faulty, key=lambda r: str(r["bot"])):
+        for r in faulty:
             counts = f"{r.get('strikes', 0)} strikes, forfeited {r.get('forfeits', 0)} of {r['matches']} matches"
             line = f"  {printable(str(r['bot']))}: {counts}"
             if r.get("no_shows"):

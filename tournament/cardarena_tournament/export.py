@@ -12,7 +12,7 @@ import csv
 from collections.abc import Iterable, Mapping
 from typing import IO, Any
 
-from .standings import FAULT_FIELDS
+from .standings import FAULT_FIELDS, finite_row, row_absent
 
 RECORDS: dict[int, tuple[str, ...]] = {1: ("wins", "losses"), 2: ("wins", "draws", "losses")}
 """The win/draw/loss fields a tournament of that many players reports (none for 3 or more)."""
@@ -30,14 +30,17 @@ def export_rows(
     """Standings snapshot ``rows`` without the win/draw/loss fields ``players`` does not
     define (a snapshot holds zeros there) and, given ``faults`` (``standings.fault_totals``),
     with each bot's ``strikes``, ``forfeits`` and ``no_shows`` in the tournament (0 for a count
-    that totals stored by an earlier version lack)."""
+    that totals stored by an earlier version lack); with ``absent`` (``standings.row_absent``)
+    and ``null`` for a value a bot with nothing counted lacks (``NaN`` in a snapshot stored by
+    an earlier version: not JSON)."""
     dropped = set(ALL_RECORD_FIELDS) - set(record_fields(players))
     out = []
     for row in rows:
-        kept = {k: v for k, v in row.items() if k not in dropped}
+        kept = finite_row({k: v for k, v in row.items() if k not in dropped})
         if faults is not None:
             found = faults.get(row["bot"], {})
             kept.update({f: int(found.get(f, 0)) for f in FAULT_FIELDS})
+        kept["absent"] = row_absent(kept)
         out.append(kept)
     return out
 
@@ -96,6 +99,7 @@ def csv_header(players: int) -> list[str]:
         *places,
         "rating",
         *FAULT_FIELDS,
+        "absent",
     ]
 
 
@@ -105,8 +109,9 @@ def write_standings_csv(
     """:func:`export_rows` as CSV, one row per bot: ``tournament``, ``game``, ``players``, the
     :data:`CSV_COLUMNS`, ``wins``/``draws``/``losses`` (two players; ``wins``/``losses`` for
     solitaires; none for more players), ``place_1`` .. ``place_<players>`` (how often it
-    finished there), ``rating`` (OpenSkill ordinal; empty for solitaires) and its ``strikes``,
-    ``forfeits`` and ``no_shows`` (matches it never joined) in this tournament."""
+    finished there), ``rating`` (OpenSkill ordinal; empty for solitaires), its ``strikes``,
+    ``forfeits`` and ``no_shows`` (matches it never joined) in this tournament and ``absent``
+    (``true`` for a bot that joined none of its matches: ``standings.row_absent``)."""
     record = record_fields(players)
     writer = csv.writer(out, lineterminator="\n")
     if header:  # without: more rows under the header of an earlier call (a schedule's runs)
@@ -122,5 +127,6 @@ def write_standings_csv(
                 *(places.get(str(p), 0) for p in range(1, players + 1)),
                 _ordinal(row.get("rating")),
                 *(row.get(f, 0) for f in FAULT_FIELDS),
+                _cell(row.get("absent")),
             ]
         )

@@ -56,10 +56,18 @@ bootstrap of the difference of their means (the same resampled deal sets for bot
 
 **Places.** Bots with equal means share a place (1, 1, 3).
 
-**Absent bots.** A bot that was a no-show in every match it is counted in (it never joined one)
-ranks after every bot that joined any, and all such bots share that last place whatever their
-means: a mean made of forfeits measures how far the opponents beat the server's default play,
-not anything the absent bot did.
+**Absent bots.** A bot seated in counted matches that never joined one of them (a no-show in
+each, whether the match was a no contest or not) is *absent* (``BotStanding.absent``): it ranks
+after every bot that joined any, and all such bots share that last place whatever their means:
+a mean made of forfeits measures how far the opponents beat the server's default play, not
+anything the absent bot did.  A bot whose matches were all no contests has no counted match and
+no mean, and is absent all the same; when no bot joined anything, every bot is absent and they
+all share place 1.  A bot not yet seated in any counted match is not absent (it has not been
+scheduled yet): it ranks after the bots with a mean, ahead of the absent ones.
+
+**No value.** A bot with nothing counted has no mean, interval or mean score: ``NaN`` in a
+:class:`BotStanding`, ``null`` in :meth:`Standings.to_json` (strict JSON) and in
+:func:`finite_row`.
 
 **Win rate.** Solitaires: the share of a bot's matches that it *won* by the game's own standard
 (the engine's ``Result.won``; matches recorded without it are left out of the rate, which is
@@ -72,6 +80,7 @@ recorded ranks; ``ordinal = mu - 3 sigma``.  Solitaire matches do not move ratin
 
 from __future__ import annotations
 
+import math
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -142,6 +151,8 @@ class BotStanding:
     win_share: float | None = None
     """Multi-player: mean share of opponents beaten per match (``points / matches``); ``None``
     for solitaires and before the first match."""
+    absent: bool = False
+    """Seated in counted matches and joined none of them (see "Absent bots" in the module docstring)."""
 
 
 @dataclass(slots=True)
@@ -160,8 +171,24 @@ class Standings:
             "metric": self.metric,
             "counted": self.counted,
             "resamples": self.resamples,
-            "rows": [asdict(r) for r in self.rows],
+            "rows": [finite_row(asdict(r)) for r in self.rows],
         }
+
+
+def finite_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """``row`` with ``None`` for each number that is not finite (a bot with nothing counted has
+    no mean: ``NaN``, which is not JSON and no spreadsheet value; see "No value")."""
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
+
+
+def row_absent(row: Mapping[str, Any]) -> bool:
+    """Whether a standings row (:meth:`Standings.to_json`, with ``no_shows``) is of an absent
+    bot: its ``absent``, or for a snapshot stored before rows had it, whether it was a no-show
+    in each of its (at least one) matches."""
+    if "absent" in row:
+        return bool(row["absent"])
+    matches = row.get("matches") or 0
+    return bool(matches) and int(row.get("no_shows") or 0) >= int(matches)
 
 
 FAULT_FIELDS = ("strikes", "forfeits", "no_shows")
@@ -299,6 +326,8 @@ def compute(
     """
     sign = 1.0 if (higher_is_better or not solitaire) else -1.0
     counted = len(outcomes)
+    seated = {bot for o in outcomes for bot in o.seats}
+    came = {bot for o in outcomes for seat, bot in enumerate(o.seats) if seat not in o.no_show}
     outcomes = [o for o in outcomes if not o.no_contest]  # "No contest": counted, ranks nobody
     metric_name = choose_metric(outcomes, solitaire=solitaire, deals_fixed_by_seed=deals_fixed_by_seed)
     groups: dict[str, list[Outcome]] = defaultdict(list)
@@ -311,7 +340,6 @@ def compute(
     per_unit: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     rows: dict[str, BotStanding] = {b: BotStanding(b, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0.0) for b in entrants}
     raw_scores: dict[str, list[float]] = defaultdict(list)
-    joined: dict[str, int] = defaultdict(int)  # matches the bot joined (was not a no-show in)
     decided: dict[str, int] = defaultdict(int)  # matches that say whether the bot won
     firsts: dict[str, int] = defaultdict(int)
     for o in outcomes:
@@ -323,7 +351,6 @@ def compute(
             per_unit[o.deal_set][bot].append(metric)
             raw_scores[bot].append(float(o.scores[seat]))
             row.matches += 1
-            joined[bot] += seat not in o.no_show
             row.points += metric if solitaire else match_points(o.ranks, seat)
             place = str(o.ranks[seat])
             row.places[place] = row.places.get(place, 0) + 1
@@ -369,15 +396,17 @@ def compute(
         for bot, by_unit in value.items():
             weight = sum(counts[u] for u in by_unit)
             boot[bot].append(sum(counts[u] * v for u, v in by_unit.items()) / weight if weight else float("nan"))
-    absent = {b for b, row in rows.items() if row.matches and not joined[b]}  # see "Absent bots"
+    absent = {b for b in rows if b in seated and b not in came}  # see "Absent bots"
     order = sorted(rows, key=lambda b: (b in absent, -(rows[b].mean if rows[b].deal_sets else float("-inf")), b))
     lo_q, hi_q = (1 - Z_LEVEL) / 2, 1 - (1 - Z_LEVEL) / 2
     for i, bot in enumerate(order):
         row = rows[bot]
+        row.absent = bot in absent
         samples = sorted(x for x in boot[bot] if x == x)
         row.ci_low, row.ci_high = _percentile(samples, lo_q), _percentile(samples, hi_q)
         prev = rows[order[i - 1]] if i else None
-        level = prev is not None and (_same(prev.mean, row.mean) or {prev.bot, bot} <= absent)
+        # an absent bot is level with the other absent ones only, whatever the means
+        level = prev is not None and ({prev.bot, bot} <= absent or (bot not in absent and _same(prev.mean, row.mean)))
         row.rank = prev.rank if prev is not None and level else i + 1
         if i + 1 < len(order):
             nxt = order[i + 1]

@@ -822,6 +822,42 @@ def test_the_api_standings_csv_is_the_cli_csv(
     assert [line.split(",")[:6] for line in api.splitlines()] == [line.split(",")[:6] for line in cli.splitlines()]
 
 
+def test_standings_of_a_bot_seated_only_in_no_contests(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
+    """The API and the page show what `tournament standings` shows: ``ann``, whose only counted
+    matches were no contests, is absent and shares the last place with ``Bob``; her mean is
+    ``null`` (JSON proper), an empty CSV cell and ``–`` on the page."""
+    import csv
+    import json
+
+    from .tournament_fixtures import no_show_tournament
+
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+    no_show_tournament(redis_url, "wk", ["real", "Bob", "ann"], absent=["Bob", "ann"], unplayed=["real", "ann"])
+    response = client.get("/api/v1/tournaments/wk/standings")
+    items = json.loads(response.get_data(as_text=True), parse_constant=refuse)["items"]
+    assert [(r["bot"], r["rank"], r["absent"]) for r in items] == [
+        ("real", 1, False),
+        ("Bob", 2, True),
+        ("ann", 2, True),
+    ]
+    assert (items[2]["matches"], items[2]["mean"], items[2]["ci_low"], items[2]["mean_score"]) == (0, None, None, None)
+    text = client.get("/api/v1/tournaments/wk/standings?format=csv").get_data(as_text=True)
+    rows = {r["bot"]: r for r in csv.DictReader(text.splitlines())}
+    assert (rows["ann"]["rank"], rows["ann"]["mean"], rows["ann"]["absent"], rows["real"]["absent"]) == (
+        "2",
+        "",
+        "true",
+        "false",
+    )
+    page = client.get("/tournaments/wk").get_data(as_text=True)
+    table = page.split('id="standings-table"', 1)[1].split("</table>", 1)[0]
+    ann = next(row for row in table.split("<tr>") if ">ann</a>" in row)
+    assert ">absent</span>" in ann and "no contest" in ann and '<td class="num">–</td>' in ann
+    assert table.count(">absent</span>") == 2
+
+
 def test_admin_refuses_a_bot_name_that_looks_like_a_registered_one(
     client: FlaskClient, seeded: Seeded, redis_url: str
 ) -> None:

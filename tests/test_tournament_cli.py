@@ -829,6 +829,92 @@ def test_standings_json_of_a_three_player_game_has_places_and_no_win_draw_loss(
     assert "place_3" in header and not {"wins", "draws", "losses"} & set(header)
 
 
+def _strict_json(text: str) -> Any:
+    """``text`` read as JSON proper: ``NaN`` and ``Infinity`` (which ``json.dumps`` writes) refused."""
+
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_a_bot_seated_only_in_no_contests_is_graded_absent_with_empty_values(
+    redis_url: str, key_prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in a docs review: ``ann``, whose only counted matches nobody came to (no contests),
+    ranked 2 ahead of the absent ``Bob`` (3), was not named absent, and ``--json`` wrote
+    ``NaN`` (not JSON) and ``--csv`` ``nan`` for her mean.  She never joined a match she was
+    seated in: absent, sharing the last place with Bob; her missing values are null and empty."""
+    import csv
+
+    from cardarena.cli import main
+
+    from .tournament_fixtures import no_show_tournament
+
+    # real beat Bob's no-shows twice; Bob and ann's two matches were no contests; real-ann not played yet
+    no_show_tournament(redis_url, "wk", ["real", "Bob", "ann"], absent=["Bob", "ann"], unplayed=["real", "ann"])
+    at = ["--redis-url", redis_url]
+    assert main(["tournament", "standings", "wk", "--json", *at]) == 0
+    data = _strict_json(capsys.readouterr().out)
+    rows = {r["bot"]: r for r in data["standings"]}
+    assert data["counted"] == 4
+    assert [(r["bot"], r["rank"], r["absent"]) for r in data["standings"]] == [
+        ("real", 1, False),
+        ("Bob", 2, True),
+        ("ann", 2, True),
+    ]
+    assert (rows["ann"]["matches"], rows["ann"]["mean"], rows["ann"]["ci_low"], rows["ann"]["mean_score"]) == (
+        0,
+        None,
+        None,
+        None,
+    )
+    assert main(["tournament", "standings", "wk", "--csv", *at]) == 0
+    grades = {r["bot"]: r for r in csv.DictReader(capsys.readouterr().out.splitlines())}
+    assert (grades["ann"]["rank"], grades["ann"]["mean"], grades["ann"]["ci_low"], grades["ann"]["absent"]) == (
+        "2",
+        "",
+        "",
+        "true",
+    )
+    assert (grades["Bob"]["absent"], grades["real"]["absent"]) == ("true", "false")
+    assert main(["tournament", "standings", "wk", *at]) == 0
+    table = capsys.readouterr().out
+    assert "nan" not in table
+    assert table.splitlines()[-1] == "absent (never joined one of its matches): ann, Bob"  # people order
+
+
+def test_a_run_nobody_came_to_grades_every_bot_absent(
+    redis_url: str, key_prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every match a no contest: each bot shares place 1 (the only place), marked absent, with
+    no mean (once: rank 1 for all, unmarked, and ``NaN`` in the JSON)."""
+    from cardarena.cli import main
+
+    from .tournament_fixtures import no_show_tournament
+
+    no_show_tournament(redis_url, "void", ["cara", "Bob", "ann"], absent=["cara", "Bob", "ann"])
+    assert main(["tournament", "standings", "void", "--json", "--redis-url", redis_url]) == 0
+    data = _strict_json(capsys.readouterr().out)
+    assert data["counted"] == 6
+    assert {(r["rank"], r["absent"], r["matches"], r["mean"]) for r in data["standings"]} == {(1, True, 0, None)}
+    assert main(["tournament", "standings", "void", "--redis-url", redis_url]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "absent (never joined one of its matches): ann, Bob, cara"
+
+
+def test_the_names_below_the_standings_are_in_people_order() -> None:
+    """Once sorted by code point ("Bob, ann"); now as ``bot list`` orders names."""
+    from cardarena_tournament.commands import standings_fault_lines
+
+    rows: list[dict[str, Any]] = [
+        {"bot": bot, "matches": 4, "strikes": strikes, "forfeits": 0, "no_shows": no_shows}
+        for bot, strikes, no_shows in [("Bob", 0, 4), ("bot-10", 1, 0), ("ann", 0, 4), ("Zed", 2, 0), ("bot-2", 1, 0)]
+    ]
+    lines = standings_fault_lines(rows)
+    assert lines[0] == "absent (never joined one of its matches): ann, Bob"
+    assert [line.split(":")[0].strip() for line in lines[2:]] == ["bot-2", "bot-10", "Zed"]
+
+
 def test_a_class_with_absent_students_grades_them_absent_not_by_the_default_play(
     redis_url: str, key_prefix: str, processes: list[WorkerProcess]
 ) -> None:

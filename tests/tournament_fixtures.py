@@ -317,3 +317,39 @@ def counted_tournament(redis_url: str, tid: str, bots: Sequence[str]) -> None:
         ms.complete(spec.match_id, "i", result, {})
     assert lifecycle.reconcile(ts, ms)["counted"] == total
     client.close()
+
+
+def no_show_tournament(
+    redis_url: str, tid: str, bots: Sequence[str], absent: Sequence[str], unplayed: Sequence[str] = ()
+) -> None:
+    """A two-player Glaves round robin among ``bots`` (registered here) whose ``absent`` bots
+    never join: each of their seats is a no-show, as the service records it (a match between two
+    of them is a no contest).  The matches between the two ``unplayed`` bots are claimed and
+    left unfinished (not counted yet); every other match is counted."""
+    from cardarena.engine import forfeit_ranks
+    from cardarena.store.bots import BotStore
+    from cardarena_tournament import lifecycle
+
+    client = client_for(redis_url)
+    ts, ms, registry = TournamentStore(client), MatchStore(client), BotStore(client)
+    for bot in bots:
+        if not registry.exists(bot):
+            registry.register(bot)
+    t = lifecycle.new_tournament(
+        game="glaves", players=2, entrants=list(bots), deal_sets=1, options={"deals": 1}, tid=tid
+    )
+    ts.create(t)
+    counted = 0
+    for _ in range(lifecycle.start_tournament(ts, ms, tid)):
+        spec = ms.claim("i", wait_s=0)
+        assert spec is not None
+        if unplayed and set(spec.seats) == set(unplayed):
+            continue
+        no_show = [s for s, bot in enumerate(spec.seats) if bot in absent]
+        scores = [1.0, 0.0]  # the default actions' luck
+        ranks = list(forfeit_ranks([1, 2], scores, no_show, True, no_show))
+        result = {"scores": scores, "ranks": ranks, "deal_scores": [scores], "strikes": [0, 0]}
+        ms.complete(spec.match_id, "i", {**result, "forfeited": no_show, "no_show": no_show}, {})
+        counted += 1
+    assert lifecycle.reconcile(ts, ms)["counted"] == counted
+    client.close()

@@ -289,6 +289,19 @@ def tournament_report(
     return "\n".join(lines)
 
 
+def registered(redis_url: str, bots: Sequence[str]) -> tuple[Any, TournamentStore, MatchStore]:
+    """A client of ``redis_url`` (close it), its tournament and match stores, with ``bots``
+    registered (those not registered yet)."""
+    from cardarena.store.bots import BotStore
+
+    client = client_for(redis_url)
+    registry = BotStore(client)
+    for bot in bots:
+        if not registry.exists(bot):
+            registry.register(bot)
+    return client, TournamentStore(client), MatchStore(client)
+
+
 def counted_tournament(
     redis_url: str,
     tid: str,
@@ -305,14 +318,9 @@ def counted_tournament(
     (places follow them, equal scores sharing one), and the last bot had a strike in each match.
     The matches ``skip`` picks are claimed (instance ``i``) and left unplayed, so the tournament
     keeps running: they are returned, to be completed later.  Its seed is its id."""
-    from cardarena.store.bots import BotStore
     from cardarena_tournament import lifecycle
 
-    client = client_for(redis_url)
-    ts, ms, registry = TournamentStore(client), MatchStore(client), BotStore(client)
-    for bot in bots:
-        if not registry.exists(bot):
-            registry.register(bot)
+    client, ts, ms = registered(redis_url, bots)
     players = players or len(bots)
     t = lifecycle.new_tournament(
         game="glaves",
@@ -355,14 +363,9 @@ def played_tournament(
     with the bots' policies (:func:`play_spec`: ``heuristic*``, ``random*``) and counted by
     ``lifecycle.reconcile``, as the workers count a service's results: it is finished, its
     standings and crosstable stored.  Its seed is its id: the same id plays the same matches."""
-    from cardarena.store.bots import BotStore
     from cardarena_tournament import lifecycle
 
-    client = client_for(redis_url)
-    ts, ms, registry = TournamentStore(client), MatchStore(client), BotStore(client)
-    for bot in bots:
-        if not registry.exists(bot):
-            registry.register(bot)
+    client, ts, ms = registered(redis_url, bots)
     t = lifecycle.new_tournament(
         game="glaves", players=players, entrants=list(bots), deal_sets=deal_sets, options=options, tid=tid, seed=tid
     )
@@ -383,14 +386,9 @@ def no_show_tournament(
     of them is a no contest).  The matches between the two ``unplayed`` bots are claimed and
     left unfinished (not counted yet); every other match is counted."""
     from cardarena.engine import forfeit_ranks
-    from cardarena.store.bots import BotStore
     from cardarena_tournament import lifecycle
 
-    client = client_for(redis_url)
-    ts, ms, registry = TournamentStore(client), MatchStore(client), BotStore(client)
-    for bot in bots:
-        if not registry.exists(bot):
-            registry.register(bot)
+    client, ts, ms = registered(redis_url, bots)
     t = lifecycle.new_tournament(
         game="glaves", players=2, entrants=list(bots), deal_sets=1, options={"deals": 1}, tid=tid
     )

@@ -3,7 +3,8 @@
 Seeds a private embedded Redis (or ``REDIS_URL``, under a fresh key prefix) through the store
 modules: one tournament of ``--matches`` completed two-player matches among ``--bots`` bots
 (replays played by the engine; a pool of distinct replays is reused), counted results,
-OpenSkill ratings and a standings snapshot computed by the tournament package.  Then it times
+OpenSkill ratings and a standings snapshot (and crosstable, where the version has one)
+computed by the tournament package.  Then it times
 ``GET /tournaments/<id>`` and ``GET /api/v1/tournaments/<id>/standings`` in-process with the
 Flask test client (app + Redis round trips; no network stack) and prints p50/p95/max.
 
@@ -27,6 +28,7 @@ def _seed(url: str, matches: int, bots: int) -> str:
     from cardarena.store.connection import client_for
     from cardarena.store.matches import MatchSpec, MatchStore
     from cardarena.store.tournaments import Tournament, TournamentStore
+    from cardarena_tournament import standings
     from cardarena_tournament.standings import Outcome, compute, rate_match
 
     client = client_for(url)
@@ -60,7 +62,12 @@ def _seed(url: str, matches: int, bots: int) -> str:
         outcomes.append(
             Outcome(got.match_id, got.seats, tuple(result["scores"]), tuple(result["ranks"]), str(n // len(pairs)))
         )
-    tournaments.save_standings(tid, compute(outcomes, names, resamples=1000).to_json())
+    snapshot = compute(outcomes, names, resamples=1000)
+    if hasattr(standings, "crosstable"):  # computed with the snapshot, as the workers do
+        order = [r.bot for r in snapshot.rows]
+        tournaments.save_standings(tid, snapshot.to_json(), standings.crosstable(outcomes, order).to_json())
+    else:
+        tournaments.save_standings(tid, snapshot.to_json())
     return tid
 
 

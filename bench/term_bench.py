@@ -16,14 +16,16 @@ together.
 ``--deal-sets``), played and counted as above, then the dashboard's pages and API on the Flask
 test client (app + Redis; no network stack): median of ``--repeats`` requests each.
 
-``--part reads``: the read paths of the bot review, the match page's faults, ``/metrics`` and
-the standings' fault totals over a term: ``--nights`` finished nightly tournaments of ``--bots``
-bots (two players, ``--deal-sets``; results with strikes and forfeits, the last night's matches
-with real Glaves replays that list faults) and one running tournament of ``--live-bots`` bots
-and ``--live-deal-sets`` with all but a tenth counted.  Each request on the Flask test client
+``--part reads``: the read paths of the bot review, the match page's faults, ``/metrics``, the
+standings' fault totals, the tournament page and the crosstable (where the version has one)
+over a term: ``--nights`` finished nightly tournaments of ``--bots`` bots (two players,
+``--deal-sets``; results with strikes and forfeits, the last night's matches with real Glaves
+replays that list faults) and one running tournament of ``--live-bots`` bots and
+``--live-deal-sets`` with all but a tenth counted.  Each request on the Flask test client
 (``/matches/<id>`` with the replay cache off and warm), median of ``--repeats``, with the Redis
 commands (``INFO commandstats``) and bytes of one more; ``tournament standings --json``/``--csv``
-in-process the same way; then ``/metrics`` again with ``--registered`` bots registered.
+(and ``--crosstable --json``) in-process the same way; then ``/metrics`` again with
+``--registered`` bots registered.
 
 ``--part retention``: ``--nights`` finished nightly tournaments of ``--bots`` bots (two players,
 ``--deal-sets``), each match completed with a real Glaves replay (a pool of engine-played
@@ -327,6 +329,13 @@ def _cli(argv: list[str]) -> bytes:
     return out.getvalue().encode()
 
 
+def _has_crosstable() -> bool:
+    """Whether the version measured has tournament crosstables (the reads part asks for them then)."""
+    from cardarena_tournament import standings
+
+    return hasattr(standings, "crosstable")
+
+
 def reads_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
     """The read paths of the bot review, match faults, metrics and standings fault totals."""
     from cardarena_dashboard import create_app
@@ -380,12 +389,20 @@ def reads_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
         ("standings fragment, live (polled)", warm, f"/tournaments/{live}/standings.part"),
         ("standings API, last night", warm, f"/api/v1/tournaments/{last_night}/standings"),
         ("standings CSV, last night", warm, f"/api/v1/tournaments/{last_night}/standings?format=csv"),
+        ("tournament page, live", warm, f"/tournaments/{live}"),
+        ("tournament page, last night", warm, f"/tournaments/{last_night}"),
         ("bot page, first view", _Forgetful(cold_app), f"/bots/{bots[0]}"),
         ("bot page, seen before", warm, f"/bots/{bots[0]}"),
         ("match page, cold replay cache", cold, f"/matches/{shown}?step={step}"),
         ("match page, warm replay cache", warm, f"/matches/{shown}?step={step}"),
         ("metrics", warm, "/metrics"),
     ]
+    if _has_crosstable():
+        urls += [
+            ("crosstable API, live", warm, f"/api/v1/tournaments/{live}/crosstable"),
+            ("crosstable fragment, live (polled)", warm, f"/tournaments/{live}/crosstable.part"),
+            ("crosstable API, last night", warm, f"/api/v1/tournaments/{last_night}/crosstable"),
+        ]
     client = ms.r
     warm.get(f"/bots/{bots[0]}")  # the dashboard's one-time index check, and a warm replay cache
     warm.get(f"/matches/{shown}?step={step}")
@@ -398,6 +415,16 @@ def reads_part(url: str, args: argparse.Namespace) -> dict[str, Any]:
     for label, argv in (
         ("tournament standings --json, live", ["tournament", "standings", live, "--json"]),
         ("tournament standings --csv, live", ["tournament", "standings", live, "--csv"]),
+        *(
+            [
+                (
+                    "tournament standings --crosstable --json, live",
+                    ["tournament", "standings", live, "--crosstable", "--json"],
+                )
+            ]
+            if _has_crosstable()
+            else []
+        ),
     ):
         argv = [*argv, "--redis-url", url]
         samples = []

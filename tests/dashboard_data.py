@@ -2,7 +2,7 @@
 
 Matches are played by the engine (``play_match`` + ``build_replay``) and completed through
 ``MatchStore``; the tournament, its counted results, ratings and standings snapshot go
-through ``TournamentStore`` with the tournament package's pure ``compute``/``rate_match``.
+through ``TournamentStore`` with the tournament package's pure ``compute``/``crosstable``/``rate_match``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from cardarena.store.connection import client_for
 from cardarena.store.matches import MatchSpec, MatchStore
 from cardarena.store.tournaments import Tournament, TournamentStore
 from cardarena.think import action_seats, summary
-from cardarena_tournament.standings import Outcome, compute, rate_match
+from cardarena_tournament.standings import Outcome, compute, crosstable, rate_match
 
 XSS = "<script>alert(1)</script>"
 """A hostile bot name: every page must show it as text."""
@@ -73,7 +73,8 @@ def finish_match(url: str, seeded: Seeded, mid: str) -> None:
     )
     tournaments.apply_rating(spec.game, mid, spec.seats, lambda cur: rate_match(cur, spec.seats, result["ranks"]))
     snapshot = compute(seeded.outcomes, seeded.bots, resamples=200)
-    tournaments.save_standings(seeded.tournament, snapshot.to_json())
+    cross = crosstable(seeded.outcomes, [r.bot for r in snapshot.rows], resamples=200)
+    tournaments.save_standings(seeded.tournament, snapshot.to_json(), cross.to_json())
     if mid in seeded.pending:
         seeded.pending.remove(mid)
     seeded.finished.append(mid)

@@ -271,6 +271,11 @@ def test_the_document_names_every_field_the_api_returns(client: FlaskClient, see
     documented(schemas["Standings"], standings, "standings")
     for row in standings["items"]:
         documented(schemas["StandingRow"], row, "standings row")
+    crosstable = _json(client, "/api/v1/tournaments/cup/crosstable")
+    documented(schemas["Crosstable"], crosstable, "crosstable")
+    assert set(crosstable) == set(schemas["Crosstable"]["required"]) and crosstable["items"]
+    for item in crosstable["items"]:
+        documented(schemas["CrosstableItem"], item, "crosstable item")
     bot = _json(client, "/api/v1/bots/beta")
     documented(schemas["Bot"], bot, "bot")
     assert (
@@ -398,14 +403,16 @@ def test_ids_that_name_another_records_key_are_unknown_not_500(client: FlaskClie
     urls = []
     for mid in (f"{done}:replay", f"{running}:lease"):
         urls += [f"/api/v1/matches/{mid}", f"/api/v1/matches/{mid}/replay", f"/matches/{mid}"]
-    for part in ("standings", "schedule", "counted", "results", "counted_order"):
+    for part in ("standings", "crosstable", "schedule", "counted", "results", "counted_order"):
         t = f"{tid}:{part}"
         urls += [
             f"/api/v1/tournaments/{t}",
             f"/api/v1/tournaments/{t}/standings",
+            f"/api/v1/tournaments/{t}/crosstable",
             f"/api/v1/tournaments/{t}/matches",
             f"/tournaments/{t}",
             f"/tournaments/{t}/standings.part",
+            f"/tournaments/{t}/crosstable.part",
             f"/tournaments/{t}/ratings.svg",
         ]
     for url in urls:
@@ -943,3 +950,156 @@ def test_admin_bodies_over_a_mebibyte_are_refused_413_and_the_largest_roster_fit
     assert 750_000 < len(roster) < MAX_BODY_BYTES
     got = client.post("/api/v1/admin/bots", data=roster, content_type="application/json", headers=ADMIN)
     assert got.status_code == 400 and "names and skip_registered" in got.get_json()["error"]["message"]
+
+
+def test_the_crosstable_of_a_played_tournament_agrees_with_its_matches_and_standings(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """A Glaves round robin played by the engine (a heuristic bot and two random ones, two
+    deals a match, five duplicate deal sets) and counted as the workers count it: its
+    crosstable, computed with the standings, has each pair's matches and places as the match
+    list shows them, each pair's difference from both sides, rows in the standings' order, and
+    differences that add up to the standings' means (two players: a margin is half the
+    difference, and every pair met in as many deal sets)."""
+    from .tournament_fixtures import played_tournament
+
+    bots = ["random-1", "heuristic-1", "random-2"]
+    played_tournament(redis_url, "rr", bots, players=2, deal_sets=5, options={"deals": 2})
+    response = client.get("/api/v1/tournaments/rr/crosstable")
+    body = response.get_json()
+    standings = _json(client, "/api/v1/tournaments/rr/standings")["items"]
+    assert body["available"] is True and body["reason"] is None and body["tournament"] == "rr"
+    assert body["metric"] == "deal_margin" and body["counted"] == 30 and body["resamples"] == 1000
+    assert body["bots"] == [r["bot"] for r in standings] and standings[0]["bot"] == "heuristic-1"
+    items = {(i["bot"], i["opponent"]): i for i in body["items"]}
+    assert len(items) == 6 and [i["bot"] for i in body["items"]] == [b for b in body["bots"] for _ in range(2)]
+    matches = _json(client, "/api/v1/tournaments/rr/matches?limit=100")["items"]
+    for (a, b), item in items.items():
+        met = [m for m in matches if {a, b} == set(m["seats"])]
+        places = [(m["result"]["ranks"][m["seats"].index(a)], m["result"]["ranks"][m["seats"].index(b)]) for m in met]
+        assert (item["matches"], item["ahead"], item["behind"], item["level"]) == (
+            10,
+            sum(x < y for x, y in places),
+            sum(x > y for x, y in places),
+            sum(x == y for x, y in places),
+        ), (a, b)
+        back = items[(b, a)]
+        assert (back["mean_diff"], back["ci_low"], back["ci_high"]) == (
+            -item["mean_diff"],
+            -item["ci_high"],
+            -item["ci_low"],
+        )
+        assert item["deal_sets"] == 5 and item["ci_low"] <= item["mean_diff"] <= item["ci_high"]
+        assert item["significant"] == (item["ci_low"] > 0 or item["ci_high"] < 0)
+    for row in standings:
+        diffs = [i["mean_diff"] for (a, _), i in items.items() if a == row["bot"]]
+        assert row["mean"] == pytest.approx(sum(diffs) / (2 * len(diffs)), abs=1e-5)
+    assert (
+        client.get("/api/v1/tournaments/rr/crosstable", headers={"If-None-Match": response.headers["ETag"]}).status_code
+        == 304
+    )
+    mine = _json(client, "/api/v1/tournaments/rr/crosstable?bot=heuristic-1")["items"]
+    assert [(i["bot"], i["opponent"]) for i in mine] == [("heuristic-1", b) for b in body["bots"][1:]]
+
+
+def test_the_crosstable_api_by_hand_and_where_there_is_none(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """Three players, the bots finishing a, b, c in every seating (scores 2, 1, 0): each pair's
+    places and difference are the two bots' at their table.  A solitaire has no crosstable
+    (said, not an empty one); an unknown tournament or bot is 404."""
+    from cardarena_tournament import lifecycle
+
+    from .tournament_fixtures import counted_tournament
+
+    counted_tournament(redis_url, "three", ["a", "b", "c"])
+    body = _json(client, "/api/v1/tournaments/three/crosstable")
+    assert body["bots"] == ["a", "b", "c"] and body["counted"] == 6
+    got = {(i["bot"], i["opponent"]): i for i in body["items"]}
+    for (a, b), diff in {("a", "b"): 1.0, ("a", "c"): 2.0, ("b", "c"): 1.0}.items():
+        assert got[(a, b)] == {
+            "bot": a,
+            "opponent": b,
+            "matches": 6,
+            "ahead": 6,
+            "behind": 0,
+            "level": 0,
+            "deal_sets": 1,
+            "mean_diff": diff,
+            "ci_low": diff,
+            "ci_high": diff,
+            "significant": False,
+        }
+        assert (got[(b, a)]["behind"], got[(b, a)]["mean_diff"]) == (6, -diff)
+
+    ts = TournamentStore(client_for(redis_url))
+    ts.create(lifecycle.new_tournament(game="loot_the_loop", players=1, entrants=["a", "b"], deal_sets=1, tid="solo"))
+    solo = _json(client, "/api/v1/tournaments/solo/crosstable")
+    assert (solo["available"], solo["items"], solo["bots"]) == (False, [], [])
+    assert solo["reason"] == lifecycle.SOLITAIRE_NO_CROSSTABLE
+    page = client.get("/tournaments/solo").get_data(as_text=True)
+    assert "a solitaire has no crosstable" in page and "crosstable-table" not in page
+    ts.create(lifecycle.new_tournament(game="glaves", players=2, entrants=["a", "b"], deal_sets=1, tid="fresh"))
+    fresh = _json(client, "/api/v1/tournaments/fresh/crosstable")
+    assert (fresh["available"], fresh["counted"], fresh["bots"], fresh["items"]) == (True, 0, ["a", "b"], [])
+    assert "no results yet" in client.get("/tournaments/fresh").get_data(as_text=True)
+    assert _json(client, "/api/v1/tournaments/nope/crosstable", 404)["error"]["status"] == 404
+    assert "no such bot" in _json(client, "/api/v1/tournaments/three/crosstable?bot=z", 404)["error"]["message"]
+    assert client.get("/tournaments/nope/crosstable.part").status_code == 404
+
+
+def test_a_crosstable_an_earlier_version_did_not_store(client: FlaskClient, redis_url: str, key_prefix: str) -> None:
+    """Standings an earlier version computed have no crosstable: a running tournament says it
+    comes with the next update (which stores it); an ended one gets it computed from its
+    results once, at the first request, and stored."""
+    from cardarena.store.keys import key
+    from cardarena_tournament import lifecycle
+
+    from .tournament_fixtures import counted_tournament
+
+    left = counted_tournament(
+        redis_url, "old", ["a", "b", "c"], players=2, skip=lambda spec: set(spec.seats) == {"b", "c"}
+    )
+    r = client_for(redis_url)
+    ts, stored = TournamentStore(r), key("tournament", "old", "crosstable")
+    complete = _json(client, "/api/v1/tournaments/old/crosstable")
+    assert len(complete["items"]) == 4  # b and c have not met yet
+    r.delete(stored)
+    running = _json(client, "/api/v1/tournaments/old/crosstable")
+    assert (running["available"], running["reason"]) == (False, lifecycle.NOT_YET)
+    assert "comes with the next standings update" in client.get("/tournaments/old").get_data(as_text=True)
+    lifecycle.refresh_standings(ts, "old")
+    assert _json(client, "/api/v1/tournaments/old/crosstable") == complete
+    assert ts.cancel("old") and left
+    r.delete(stored)
+    assert _json(client, "/api/v1/tournaments/old/crosstable") == complete
+    assert r.exists(stored)  # computed once, kept
+    r.close()
+
+
+def test_tournament_standings_crosstable_in_the_cli(
+    client: FlaskClient, redis_url: str, key_prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tournament standings ID --crosstable`: a text matrix after the table; with `--json` a
+    `crosstable` key, the API's answer; no CSV form."""
+    import json
+
+    from cardarena.cli import main
+
+    from .tournament_fixtures import counted_tournament
+
+    counted_tournament(redis_url, "cli", ["a", XSS, "c"], players=2)
+    assert main(["tournament", "standings", "cli", "--crosstable", "--json", "--redis-url", redis_url]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    api = _json(client, "/api/v1/tournaments/cli/crosstable")
+    assert printed["crosstable"] == {k: v for k, v in api.items() if k != "tournament"}
+    assert [r["bot"] for r in printed["standings"]] == printed["crosstable"]["bots"] == ["a", XSS, "c"]
+    assert main(["tournament", "standings", "cli", "--json", "--redis-url", redis_url]) == 0
+    assert "crosstable" not in json.loads(capsys.readouterr().out)  # only when asked
+    assert main(["tournament", "standings", "cli", "--crosstable", "--redis-url", redis_url]) == 0
+    text = capsys.readouterr().out
+    assert "crosstable: each row against each column" in text
+    matrix = text[text.index("crosstable: each row") :]
+    assert XSS in matrix and "+1.00" in matrix and "-2.00" in matrix and "2-0-0" in matrix and "0-2-0" in matrix
+    assert main(["tournament", "standings", "cli", "--crosstable", "--csv", "--redis-url", redis_url]) == 2
+    assert "--crosstable has no CSV form" in capsys.readouterr().err

@@ -75,3 +75,18 @@ def test_term_bench(tmp_path: Path) -> None:
     assert got["standings API, live (4 bots, 11 results)"]["n_hgetall"] == 2  # the tournament twice, no results
     assert got["metrics, 30 bots"]["n_eval"] == 1 and got["metrics, 30 bots"]["n_hmget"] >= 30  # in the script
     assert all(r["median_ms"] > 0 and r["commands"] > 0 and r["bytes"] > 0 for r in got.values())
+
+
+def test_crosstable_bench(tmp_path: Path) -> None:
+    compute = json.loads(_run(tmp_path, "bench/crosstable_bench.py", "--part", "compute", "--fields", "4:2:1,4:3:6"))
+    assert [(r["counted"], r["pairs_met"]) for r in compute["rows"]] == [(12, 6), (144, 6)]
+    assert all(r["standings_cpu_s"] >= 0 and r["crosstable_kb"] > 0 for r in compute["rows"])
+    reads = json.loads(_run(tmp_path, "bench/crosstable_bench.py", "--part", "reads", "--bots", "3", "--repeats", "2"))
+    assert [(r["request"], r["status"]) for r in reads["rows"]] == [
+        ("page", 200),
+        ("fragment, first render", 200),
+        ("fragment", 200),
+        ("fragment, 304", 304),
+        ("api", 200),
+        ("api, one bot", 200),
+    ]

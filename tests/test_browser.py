@@ -626,3 +626,118 @@ def test_api_reference_and_move_list_in_a_real_browser(
     WebDriverWait(browser, 10).until(lambda d: _step(d) == "120")
     assert "pov=1" in browser.current_url
     _no_console_errors(browser)
+
+
+def _crosstable_scores(spec: Any) -> list[float]:
+    """The results of the crosstable's league: alpha outscores everyone by 2 (significant over
+    five deal sets), beta and gamma trade small wins and losses by the deal (not significant),
+    the others draw; the same deal (its seed) scores the same in either seating."""
+    x, y = spec.seats
+    if "alpha" in spec.seats:
+        return [2.0 if b == "alpha" else 0.0 for b in spec.seats]
+    if {x, y} == {"beta", "gamma"}:  # by deal set: +0.5, +1.5, -0.5, +1.5, -0.5 for beta
+        swing = float(int(str(spec.seed)[-3:]) % 3)  # 0, 1 or 2 by the deal
+        return [1.5 + swing if b == "beta" else 2.0 for b in spec.seats]
+    return [1.0, 1.0]
+
+
+def test_the_crosstable_matrix_in_a_real_browser(
+    server: str, browser: webdriver.Chrome, redis_url: str, key_prefix: str
+) -> None:
+    """The tournament page's crosstable: rows and columns in the standings' order, a hostile
+    name as text, each cell coloured by who was ahead (strongly where significant) with its
+    numbers in its title; a pair that never met is marked so, and fills in live when it does.
+    On a phone the page still fits: the matrix scrolls in its box with each row's bot pinned."""
+    import json
+    from urllib.request import urlopen
+
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_tournament import lifecycle
+
+    from .tournament_fixtures import counted_tournament, fixed_result
+
+    bots = [XSS, "alpha", "beta", LONG_NAME, "gamma"]
+    left = counted_tournament(
+        redis_url,
+        "xt",
+        bots,
+        players=2,
+        deal_sets=5,
+        scores=_crosstable_scores,
+        skip=lambda spec: set(spec.seats) == {XSS, LONG_NAME},  # these two have not met yet
+    )
+    with urlopen(f"{server}/api/v1/tournaments/xt/crosstable") as answer:
+        api = json.load(answer)
+    assert api["bots"][0] == "alpha" and len(api["items"]) == 2 * (10 - 1)
+    browser.get(f"{server}/tournaments/xt")
+    table = browser.find_element(By.ID, "crosstable-table")
+    rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert [r.find_element(By.CSS_SELECTOR, "th").text for r in rows] == api["bots"]
+    assert browser.execute_script("return window.__xss === undefined")
+    items = {(i["bot"], i["opponent"]): i for i in api["items"]}
+    colours: dict[str, set[str]] = {}
+    for r, bot in enumerate(api["bots"]):
+        cells = rows[r].find_elements(By.CSS_SELECTOR, "td.x")
+        assert len(cells) == len(bots)
+        for c, opponent in enumerate(api["bots"]):
+            cell, title = cells[c], str(cells[c].get_attribute("title"))
+            kind = set(str(cell.get_attribute("class")).split()) - {"x"}
+            if c == r:
+                assert kind == {"x-self"}
+                continue
+            item = items.get((bot, opponent))
+            if item is None:
+                assert kind == {"x-none"} and cell.text == "·" and title == f"{bot} and {opponent} never met"
+                continue
+            mean, even = item["mean_diff"], 0.0 if item["significant"] else 0.005  # what shows as 0.00
+            expected = "x-win" if mean > even else "x-loss" if mean < -even else "x-even"
+            assert kind == {expected, *(["x-sig"] if item["significant"] else [])}, (bot, opponent, kind)
+            assert f"{item['ahead']}–{item['behind']}–{item['level']}" in cell.text
+            assert title.startswith(
+                f"{bot} v {opponent}: {item['matches']} matches, ahead {item['ahead']}, behind {item['behind']}, "
+                f"level {item['level']}; "
+            )
+            assert f"95 % CI [{item['ci_low']:+.2f}, {item['ci_high']:+.2f}], 5 deal sets: " in title
+            assert title.endswith(": significant" if item["significant"] else ": not significant")
+            colours.setdefault(" ".join(sorted(kind)), set()).add(cell.value_of_css_property("background-color"))
+    # alpha's row and column, beta against gamma (+0.5, not significant) and back, the draws
+    assert set(colours) == {"x-sig x-win", "x-loss x-sig", "x-win", "x-loss", "x-even"}
+    assert items[("beta", "gamma")]["mean_diff"] == 0.5 and not items[("beta", "gamma")]["significant"]
+    assert all(len(shades) == 1 for shades in colours.values()), colours
+    assert len({next(iter(shades)) for shades in colours.values()}) == len(colours)  # each kind its colour
+    assert "+2.00*" in rows[0].text  # alpha: significant, marked beyond its colour
+    _shot(browser, "crosstable")
+
+    # the two meet: their cells fill in while the page is open (the region polls, as the standings do)
+    r = client_for(redis_url)
+    ms, ts = MatchStore(r), TournamentStore(r)
+    for spec in left:
+        assert ms.complete(spec.match_id, "i", fixed_result(spec, bots, _crosstable_scores), {})
+    lifecycle.count_matches(ts, ms, [spec.match_id for spec in left])
+    lifecycle.settle(ts, "xt", force=True)
+    assert ts.require("xt").status == "finished"
+    row = api["bots"].index(XSS) + 1
+    column = api["bots"].index(LONG_NAME) + 2  # after the row's number (a td; its bot is a th)
+    cell = f"#crosstable-table tbody tr:nth-child({row}) td:nth-of-type({column})"
+    WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: "x-even" in str(d.find_element(By.CSS_SELECTOR, cell).get_attribute("class"))
+    )
+    assert browser.find_element(By.CSS_SELECTOR, cell).text == "0.00\n0–0–10"
+    _no_console_errors(browser)
+
+    _phone(browser)
+    browser.get(f"{server}/tournaments/xt")
+    inner, width = browser.execute_script("return [window.innerWidth, document.documentElement.scrollWidth]")
+    assert width <= inner == PHONE[0]  # a column's screen-reader name (absolute) stays in the box too
+    box = browser.find_element(By.CSS_SELECTOR, "#crosstable .table-scroll")
+    assert browser.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", box)
+    assert box.get_attribute("role") == "region" and "more-right" in str(box.get_attribute("class")).split()
+    _scroll_to_end(browser, box)
+    names = browser.execute_script(_PINNED, box, 1)
+    assert all(abs(left - names[0][0]) < 1 for left, _, _, _ in names), names  # the bots stay in place
+    assert all(w <= 0.45 * _rect(browser, box)["width"] for _, w, _, _ in names), names  # LONG_NAME wraps
+    assert sum(bool(on_top) for _, _, on_top, _ in names) >= 3, names
+    last = browser.find_element(By.CSS_SELECTOR, "#crosstable tbody tr:first-child td:last-child")
+    assert _rect(browser, last)["right"] <= _rect(browser, box)["right"] + 1  # the last column reached
+    _phone_shot(browser, "crosstable-scrolled")
+    _no_console_errors(browser)

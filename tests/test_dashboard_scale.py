@@ -583,3 +583,45 @@ def test_a_bot_page_reads_the_records_of_the_matches_it_lists_and_of_new_ones(
     fresh = create_app({"REDIS_URL": redis_url, "TESTING": True}).test_client().get("/bots/solid")
     assert third == fresh.get_data(as_text=True) != first
     assert sum(map(int, head_to_head(third)[::4])) == HEAD_TO_HEAD_MATCHES
+
+
+def test_the_crosstable_is_computed_with_the_snapshot_and_read_in_one_get(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """A nightly run of 24 bots (276 pairs): its crosstable is computed once, with the
+    standings snapshot, from the same results, and kept under a key of its own (the snapshot,
+    which the page polls every 2 s, does not grow with it).  The API and the page's fragment
+    read that key and the tournament's record: no result is read per request; the matrix is
+    rendered once (per dashboard process), not per view or poll."""
+    from cardarena.store.keys import key
+
+    from .tournament_fixtures import counted_tournament
+
+    bots = [f"s{n:02d}" for n in range(24)]
+    counted_tournament(redis_url, "night", bots, players=2)
+    r = client_for(redis_url)
+    stored = r.strlen(key("tournament", "night", "crosstable"))
+    snapshot = r.strlen(key("tournament", "night", "standings"))
+    assert "pairs" not in TournamentStore(r).standings("night")  # not in the polled snapshot
+    assert stored < 15_000, stored  # 276 pairs, one short list each
+    for url in ("/api/v1/tournaments/night/crosstable", "/tournaments/night/crosstable.part"):
+        client.get(url)
+        ran, sent, response = _cost(redis_url, lambda u=url: client.get(u))
+        assert response.status_code == 200, url
+        data = {k: n for k, n in ran.items() if k not in ("client", "hello", "auth", "select")}  # a new connection
+        assert data == {"hgetall": 1, "get": 1}, (url, ran)  # the tournament, its crosstable
+        assert sent < stored + 2_000, (url, sent)
+    part = client.get("/tournaments/night/crosstable.part")
+    again = client.get("/tournaments/night/crosstable.part", headers={"If-None-Match": part.headers["ETag"]})
+    assert again.status_code == 304 and not again.data  # a poll of an unchanged matrix renders nothing
+    # the matrix is rendered once per snapshot and process, whoever reads it
+    cache = client.application.extensions["cardarena_crosstable_cache"]
+    assert len(cache) == 1
+    page = client.get("/tournaments/night").get_data(as_text=True)
+    assert part.get_data(as_text=True) in page and len(cache) == 1
+    body = client.get("/api/v1/tournaments/night/crosstable").get_json()
+    assert len(body["items"]) == 24 * 23 and body["bots"] == bots
+    # the standings' poll reads what it read before: one GET, the snapshot, not the crosstable
+    ran, sent, _ = _cost(redis_url, lambda: client.get("/tournaments/night/standings.part"))
+    assert ran["get"] == 1 and sent >= snapshot, (ran, sent)
+    r.close()

@@ -1,5 +1,5 @@
 """Standings (pure): score margins (deal by deal over a deal set's common prefix, or final), points,
-places, shared ranks, bootstrap intervals, separation, ratings."""
+places, shared ranks, bootstrap intervals, separation, ratings, and the crosstable (every pair's record)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,18 @@ import random
 import pytest
 from cardarena.engine import forfeit_ranks
 from cardarena_tournament.formats import schedule
-from cardarena_tournament.standings import Outcome, compute, match_margin, match_points, rate_match, seat_metrics
+from cardarena_tournament.standings import (
+    EXACT_UP_TO,
+    Crosstable,
+    Outcome,
+    bootstrap_interval,
+    compute,
+    crosstable,
+    match_margin,
+    match_points,
+    rate_match,
+    seat_metrics,
+)
 
 
 def test_match_points_from_ranks() -> None:
@@ -421,3 +432,152 @@ def test_standings_json_has_null_where_a_bot_has_no_value() -> None:
     del old["absent"]
     (row,) = export_rows([old], 2, {"y": {"strikes": 0, "forfeits": 2, "no_shows": 2}})
     assert (row["mean"], row["mean_score"], row["absent"]) == (None, None, True)
+
+
+# --------------------------------------------------------------------------- crosstable
+
+
+def _one_deal_set(unit: str, a_seat0: tuple[float, float], b_seat0: tuple[float, float]) -> list[Outcome]:
+    """One duplicate deal set of one-deal matches: (a, b) scoring ``a_seat0``, then (b, a)
+    scoring ``b_seat0`` (per seat); ranks follow the scores."""
+    return _dup_set(unit, [a_seat0], [b_seat0])
+
+
+def test_crosstable_cancels_a_deals_luck_over_its_seatings() -> None:
+    # Each deal favours one seat by 14: a wins in the lucky seat and loses in the other, so
+    # the matches split 2-2, but over each deal set a is 2 ahead: seat 0 +16 then -12 (deal
+    # set 0); seat 0 -12 then +16 (deal set 1).
+    outcomes = _one_deal_set("0", (20, 4), (18, 6)) + _one_deal_set("1", (3, 15), (1, 17))
+    table = crosstable(outcomes, ["a", "b"], deals_fixed_by_seed=True)
+    a = table.record("a", "b")
+    assert table.metric == "deal_margin" and a is not None
+    assert (a.matches, a.ahead, a.behind, a.level, a.deal_sets) == (4, 2, 2, 0, 2)
+    assert (a.mean, a.ci_low, a.ci_high) == (2.0, 2.0, 2.0)
+    assert a.significant is False  # its interval is clear of 0, but 2 deal sets are too few
+    b = table.record("b", "a")
+    assert b is not None and (b.ahead, b.behind, b.mean, b.ci_low, b.ci_high) == (2, 2, -2.0, -2.0, -2.0)
+    # with five such deal sets it is significant, from either side
+    five = outcomes + [o for u in "234" for o in _one_deal_set(u, (20, 4), (18, 6))]
+    table = crosstable(five, ["a", "b"], deals_fixed_by_seed=True)
+    a, b = table.record("a", "b"), table.record("b", "a")
+    assert a is not None and b is not None
+    assert (a.deal_sets, a.mean, a.significant, b.mean, b.significant) == (5, 2.0, True, -2.0, True)
+
+
+def test_crosstable_difference_is_deal_by_deal_over_the_common_prefix() -> None:
+    # seating 0 (a, b) played 3 deals, seating 1 (b, a) 2: a-b per deal +4, 0 (the third, +8,
+    # is not compared) then -2, +6: a mean difference of 2 per deal, from one deal set
+    outcomes = _dup_set("0", [(10, 6), (8, 8), (12, 4)], [(9, 7), (5, 11)])
+    a = crosstable(outcomes, ["a", "b"], deals_fixed_by_seed=True).record("a", "b")
+    assert a is not None and (a.mean, a.ci_low, a.ci_high, a.deal_sets) == (2.0, 2.0, 2.0, 1)
+    # the standings' own figure: a's mean margin is half the difference of two players
+    assert compute(outcomes, ["a", "b"], deals_fixed_by_seed=True).rows[0].mean == 1.0
+    # a game whose deals depend on play: the final scores, 30-18 and 14-18
+    final = crosstable(outcomes, ["a", "b"]).record("a", "b")
+    assert final is not None and final.mean == (12 + 4) / 2
+
+
+def test_crosstable_ties_and_a_pair_that_never_met() -> None:
+    # a and b draw twice (equal scores share a place); a beats c; b and c never sat together
+    outcomes = [
+        Outcome("m0", ("a", "b"), (5, 5), (1, 1), "0"),
+        Outcome("m1", ("b", "a"), (7, 7), (1, 1), "0"),
+        Outcome("m2", ("a", "c"), (9, 1), (1, 2), "1"),
+        Outcome("m3", ("c", "a"), (4, 6), (2, 1), "1"),
+    ]
+    table = crosstable(outcomes, ["a", "b", "c"])
+    ab, ac = table.record("a", "b"), table.record("a", "c")
+    assert ab is not None and (ab.matches, ab.ahead, ab.behind, ab.level, ab.mean) == (2, 0, 0, 2, 0.0)
+    assert ab.significant is False
+    assert ac is not None and (ac.ahead, ac.behind, ac.mean) == (2, 0, (8 + 2) / 2)
+    assert table.record("b", "c") is None and table.record("c", "b") is None
+    assert table.record("a", "a") is None and table.record("a", "nobody") is None
+    items = table.items()
+    assert [(i["bot"], i["opponent"]) for i in items] == [("a", "b"), ("a", "c"), ("b", "a"), ("c", "a")]
+    assert items[3] == {
+        "bot": "c",
+        "opponent": "a",
+        "matches": 2,
+        "ahead": 0,
+        "behind": 2,
+        "level": 0,
+        "deal_sets": 1,
+        "mean_diff": -5.0,
+        "ci_low": -5.0,
+        "ci_high": -5.0,
+        "significant": False,
+    }
+    assert [i["opponent"] for i in table.items("a")] == ["b", "c"] and table.items("nobody") == []
+
+
+def test_crosstable_a_forfeit_is_a_loss_whatever_the_score() -> None:
+    # a forfeited the first match but its default play outscored b (9-3): a is behind there,
+    # and the margins are handed out again (a -3, b +3), as in the standings
+    outcomes = [
+        Outcome("m0", ("a", "b"), (9, 3), (2, 1), "0", deal_scores=((9, 3),), forfeited=(0,)),
+        Outcome("m1", ("b", "a"), (4, 4), (1, 1), "0", deal_scores=((4, 4),)),
+    ]
+    a = crosstable(outcomes, ["a", "b"], deals_fixed_by_seed=True).record("a", "b")
+    assert a is not None and (a.ahead, a.behind, a.level) == (0, 1, 1)
+    assert a.mean == (-6 + 0) / 2
+
+
+def test_crosstable_of_three_players_compares_two_bots_at_the_tables_they_shared() -> None:
+    # one deal set in two seatings; per match: a-b +3, a-c +6, b-c +3; then a-b -6, a-c 0, b-c +6
+    outcomes = [
+        Outcome("m0", ("a", "b", "c"), (6, 3, 0), (1, 2, 3), "0"),
+        Outcome("m1", ("c", "a", "b"), (2, 2, 8), (2, 2, 1), "0"),
+    ]
+    table = crosstable(outcomes, ["b", "a", "c"])
+    assert table.bots == ("b", "a", "c")
+    ab, ac, bc = table.record("a", "b"), table.record("a", "c"), table.record("b", "c")
+    assert ab is not None and (ab.matches, ab.ahead, ab.behind, ab.level, ab.mean) == (2, 1, 1, 0, -1.5)
+    assert ac is not None and (ac.ahead, ac.behind, ac.level, ac.mean) == (1, 0, 1, 3.0)
+    assert bc is not None and (bc.ahead, bc.behind, bc.mean) == (2, 0, 4.5)
+    # where lower scores win, the differences turn (the places are the engine's, as recorded)
+    low = crosstable(outcomes, ["b", "a", "c"], higher_is_better=False).record("a", "b")
+    assert low is not None and (low.mean, low.ahead) == (1.5, 1)
+
+
+def test_crosstable_interval_is_the_exact_bootstrap_for_a_few_deal_sets() -> None:
+    # four deal sets, three at 0 and one at 4: a resample's mean is k for k draws of the 4
+    # (binomial 4, 1/4): P(0) = 81/256, cumulative 0.316, 0.738, 0.949, 0.996, 1 -> [0, 3]
+    rng = random.Random(0)
+    assert bootstrap_interval([0.0, 0.0, 0.0, 4.0], 1000, rng) == (0.0, 3.0)
+    assert bootstrap_interval([1.0, 5.0], 1000, rng) == (1.0, 5.0)  # each end: 1/4 of resamples
+    assert bootstrap_interval([3.0], 1000, rng) == (3.0, 3.0)
+    # beyond EXACT_UP_TO: seeded resamples (the same figures every time), close to the exact ones
+    units = [float(x % 7) - 2.5 for x in range(EXACT_UP_TO + 3)]
+    drawn = bootstrap_interval(units, 4000, random.Random(1))
+    assert drawn == bootstrap_interval(units, 4000, random.Random(1))
+    mean = sum(units) / len(units)
+    assert drawn[0] < mean < drawn[1] and drawn[1] - drawn[0] < 4
+
+
+def test_crosstable_stored_form_is_compact_and_reads_back() -> None:
+    outcomes = _play({"a": 0.0, "b": 0.2, "c": 0.9}, 2, 6)
+    order = [r.bot for r in compute(outcomes, ["a", "b", "c"], resamples=100).rows]
+    table = crosstable(outcomes, order, resamples=300, seed=4)
+    assert table == crosstable(outcomes, order, resamples=300, seed=4)  # seeded
+    stored = table.to_json()
+    assert stored["bots"] == order == ["c", "b", "a"] and len(stored["pairs"]) == 3
+    assert all(len(p) == 10 for p in stored["pairs"])  # one short list per unordered pair
+    back = Crosstable.from_json(stored)
+    assert back.to_json() == stored and back.bots == table.bots
+    for got, exact in zip(back.items(), table.items(), strict=True):
+        assert got == {**exact, **{k: pytest.approx(exact[k], abs=1e-6) for k in ("mean_diff", "ci_low", "ci_high")}}
+    c = table.record("c", "a")
+    assert c is not None and c.deal_sets == 6 and c.significant and c.ci_low > 0
+
+
+def test_crosstable_leaves_a_no_contest_out() -> None:
+    # nobody joined m1 (a no contest): it says nothing about either bot, though the default
+    # play there outscored b by 9; it is counted, as in the standings
+    outcomes = [
+        Outcome("m0", ("a", "b"), (3, 5), (2, 1), "0"),
+        Outcome("m1", ("b", "a"), (0, 9), (1, 1), "0", forfeited=(0, 1), no_show=(0, 1)),
+    ]
+    table = crosstable(outcomes, ["a", "b"])
+    a = table.record("a", "b")
+    assert table.counted == 2 and a is not None
+    assert (a.matches, a.ahead, a.behind, a.level, a.mean) == (1, 0, 1, 0, -2.0)

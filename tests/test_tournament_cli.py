@@ -440,12 +440,12 @@ def test_names_stored_with_control_characters_print_escaped(
     redis_url: str, key_prefix: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Names are refused terminal escapes and bidi overrides now, but older versions (or a
-    `cardarena data import`) stored them: `tournament list`, `status`, `schedules` and the
-    standings table must print them escaped, not let them clear the screen or reorder the
+    `cardarena data import`) stored them: `tournament list`, `status`, `schedules`, the
+    standings table and the crosstable must print them escaped, not let them clear the screen or reorder the
     line, and the table must not read `[bold]` or `:emoji:` in them."""
     from cardarena.store.tournaments import Schedule, Tournament
-    from cardarena_tournament.commands import render_standings
-    from cardarena_tournament.standings import Outcome, compute
+    from cardarena_tournament.commands import render_crosstable, render_standings
+    from cardarena_tournament.standings import Outcome, compute, crosstable
 
     client = client_for(redis_url)
     ts = TournamentStore(client)
@@ -472,6 +472,12 @@ def test_names_stored_with_control_characters_print_escaped(
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\u202e" not in out and "\N{SKULL}" not in out
     for shown in ("\\x1b[31mred", "rtl\\u202eabc", "[bold]x", ":skull:", "t\\x1b[1m:skull: standings"):
+        assert shown in out, (shown, out)
+    # and so does the crosstable (`tournament standings --crosstable`)
+    render_crosstable(crosstable(outcomes, names, resamples=20), None)
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and "\N{SKULL}" not in out
+    for shown in ("\\x1b[31mred", "rtl\\u202eabc", "[bold]x", ":skull:", "+1.00", "1-0-0", "·"):
         assert shown in out, (shown, out)
 
 

@@ -190,11 +190,11 @@ def test_regression_concurrent_settle_left_running_standings_on_a_finished_tourn
         def __getattr__(self, name: str) -> Any:
             return getattr(self.real, name)
 
-        def save_standings(self, tid: str, snapshot: dict[str, Any]) -> None:
+        def save_standings(self, tid: str, snapshot: dict[str, Any], crosstable: dict[str, Any] | None = None) -> None:
             if self.first:
                 self.first = False
                 lifecycle.settle(self.real, tid)  # worker A finishes and saves the final standings
-            self.real.save_standings(tid, snapshot)  # then B's stale snapshot lands
+            self.real.save_standings(tid, snapshot, crosstable)  # then B's stale snapshot lands
 
     lifecycle.settle(LateSaver(store), "race")  # type: ignore[arg-type]
     assert store.require("race").status == "finished"

@@ -154,6 +154,15 @@ def test_every_page_and_endpoint_shows_the_stored_data(
         assert [r["bot"] for r in csv.DictReader(io.StringIO(text))] == [r["bot"] for r in snapshot["rows"]]
         page = _get(client, f"/tournaments/{tid}").get_data(as_text=True)
         assert all(r["bot"] in page for r in snapshot["rows"])
+        # stored without a crosstable: a finished one's is computed from its results (once), a
+        # running one's comes with its next standings update
+        cross = _api(client, f"/tournaments/{tid}/crosstable")
+        if tid in data["finished"]:
+            assert cross["available"] and cross["bots"] == [r["bot"] for r in snapshot["rows"]]
+            assert cross["counted"] == snapshot["counted"] and cross["items"]
+            assert 'id="crosstable-table"' in _get(client, f"/tournaments/{tid}").get_data(as_text=True)
+        else:
+            assert not cross["available"] and "comes with the next standings update" in cross["reason"]
         scheduled = [json.loads(m)["match_id"] for m in stored_names(data, f"tournament:{tid}:schedule")]
         found = _api(client, f"/tournaments/{tid}/matches?limit=100")["items"]
         if tid in data["finished"]:

@@ -289,33 +289,92 @@ def tournament_report(
     return "\n".join(lines)
 
 
-def counted_tournament(redis_url: str, tid: str, bots: Sequence[str]) -> None:
-    """A Glaves tournament of ``len(bots)`` players among ``bots`` (registered here), every
-    match counted with a fixed result: the bots finish in the order given, and the last one had
-    a strike in each match."""
+def registered(redis_url: str, bots: Sequence[str]) -> tuple[Any, TournamentStore, MatchStore]:
+    """A client of ``redis_url`` (close it), its tournament and match stores, with ``bots``
+    registered (those not registered yet)."""
     from cardarena.store.bots import BotStore
-    from cardarena_tournament import lifecycle
 
     client = client_for(redis_url)
-    ts, ms, registry = TournamentStore(client), MatchStore(client), BotStore(client)
+    registry = BotStore(client)
     for bot in bots:
         if not registry.exists(bot):
             registry.register(bot)
-    players = len(bots)
+    return client, TournamentStore(client), MatchStore(client)
+
+
+def counted_tournament(
+    redis_url: str,
+    tid: str,
+    bots: Sequence[str],
+    *,
+    players: int | None = None,
+    deal_sets: int = 1,
+    scores: Callable[[MatchSpec], list[float]] | None = None,
+    skip: Callable[[MatchSpec], bool] | None = None,
+) -> list[MatchSpec]:
+    """A Glaves tournament of ``players`` (default ``len(bots)``) among ``bots`` (registered
+    here), of one deal per match, every match counted with a fixed result: by default the bots
+    finish in the order given (scores ``players - place``), else with ``scores(spec)`` per seat
+    (places follow them, equal scores sharing one), and the last bot had a strike in each match.
+    The matches ``skip`` picks are claimed (instance ``i``) and left unplayed, so the tournament
+    keeps running: they are returned, to be completed later.  Its seed is its id."""
+    from cardarena_tournament import lifecycle
+
+    client, ts, ms = registered(redis_url, bots)
+    players = players or len(bots)
     t = lifecycle.new_tournament(
-        game="glaves", players=players, entrants=list(bots), deal_sets=1, options={"deals": 1}, tid=tid
+        game="glaves",
+        players=players,
+        entrants=list(bots),
+        deal_sets=deal_sets,
+        options={"deals": 1},
+        tid=tid,
+        seed=tid,
     )
     ts.create(t)
     total = lifecycle.start_tournament(ts, ms, tid)
+    left = []
     for _ in range(total):
         spec = ms.claim("i", wait_s=0)
         assert spec is not None
-        ranks = [list(bots).index(b) + 1 for b in spec.seats]
-        scores = [float(players - r) for r in ranks]
-        strikes = [int(b == bots[-1]) for b in spec.seats]
-        result = {"scores": scores, "ranks": ranks, "deal_scores": [scores], "forfeited": [], "strikes": strikes}
-        ms.complete(spec.match_id, "i", result, {})
+        if skip is not None and skip(spec):
+            left.append(spec)
+            continue
+        ms.complete(spec.match_id, "i", fixed_result(spec, bots, scores), {})
+    assert lifecycle.reconcile(ts, ms)["counted"] == total - len(left)
+    client.close()
+    return left
+
+
+def fixed_result(
+    spec: MatchSpec, bots: Sequence[str], scores: Callable[[MatchSpec], list[float]] | None = None
+) -> dict[str, Any]:
+    """A match result as :func:`counted_tournament` makes it (one deal: its scores are the deal's)."""
+    given = scores(spec) if scores is not None else [float(spec.players - 1 - list(bots).index(b)) for b in spec.seats]
+    ranks = [1 + sum(other > mine for other in given) for mine in given]
+    strikes = [int(b == bots[-1]) for b in spec.seats]
+    return {"scores": given, "ranks": ranks, "deal_scores": [given], "forfeited": [], "strikes": strikes}
+
+
+def played_tournament(
+    redis_url: str, tid: str, bots: Sequence[str], *, players: int, deal_sets: int, options: dict[str, Any]
+) -> None:
+    """A Glaves tournament among ``bots`` (registered here), every match played by the engine
+    with the bots' policies (:func:`play_spec`: ``heuristic*``, ``random*``) and counted by
+    ``lifecycle.reconcile``, as the workers count a service's results: it is finished, its
+    standings and crosstable stored.  Its seed is its id: the same id plays the same matches."""
+    from cardarena_tournament import lifecycle
+
+    client, ts, ms = registered(redis_url, bots)
+    t = lifecycle.new_tournament(
+        game="glaves", players=players, entrants=list(bots), deal_sets=deal_sets, options=options, tid=tid, seed=tid
+    )
+    ts.create(t)
+    total = lifecycle.start_tournament(ts, ms, tid)
+    while (spec := ms.claim("i", wait_s=0)) is not None:
+        assert ms.complete(spec.match_id, "i", *play_spec(spec))
     assert lifecycle.reconcile(ts, ms)["counted"] == total
+    assert ts.require(tid).status == "finished"
     client.close()
 
 
@@ -327,14 +386,9 @@ def no_show_tournament(
     of them is a no contest).  The matches between the two ``unplayed`` bots are claimed and
     left unfinished (not counted yet); every other match is counted."""
     from cardarena.engine import forfeit_ranks
-    from cardarena.store.bots import BotStore
     from cardarena_tournament import lifecycle
 
-    client = client_for(redis_url)
-    ts, ms, registry = TournamentStore(client), MatchStore(client), BotStore(client)
-    for bot in bots:
-        if not registry.exists(bot):
-            registry.register(bot)
+    client, ts, ms = registered(redis_url, bots)
     t = lifecycle.new_tournament(
         game="glaves", players=2, entrants=list(bots), deal_sets=1, options={"deals": 1}, tid=tid
     )

@@ -144,6 +144,22 @@ def tournament_standings(tournament_id: str) -> Response:
     return _with_etag({"tournament": tournament_id, "items": rows, "rating_as_of": as_of})
 
 
+@bp.get("/tournaments/<tournament_id>/crosstable")
+def tournament_crosstable(tournament_id: str) -> Response:
+    """A tournament's crosstable: every pair of bots' record against each other, computed
+    with its standings snapshot (``lifecycle.crosstable_report``); ``?bot=NAME``: that bot's
+    row only (404 if it is not in the table)."""
+    from cardarena_tournament.lifecycle import crosstable_report
+    from cardarena_tournament.standings import Crosstable
+
+    bot = text_arg(request.args, "bot")
+    stored, why = reads.crosstable(sources(), tournament_id)
+    cross = Crosstable.from_json(stored) if stored is not None else None
+    if bot is not None and cross is not None and bot not in cross.bots:
+        abort(404, "no such bot in this tournament's crosstable")
+    return _with_etag({"tournament": tournament_id, **crosstable_report(cross, why, bot)})
+
+
 @bp.get("/tournaments/<tournament_id>/matches")
 def tournament_matches(tournament_id: str) -> Response:
     """A tournament's matches."""

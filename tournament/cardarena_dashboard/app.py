@@ -12,6 +12,7 @@ from cardarena.store.connection import configured_url
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from .crosstable_cache import CrosstableCache
 from .replay_cache import DEFAULT_MATCHES, DEFAULT_MB, MATCHES_ENV, MB_ENV, ReplayCache, setting
 from .result_cache import ResultCache
 from .sources import Sources
@@ -72,6 +73,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["cardarena_sources"] = found = Sources.from_url(str(url))
     app.extensions["cardarena_replay_cache"] = ReplayCache.from_config(app.config)
     app.extensions["cardarena_result_cache"] = ResultCache()
+    app.extensions["cardarena_crosstable_cache"] = CrosstableCache()
     try:  # matches stored by an earlier version join the match indexes (once per Redis)
         indexed = found.index_matches()
         if indexed:

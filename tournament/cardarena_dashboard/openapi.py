@@ -443,6 +443,91 @@ SCHEMAS: dict[str, Any] = {
             },
         },
     },
+    "CrosstableItem": {
+        "type": "object",
+        "description": "How `bot` did against `opponent` over the matches where both sat (docs/tournaments.md, "
+        "Crosstable); the same pair from the opponent's side is another item, turned round.",
+        "required": [
+            "bot",
+            "opponent",
+            "matches",
+            "ahead",
+            "behind",
+            "level",
+            "deal_sets",
+            "mean_diff",
+            "ci_low",
+            "ci_high",
+            "significant",
+        ],
+        "properties": {
+            "bot": {"type": "string"},
+            "opponent": {"type": "string"},
+            "matches": {"type": "integer", "minimum": 1, "description": "Matches where both sat."},
+            "ahead": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Of those, matches where `bot` placed better than `opponent` (the recorded places; "
+                "a forfeiting seat is last). With 3 or more players: the two bots' places at that table.",
+            },
+            "behind": {"type": "integer", "minimum": 0},
+            "level": {"type": "integer", "minimum": 0, "description": "Matches where they shared a place."},
+            "deal_sets": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Deal sets where both sat (every seating of one deal): the units of the mean.",
+            },
+            "mean_diff": {
+                "type": "number",
+                "description": "`bot`'s mean score difference against `opponent` per deal set: in each deal set, the "
+                "mean over the matches both played of `bot`'s metric minus `opponent`'s (the standings' metric: per "
+                "deal over the deals every seating played with `deal_margin`, else from the final scores; turned "
+                "where lower scores win): positive when `bot` did better.",
+            },
+            "ci_low": {
+                "type": "number",
+                "description": "95 % percentile bootstrap interval of `mean_diff` over the deal sets, low end.",
+            },
+            "ci_high": {"type": "number"},
+            "significant": {
+                "type": "boolean",
+                "description": "The interval excludes 0 and they met in at least 5 deal sets.",
+            },
+        },
+    },
+    "Crosstable": {
+        "type": "object",
+        "required": ["tournament", "available", "reason", "metric", "counted", "resamples", "bots", "items"],
+        "properties": {
+            "tournament": {"type": "string"},
+            "available": {
+                "type": "boolean",
+                "description": "false for a solitaire (every bot plays alone: there is no crosstable) and for "
+                "standings an earlier version computed while the tournament still runs (it comes with the next "
+                "update); `reason` says which.",
+            },
+            "reason": {**_STR, "description": "Why there is no crosstable; null when `available`."},
+            "metric": {
+                "type": "string",
+                "enum": ["deal_margin", "margin"],
+                "nullable": True,
+                "description": "The standings' primary metric the differences are in; null before the first result.",
+            },
+            "counted": {"type": "integer", "minimum": 0, "description": "Counted matches it is computed from."},
+            "resamples": {"type": "integer", "minimum": 0},
+            "bots": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "The bots in the standings' order (rows and columns of the dashboard's matrix).",
+            },
+            "items": {
+                "type": "array",
+                "items": _ref("CrosstableItem"),
+                "description": "Every ordered pair that met (with `bot`: that bot's only), by the bot's then the "
+                "opponent's place in `bots`; a pair that never met has no item.",
+            },
+        },
+    },
     "Bot": {
         "type": "object",
         "required": ["name"],
@@ -805,6 +890,15 @@ def openapi_document() -> dict[str, Any]:
             "One tournament", _ref("Tournament"), [tid], e404="Unknown tournament", e503=_UNAVAILABLE
         ),
         "/tournaments/{tournament_id}/standings": _standings_get(tid),
+        "/tournaments/{tournament_id}/crosstable": _get(
+            "A tournament's crosstable: every pair of bots' record against each other (matches met, "
+            "ahead/behind/level, mean score difference per deal set with its 95 % interval), computed with its "
+            "standings (supports If-None-Match)",
+            _ref("Crosstable"),
+            [tid, _text_param("bot", description="Only this bot's row (404 if it is not in the crosstable)")],
+            e404="Unknown tournament, or a `bot` not in its crosstable",
+            e503=_UNAVAILABLE,
+        ),
         "/tournaments/{tournament_id}/matches": _get(
             "A tournament's matches: those counted, most recently counted first, then the others in play order",
             _ref("Page_Match"),

@@ -4,6 +4,7 @@ API reference."""
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -13,13 +14,14 @@ from cardarena.engine.cards import is_card_code, label
 from cardarena.engine.replay import annotation_text
 from cardarena.store.retention import pruned_note
 from cardarena.think import has_bank, seconds_text
-from cardarena_tournament.standings import row_absent
+from cardarena_tournament.standings import MIN_DEAL_SETS, Crosstable, PairRecord, row_absent
 from flask import Blueprint, Response, abort, current_app, make_response, render_template, request, url_for
 from markupsafe import Markup, escape
 
 from . import reads
 from .apiref import reference
 from .app import sources
+from .crosstable_cache import CrosstableCache
 from .openapi import openapi_document
 from .paging import BadQuery, count_arg, flag_arg, page_from, text_arg
 from .plot import NARROW_WIDTH, WIDTH, Sampled, layout
@@ -433,15 +435,103 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
 
 @bp.get("/tournaments/<tournament_id>")
 def tournament_page(tournament_id: str) -> str:
-    """A tournament's standings (live), rating history and recent matches."""
+    """A tournament's standings (live), crosstable, rating history and recent matches."""
     ctx = _standings_context(tournament_id)
     standings, etag = _standings_fragment(ctx)
+    stored, why = reads.crosstable(sources(), tournament_id)
+    cross_etag = _crosstable_etag(stored, why)
     matches = list_matches(sources(), MatchFilter(tournament=tournament_id), 0, RECENT_ON_STANDINGS).rows
-    # The page carries the fragment's ETag, so the first live poll is a 304 unless a result
+    # The page carries the fragments' ETags, so the first live poll is a 304 unless a result
     # arrived meanwhile (no needless re-render of the table under the reader's eyes).
     return render_template(
-        "tournament.html", matches=matches, standings_html=Markup(standings), standings_etag=etag, **ctx
+        "tournament.html",
+        matches=matches,
+        standings_html=Markup(standings),
+        standings_etag=etag,
+        crosstable_html=Markup(_crosstable_fragment(tournament_id, stored, why, cross_etag)),
+        crosstable_etag=cross_etag,
+        crosstable_metric=stored.get("metric") if stored is not None else None,
+        min_deal_sets=MIN_DEAL_SETS,
+        live=ctx["tournament"].get("status") in LIVE,
+        **ctx,
     )
+
+
+def _crosstable_cell(bot: str, opponent: str, rec: PairRecord | None) -> str:
+    """One cell of the crosstable, as HTML: ``bot`` (the row, escaped) against ``opponent`` (the
+    column, escaped): its colour (``x-win``, ``x-loss``, ``x-even``, strong with ``x-sig``; ``x-none``
+    for a pair that never met), its two lines and its title with every number.  Written here
+    rather than in the template: a 40-bot matrix has 1,560 cells, which Jinja renders several
+    times slower; the names come escaped and everything else is digits and fixed text."""
+    if rec is None:
+        return f'<td class="x x-none" title="{bot} and {opponent} never met">·</td>'
+    shown = 0.0 if rec.significant else 0.005  # what reads as 0.00 is even, unless significant
+    kind = "win" if rec.mean > shown else "loss" if rec.mean < -shown else "even"
+    mean = "0.00" if kind == "even" else f"{rec.mean:+.2f}"
+    if rec.significant:
+        verdict = "significant"
+    elif rec.deal_sets < MIN_DEAL_SETS:
+        verdict = f"not significant (under {MIN_DEAL_SETS} deal sets)"
+    else:
+        verdict = "not significant"
+    sets = f"{rec.deal_sets} deal set{'' if rec.deal_sets == 1 else 's'}"
+    title = (
+        f"{bot} v {opponent}: {rec.matches} matches, ahead {rec.ahead}, behind {rec.behind}, level {rec.level}; "
+        f"{mean} per deal set, 95 % CI [{rec.ci_low:+.2f}, {rec.ci_high:+.2f}], {sets}: {verdict}"
+    )
+    strong, star = (" x-sig", "*") if rec.significant else ("", "")
+    return (
+        f'<td class="x x-{kind}{strong}" title="{title}">{mean}{star}'
+        f"<small>{rec.ahead}–{rec.behind}–{rec.level}</small></td>"
+    )
+
+
+def _crosstable_context(cross: Crosstable | None, why: str | None) -> dict[str, Any]:
+    """The crosstable fragment's context (``reads.crosstable``): rows in the standings' order,
+    each with its cells' HTML (:func:`_crosstable_cell`)."""
+    if cross is None:
+        return {"reason": why, "rows": [], "counted": 0}
+    names = [str(escape(bot)) for bot in cross.bots]
+    rows = []
+    for i, bot in enumerate(cross.bots):
+        cells = [
+            f'<td class="x x-self" title="{names[i]} itself"><span aria-hidden="true">—</span></td>'
+            if i == j
+            else _crosstable_cell(names[i], names[j], cross.at(i, j))
+            for j in range(len(names))
+        ]
+        rows.append({"n": i + 1, "bot": bot, "cells": Markup("".join(cells))})
+    return {"reason": None, "rows": rows, "counted": cross.counted}
+
+
+CROSSTABLE_FRAGMENT = "1"
+"""The crosstable fragment's markup version, part of its ETag: change it with
+``_crosstable.html`` or :func:`_crosstable_cell`, so that open pages fetch the new markup."""
+
+
+def _crosstable_etag(stored: Mapping[str, Any] | None, why: str | None) -> str:
+    """The crosstable fragment's ETag (quoted), from the stored crosstable (``reads.crosstable``)
+    without rendering it.  A crosstable is a function of the counted results (a set that only
+    grows, so their number names it) and the bots' order (its bootstrap is seeded), so those,
+    with why there is none, name what the fragment shows."""
+    shown = [CROSSTABLE_FRAGMENT, why] if stored is None else [CROSSTABLE_FRAGMENT, stored["counted"], stored["bots"]]
+    return f'"x-{hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:32]}"'
+
+
+def crosstable_cache() -> CrosstableCache:
+    """The running app's cache of rendered crosstables (:mod:`crosstable_cache`)."""
+    cache: CrosstableCache = current_app.extensions["cardarena_crosstable_cache"]
+    return cache
+
+
+def _crosstable_fragment(tournament_id: str, stored: Mapping[str, Any] | None, why: str | None, etag: str) -> str:
+    """The crosstable fragment named by ``etag``: rendered once per snapshot and process."""
+
+    def render() -> str:
+        cross = Crosstable.from_json(stored) if stored is not None else None
+        return render_template("_crosstable.html", **_crosstable_context(cross, why))
+
+    return crosstable_cache().fragment(tournament_id, etag, render)
 
 
 @bp.get("/tournaments/<tournament_id>/ratings.svg")
@@ -476,15 +566,30 @@ def _standings_fragment(ctx: dict[str, Any]) -> tuple[str, str]:
     return body, f'"{hashlib.sha256(body.encode()).hexdigest()[:32]}"'
 
 
-@bp.get("/tournaments/<tournament_id>/standings.part")
-def standings_part(tournament_id: str) -> Response:
-    """The standings table alone, with an ETag, for live polling."""
-    body, etag = _standings_fragment(_standings_context(tournament_id))
+def _polled(body: str, etag: str) -> Response:
+    """A live region's content with its ETag: 304 to a poll that has it already."""
     response = make_response(body)
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = "no-cache"
     response.make_conditional(request)
     return response
+
+
+@bp.get("/tournaments/<tournament_id>/standings.part")
+def standings_part(tournament_id: str) -> Response:
+    """The standings table alone, with an ETag, for live polling."""
+    return _polled(*_standings_fragment(_standings_context(tournament_id)))
+
+
+@bp.get("/tournaments/<tournament_id>/crosstable.part")
+def crosstable_part(tournament_id: str) -> Response:
+    """The crosstable alone, with an ETag, for live polling (while the tournament runs); a poll
+    that has it already is answered 304 before anything is rendered."""
+    stored, why = reads.crosstable(sources(), tournament_id)
+    etag = _crosstable_etag(stored, why)
+    if request.if_none_match.contains(etag.strip('"')):
+        return _polled("", etag)
+    return _polled(_crosstable_fragment(tournament_id, stored, why, etag), etag)
 
 
 STAT_NOTES = {

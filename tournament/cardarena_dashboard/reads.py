@@ -322,6 +322,19 @@ def standings(
     return out
 
 
+def crosstable(sources: Sources, tournament_id: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A tournament's crosstable in its stored form (``Crosstable.to_json``), as stored with its
+    standings snapshot (``lifecycle.stored_crosstable``), or ``None`` and why there is none (a
+    solitaire, not computed yet); 404 if the tournament is unknown."""
+    from cardarena_tournament.lifecycle import stored_crosstable
+
+    store = _tournament_store(sources)
+    found = store.get(tournament_id)
+    if found is None:
+        raise NotFound("unknown tournament")
+    return stored_crosstable(store, found)
+
+
 def _value(point: Mapping[str, Any]) -> float | None:
     return _float(_first(point, "ordinal", "rating", "mu"))
 

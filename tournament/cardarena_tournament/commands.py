@@ -19,7 +19,7 @@ from cardarena.store.matches import MatchStore
 from cardarena.store.retention import PruneReport
 from cardarena.store.tournaments import STATUSES, Tournament, TournamentError, TournamentStore
 
-from . import lifecycle, notify, webhook
+from . import lifecycle, notify, standings, webhook
 from .formats import FormatError
 from .standings import row_absent
 
@@ -385,26 +385,78 @@ def _number(value: Any) -> str:
     return f"{value:.3f}" if _known(value) else "-"
 
 
+def render_crosstable(cross: standings.Crosstable | None, why: str | None) -> None:
+    """Print a crosstable (:func:`lifecycle.crosstable_of`) as a text matrix: rows and columns
+    in the standings' order (the columns numbered as the rows), each cell the row bot's mean
+    difference per deal set against the column bot (``*``: significant) above its
+    ahead-behind-level count; ``·`` for a pair that never met.  Names as :func:`render_standings`
+    shows them."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    if cross is None:
+        print(f"crosstable: {why}")
+        return
+    if not cross.counted:
+        print("crosstable: no results counted yet")
+        return
+    table = Table(
+        title="crosstable: each row against each column, over the matches both played",
+        caption=f"cell: the row's mean {cross.metric.replace('_', ' ')} difference per deal set (+: the row did "
+        f"better; * significant at 95 %, at least {standings.MIN_DEAL_SETS} deal sets together), then matches "
+        "it finished ahead-behind-level; · never met",
+    )
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("bot", overflow="fold")
+    for n in range(1, len(cross.bots) + 1):
+        table.add_column(str(n), justify="right", no_wrap=True)
+    for i, bot in enumerate(cross.bots):
+        cells = []
+        for j in range(len(cross.bots)):
+            rec = cross.at(i, j)
+            if i == j:
+                cells.append("-")
+            elif rec is None:
+                cells.append("·")
+            else:
+                mean = "0.00" if abs(rec.mean) < 0.005 else f"{rec.mean:+.2f}"
+                cells.append(f"{mean}{'*' if rec.significant else ''}\n{rec.ahead}-{rec.behind}-{rec.level}")
+        table.add_row(str(i + 1), Text(printable(bot)), *cells)
+    # Piped output gets room for every column (as render_standings does).
+    width = None if sys.stdout.isatty() else max(200, 30 + 9 * len(cross.bots))
+    Console(width=width).print(table)
+
+
 def _standings(args: argparse.Namespace) -> int:
     from .export import export_rows, write_standings_csv
 
     if (args.id is None) == (args.schedule is None):
         return _fail("name a tournament ID, or --schedule SCHEDULE_ID for every finished run of a schedule")
+    if args.crosstable and args.csv:
+        return _fail("--crosstable has no CSV form: use it alone (a table) or with --json")
+    if args.crosstable and args.schedule is not None:
+        return _fail("--crosstable is for one tournament: name its ID (a schedule's runs are <schedule>-<due time>)")
     runs: list[tuple[Tournament, dict[str, Any] | None, dict[str, dict[str, int]]]] = []
+    cross: standings.Crosstable | None = None
+    why: str | None = None
     try:
         with _stores(args) as (ts, _, _url):
             tournaments = [ts.require(args.id)] if args.id is not None else schedule_runs(ts, args.schedule)
             for t in tournaments:
                 snap = ts.standings(t.id)
                 runs.append((t, snap, lifecycle.snapshot_faults(ts, t.id, snap) if snap is not None else {}))
+            if args.crosstable:
+                cross, why = lifecycle.crosstable_of(ts, tournaments[0])
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
     if args.schedule is not None:
         return _schedule_standings(args, runs)
     ((t, snap, faults),) = runs
+    extra = {"crosstable": lifecycle.crosstable_report(cross, why)} if args.crosstable else {}
     if snap is None:
         if args.json:
-            print(json.dumps({"standings": [], "counted": 0}))
+            print(json.dumps({"standings": [], "counted": 0, **extra}))
         elif args.csv:
             write_standings_csv(t.id, t.game, t.players, [], sys.stdout)
         else:
@@ -412,13 +464,16 @@ def _standings(args: argparse.Namespace) -> int:
         return 0
     rows = export_rows(snap["rows"], t.players, faults)
     if args.json:
-        print(json.dumps({"standings": rows, **{k: v for k, v in snap.items() if k not in ("rows", lifecycle.FAULTS)}}))
+        fields = {k: v for k, v in snap.items() if k not in ("rows", lifecycle.FAULTS)}
+        print(json.dumps({"standings": rows, **fields, **extra}))
     elif args.csv:
         write_standings_csv(t.id, t.game, t.players, rows, sys.stdout)
     else:
         render_standings(snap)
         for line in standings_fault_lines(rows):
             print(line)
+        if args.crosstable:
+            render_crosstable(cross, why)
     return 0
 
 
@@ -732,6 +787,12 @@ def register(sub: Any) -> None:
         action="store_true",
         help="one CSV row per bot (for a spreadsheet): rank, mean and CI, matches, win share, places, "
         "rating, and its strikes, forfeits and no-shows in this tournament",
+    )
+    stand.add_argument(
+        "--crosstable",
+        action="store_true",
+        help="also every pair of bots' record against each other (mean score difference per deal set with its "
+        "95%% interval, ahead/behind/level): a text matrix after the table, or a 'crosstable' key with --json",
     )
     add_redis_url(stand)
     stand.set_defaults(func=_standings)

@@ -245,7 +245,9 @@ def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
     returns it."""
     t = ts.require(tid)
     results = ts.results(tid)
-    snap = compute_standings(t, outcomes_of(ts, tid, results))
+    outcomes = outcomes_of(ts, tid, results)
+    snap = compute_standings(t, outcomes)
+    cross = compute_crosstable(t, outcomes, [row["bot"] for row in snap["rows"]])
     ratings = ts.ratings(t.game)
     for row in snap["rows"]:
         row["rating"] = ratings.get(row["bot"])
@@ -253,7 +255,7 @@ def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
     snap["status"] = t.status
     snap["total_matches"] = t.total_matches
     snap[FAULTS] = standings.fault_totals(results.values())
-    ts.save_standings(tid, snap)
+    ts.save_standings(tid, snap, cross)
     return snap
 
 
@@ -269,6 +271,88 @@ def compute_standings(t: Tournament, outcomes: Sequence[standings.Outcome]) -> d
         deals_fixed_by_seed=game.deals_fixed_by_seed,
         seed=formats.derive_seed(t.seed, "bootstrap"),
     ).to_json()
+
+
+def compute_crosstable(
+    t: Tournament, outcomes: Sequence[standings.Outcome], order: Sequence[str]
+) -> dict[str, Any] | None:
+    """The crosstable of ``t`` over ``outcomes`` (``Crosstable.to_json``), its bots in the
+    standings' ``order``, under the game's metric, with its bootstrap seeded from the
+    tournament's seed; ``None`` for a solitaire (every bot plays alone)."""
+    if t.players < 2:
+        return None
+    game = get_game(t.game)
+    return standings.crosstable(
+        outcomes,
+        order,
+        higher_is_better=game.higher_is_better,
+        deals_fixed_by_seed=game.deals_fixed_by_seed,
+        seed=formats.derive_seed(t.seed, "crosstable"),
+    ).to_json()
+
+
+SOLITAIRE_NO_CROSSTABLE = "a solitaire has no crosstable: every bot plays alone, on the same deals"
+"""Why a solitaire tournament shows no crosstable."""
+NOT_YET = (
+    "not computed yet: these standings were computed by an earlier version; "
+    "the crosstable comes with the next standings update"
+)
+"""Why a running tournament whose snapshot an earlier version stored shows no crosstable yet."""
+
+
+def stored_crosstable(ts: TournamentStore, t: Tournament) -> tuple[dict[str, Any] | None, str | None]:
+    """The crosstable of ``t`` in its stored form (``Crosstable.to_json``), as stored with its
+    standings snapshot, or ``None`` and why not (:data:`SOLITAIRE_NO_CROSSTABLE`,
+    :data:`NOT_YET`); before the first counted result, an empty one (its entrants, no pairs).  A
+    tournament that ended with a snapshot an earlier version stored (no crosstable) gets it
+    computed now, once, from its counted results, in the snapshot's order, and stored
+    (:meth:`TournamentStore.fill_crosstable`): every later read is one ``GET``."""
+    if t.players < 2:
+        return None, SOLITAIRE_NO_CROSSTABLE
+    found = ts.crosstable(t.id)
+    if found is None:
+        snap = ts.standings(t.id)
+        if snap is None:
+            return standings.Crosstable(tuple(t.entrants), {}, "", 0, 0).to_json(), None
+        if t.status not in ("finished", "cancelled"):
+            return None, NOT_YET
+        found = compute_crosstable(t, outcomes_of(ts, t.id), [row["bot"] for row in snap.get("rows") or ()])
+        if found is None:
+            return None, SOLITAIRE_NO_CROSSTABLE
+        ts.fill_crosstable(t.id, found)
+    return found, None
+
+
+def crosstable_of(ts: TournamentStore, t: Tournament) -> tuple[standings.Crosstable | None, str | None]:
+    """:func:`stored_crosstable`, read back as a :class:`~.standings.Crosstable`."""
+    found, why = stored_crosstable(ts, t)
+    return (standings.Crosstable.from_json(found) if found is not None else None), why
+
+
+def crosstable_report(cross: standings.Crosstable | None, why: str | None, bot: str | None = None) -> dict[str, Any]:
+    """The crosstable as the API and ``tournament standings --crosstable --json`` give it:
+    ``available`` (``false``, with ``reason``, for a solitaire or one not computed yet),
+    ``metric``, ``counted``, ``resamples``, ``bots`` (standings order) and ``items``, every
+    ordered pair that met (only ``bot``'s, given one: :meth:`.standings.Crosstable.items`)."""
+    if cross is None:
+        return {
+            "available": False,
+            "reason": why,
+            "metric": None,
+            "counted": 0,
+            "resamples": 0,
+            "bots": [],
+            "items": [],
+        }
+    return {
+        "available": True,
+        "reason": None,
+        "metric": cross.metric or None,
+        "counted": cross.counted,
+        "resamples": cross.resamples,
+        "bots": list(cross.bots),
+        "items": cross.items(bot),
+    }
 
 
 FAULTS = "faults"

@@ -74,15 +74,33 @@ scheduled yet): it ranks after the bots with a mean, ahead of the absent ones.
 ``None`` while none has it); ``wins``/``losses`` count won/lost games.  Multi-player games: the
 share of matches the bot finished first (a shared first place counts).
 
+**Crosstable** (multi-player games; a solitaire has none: every bot plays alone).  For each
+pair of bots ``A``, ``B``, over the matches where both sat: how many they met in, how often ``A``
+placed ahead of, behind or level with ``B`` (the recorded ranks, so a forfeiting seat is behind;
+with 3–4 players these are *pairwise places*: the two bots' places at that table, whoever else
+sat there), and ``A``'s mean *difference* against ``B`` per deal set: in each deal set where
+both sat, the mean over those matches of ``A``'s metric minus ``B``'s (the standings' metric of
+that match, taken as :func:`compute` takes it: deal by deal over the deal set's common prefix
+where it is ``deal_margin``, forfeits last), then the mean over those deal sets.  Both bots
+share the table's mean, so a match's difference is ``A``'s score minus ``B``'s (per deal with
+``deal_margin``; turned for games where a lower score is better): positive means ``A`` did
+better.  A deal set holds every seating of one deal, so its luck cancels as in the standings.
+A 95 % percentile bootstrap over those deal sets gives the interval (exact up to
+:data:`EXACT_UP_TO` deal sets, as a nightly run's pairs have; else seeded resamples, as the
+standings draw them), and the difference
+is *significant* when the interval excludes 0 and they met in at least :data:`MIN_DEAL_SETS`
+deal sets (as neighbour separation asks).  ``B`` against ``A`` is the same record turned round.
+
 **Ratings.** OpenSkill Plackett–Luce per bot and game, updated once per counted match from the
 recorded ranks; ``ordinal = mu - 3 sigma``.  Solitaire matches do not move ratings.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -302,6 +320,21 @@ def choose_metric(outcomes: Sequence[Outcome], *, solitaire: bool = False, deals
     return "margin"
 
 
+def _metrics_by_outcome(
+    outcomes: Sequence[Outcome], metric: str, higher_is_better: bool
+) -> dict[int, tuple[float, ...]]:
+    """Each outcome's per-seat ``metric`` (by ``id(outcome)``), taken within its deal set
+    (:func:`seat_metrics`)."""
+    groups: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        groups[o.deal_set].append(o)
+    metrics: dict[int, tuple[float, ...]] = {}
+    for group in groups.values():
+        values = seat_metrics(group, metric=metric, higher_is_better=higher_is_better)
+        metrics.update((id(o), v) for o, v in zip(group, values, strict=True))
+    return metrics
+
+
 def _percentile(sorted_values: Sequence[float], q: float) -> float:
     if not sorted_values:
         return float("nan")
@@ -330,13 +363,7 @@ def compute(
     came = {bot for o in outcomes for seat, bot in enumerate(o.seats) if seat not in o.no_show}
     outcomes = [o for o in outcomes if not o.no_contest]  # "No contest": counted, ranks nobody
     metric_name = choose_metric(outcomes, solitaire=solitaire, deals_fixed_by_seed=deals_fixed_by_seed)
-    groups: dict[str, list[Outcome]] = defaultdict(list)
-    for o in outcomes:
-        groups[o.deal_set].append(o)
-    metrics: dict[int, tuple[float, ...]] = {}  # id(outcome) -> per-seat metric
-    for group in groups.values():
-        values = seat_metrics(group, metric=metric_name, higher_is_better=higher_is_better)
-        metrics.update((id(o), v) for o, v in zip(group, values, strict=True))
+    metrics = _metrics_by_outcome(outcomes, metric_name, higher_is_better)
     per_unit: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     rows: dict[str, BotStanding] = {b: BotStanding(b, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0.0) for b in entrants}
     raw_scores: dict[str, list[float]] = defaultdict(list)
@@ -426,6 +453,234 @@ def compute(
 
 def _same(a: float, b: float) -> bool:
     return (a != a and b != b) or abs(a - b) <= 1e-9
+
+
+# --------------------------------------------------------------------------- crosstable
+@dataclass(frozen=True, slots=True)
+class PairRecord:
+    """How one bot did against one opponent over the matches where both sat (see "Crosstable"
+    in the module docstring), from the first bot's side."""
+
+    matches: int
+    """Matches where both sat."""
+    ahead: int
+    """Of those, matches where the bot placed better than the opponent (by the recorded ranks)."""
+    behind: int
+    level: int
+    """Matches where they shared a place."""
+    deal_sets: int
+    """Deal sets where both sat: the units of the mean and of its bootstrap."""
+    mean: float
+    """The bot's mean metric minus the opponent's, per deal set (positive: the bot did better)."""
+    ci_low: float
+    ci_high: float
+    """95 % percentile bootstrap interval of ``mean`` over those deal sets."""
+    significant: bool
+    """Whether the interval excludes 0 and both played at least :data:`MIN_DEAL_SETS` deal sets together."""
+
+    def flipped(self) -> PairRecord:
+        """The same record from the opponent's side."""
+        return PairRecord(
+            self.matches,
+            self.behind,
+            self.ahead,
+            self.level,
+            self.deal_sets,
+            0.0 - self.mean,  # 0.0, never -0.0
+            0.0 - self.ci_high,
+            0.0 - self.ci_low,
+            self.significant,
+        )
+
+
+def significant(deal_sets: int, ci_low: float, ci_high: float) -> bool:
+    """Whether a crosstable difference over ``deal_sets`` with this interval is significant."""
+    return deal_sets >= MIN_DEAL_SETS and (ci_low > 0 or ci_high < 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Crosstable:
+    """Every pair of bots' record against each other (see "Crosstable" in the module docstring)."""
+
+    bots: tuple[str, ...]
+    """The bots in the standings' order."""
+    pairs: Mapping[tuple[int, int], PairRecord]
+    """``(i, j)`` with ``i < j``: ``bots[i]`` against ``bots[j]``; a pair that never met is absent."""
+    metric: str
+    """The standings' primary metric the differences are in (``deal_margin`` or ``margin``)."""
+    counted: int
+    resamples: int
+
+    def at(self, i: int, j: int) -> PairRecord | None:
+        """``bots[i]``'s record against ``bots[j]``; ``None`` if they never met (or ``i == j``)."""
+        if i < j:
+            return self.pairs.get((i, j))
+        found = self.pairs.get((j, i)) if j < i else None
+        return found.flipped() if found is not None else None
+
+    def record(self, bot: str, opponent: str) -> PairRecord | None:
+        """``bot``'s record against ``opponent``; ``None`` if they never met (or either is unknown)."""
+        if bot not in self.bots or opponent not in self.bots:
+            return None
+        return self.at(self.bots.index(bot), self.bots.index(opponent))
+
+    def items(self, bot: str | None = None) -> list[dict[str, Any]]:
+        """Every ordered pair that met (only ``bot``'s, if given), by the bot's then the opponent's
+        place in :attr:`bots`, as the API and ``tournament standings --crosstable --json`` give them."""
+        out = []
+        for i, a in enumerate(self.bots):
+            if bot is not None and a != bot:
+                continue
+            for j, b in enumerate(self.bots):
+                rec = self.at(i, j)
+                if rec is None:
+                    continue
+                out.append(
+                    {
+                        "bot": a,
+                        "opponent": b,
+                        "matches": rec.matches,
+                        "ahead": rec.ahead,
+                        "behind": rec.behind,
+                        "level": rec.level,
+                        "deal_sets": rec.deal_sets,
+                        "mean_diff": rec.mean,
+                        "ci_low": rec.ci_low,
+                        "ci_high": rec.ci_high,
+                        "significant": rec.significant,
+                    }
+                )
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form, compact (one short list per unordered pair: ``[i, j, matches, ahead,
+        behind, level, deal_sets, mean, ci_low, ci_high]``, rounded to 6 decimals)."""
+        return {
+            "metric": self.metric,
+            "counted": self.counted,
+            "resamples": self.resamples,
+            "bots": list(self.bots),
+            "pairs": [
+                [
+                    i,
+                    j,
+                    p.matches,
+                    p.ahead,
+                    p.behind,
+                    p.level,
+                    p.deal_sets,
+                    *(round(x, 6) for x in (p.mean, p.ci_low, p.ci_high)),
+                ]
+                for (i, j), p in sorted(self.pairs.items())
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Crosstable:
+        """The stored form back (:meth:`to_json`)."""
+        pairs = {}
+        for i, j, matches, ahead, behind, level, deal_sets, mean, low, high in data.get("pairs") or ():
+            pairs[(int(i), int(j))] = PairRecord(
+                int(matches),
+                int(ahead),
+                int(behind),
+                int(level),
+                int(deal_sets),
+                float(mean),
+                float(low),
+                float(high),
+                significant(int(deal_sets), float(low), float(high)),
+            )
+        return cls(
+            bots=tuple(str(b) for b in data.get("bots") or ()),
+            pairs=pairs,
+            metric=str(data.get("metric", "")),
+            counted=int(data.get("counted", 0)),
+            resamples=int(data.get("resamples", 0)),
+        )
+
+
+EXACT_UP_TO = 5
+"""Up to this many deal sets the crosstable's bootstrap is exact: every one of the ``n ** n``
+equally likely resamples, weighted (at most 126 distinct ones), instead of random resamples."""
+
+
+def bootstrap_interval(units: Sequence[float], resamples: int, rng: random.Random) -> tuple[float, float]:
+    """The 95 % percentile bootstrap interval of the mean of ``units``: exact up to
+    :data:`EXACT_UP_TO` units (the quantiles of the bootstrap distribution itself, which
+    ``resamples`` random resamples only approach), else from ``resamples`` resamples drawn with
+    ``rng``.  One unit (or no resamples): the mean itself."""
+    n = len(units)
+    mean = sum(units) / n
+    lo_q, hi_q = (1 - Z_LEVEL) / 2, 1 - (1 - Z_LEVEL) / 2
+    if n == 1 or resamples < 1:
+        return mean, mean
+    if n <= EXACT_UP_TO:
+        weighted = []
+        for combo in itertools.combinations_with_replacement(range(n), n):  # one resample's multiset
+            ways = math.factorial(n)  # the orders it is drawn in
+            for count in Counter(combo).values():
+                ways //= math.factorial(count)
+            weighted.append((sum(units[u] for u in combo) / n, ways))
+        weighted.sort()
+        total = n**n
+
+        def quantile(q: float) -> float:
+            seen = 0
+            for value, ways in weighted:
+                seen += ways
+                if seen >= q * total:
+                    return value
+            return weighted[-1][0]
+
+        return quantile(lo_q), quantile(hi_q)
+    draws = iter(rng.choices(units, k=n * resamples))
+    means = sorted(sum(resample) / n for resample in zip(*[draws] * n, strict=True))
+    return _percentile(means, lo_q), _percentile(means, hi_q)
+
+
+def crosstable(
+    outcomes: Sequence[Outcome],
+    bots: Sequence[str],
+    *,
+    higher_is_better: bool = True,
+    deals_fixed_by_seed: bool = False,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> Crosstable:
+    """The crosstable of ``bots`` (in the standings' order) from counted multi-player
+    ``outcomes`` (see "Crosstable" in the module docstring): the metric is the standings'
+    (:func:`choose_metric`), taken per match exactly as :func:`compute` takes it (deal sets'
+    common prefixes, forfeits and no-shows last); a no contest says nothing about anyone and is
+    left out, as there.  The bootstrap is seeded: the same outcomes give the same table."""
+    counted = len(outcomes)
+    outcomes = [o for o in outcomes if not o.no_contest]
+    metric_name = choose_metric(outcomes, deals_fixed_by_seed=deals_fixed_by_seed)
+    metrics = _metrics_by_outcome(outcomes, metric_name, higher_is_better)
+    place = {b: i for i, b in enumerate(bots)}
+    tallies: dict[tuple[int, int], list[int]] = {}  # matches, ahead, behind, level
+    diffs: dict[tuple[int, int], dict[str, list[float]]] = {}  # per deal set, per match
+    for o in outcomes:
+        values = metrics[id(o)]
+        seated = sorted((place[b], s) for s, b in enumerate(o.seats) if b in place)
+        for n, (i, s) in enumerate(seated):
+            for j, t in seated[n + 1 :]:
+                if i == j:
+                    continue
+                tally = tallies.setdefault((i, j), [0, 0, 0, 0])
+                tally[0] += 1
+                tally[1 if o.ranks[s] < o.ranks[t] else 2 if o.ranks[s] > o.ranks[t] else 3] += 1
+                diffs.setdefault((i, j), {}).setdefault(o.deal_set, []).append(values[s] - values[t])
+    rng = random.Random(seed)
+    pairs = {}
+    for key in sorted(tallies):
+        units = [sum(v) / len(v) for _, v in sorted(diffs[key].items())]
+        n = len(units)
+        mean = sum(units) / n
+        low, high = bootstrap_interval(units, resamples, rng)
+        matches, ahead, behind, level = tallies[key]
+        pairs[key] = PairRecord(matches, ahead, behind, level, n, mean, low, high, significant(n, low, high))
+    return Crosstable(tuple(bots), pairs, metric_name, counted, resamples)
 
 
 # --------------------------------------------------------------------------- ratings

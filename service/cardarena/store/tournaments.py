@@ -7,7 +7,8 @@ Read API (what the dashboard uses; all return plain JSON-able data or dataclasse
 * :meth:`TournamentStore.list` — tournaments, newest first, optionally by status.
 * :meth:`TournamentStore.get` — one :class:`Tournament` (or ``None``).
 * :meth:`TournamentStore.standings` — the latest standings snapshot (a dict, see
-  ``cardarena_tournament.standings.Standings.to_json``) or ``None`` before the first result.
+  ``cardarena_tournament.standings.Standings.to_json``) or ``None`` before the first result;
+  :meth:`TournamentStore.crosstable` — the crosstable stored with it (its own key).
 * :meth:`TournamentStore.matches` — the schedule in play order, each with its counted result.
 * :meth:`TournamentStore.match_ids` — a page of its match ids, most recently counted first.
 * :meth:`TournamentStore.rating_history` — one point per counted match of ``bot`` in ``game``;
@@ -640,9 +641,33 @@ class TournamentStore:
             self.r.delete(self._deal_sets(tid))
         return done
 
-    def save_standings(self, tid: str, snapshot: dict[str, Any]) -> None:
-        """Store the latest standings snapshot."""
-        self.r.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
+    def save_standings(self, tid: str, snapshot: dict[str, Any], crosstable: dict[str, Any] | None = None) -> None:
+        """Store the latest standings snapshot and, given, the crosstable computed with it (from
+        the same results), both at once: a reader never sees one newer than the other.  The
+        crosstable has a key of its own (:meth:`crosstable`), so what polls the standings
+        snapshot does not read it."""
+        if crosstable is None:
+            self.r.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
+            return
+        pipe = self.r.pipeline(transaction=True)
+        pipe.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
+        pipe.set(key("tournament", tid, "crosstable"), json.dumps(crosstable, separators=(",", ":")))
+        pipe.execute()
+
+    def crosstable(self, tid: str) -> dict[str, Any] | None:
+        """The crosstable stored with the latest standings snapshot (``cardarena_tournament.
+        standings.Crosstable.to_json``), or ``None``: none computed yet (a solitaire never has one)."""
+        if not tid or ":" in tid:
+            return None
+        raw = self.r.get(key("tournament", tid, "crosstable"))
+        return json.loads(raw) if raw else None
+
+    def fill_crosstable(self, tid: str, crosstable: dict[str, Any]) -> bool:
+        """Store ``crosstable`` unless one is stored already (a tournament whose snapshot an
+        earlier version saved without one); ``True`` if it was stored."""
+        return bool(
+            self.r.set(key("tournament", tid, "crosstable"), json.dumps(crosstable, separators=(",", ":")), nx=True)
+        )
 
     def fill_standings_field(self, tid: str, name: str, value: Callable[[], Any]) -> bool:
         """Set one field of the stored standings snapshot to ``value()`` if the snapshot exists

@@ -486,11 +486,12 @@ class BotStore:
             raise self.unknown(name)
         return bool(self.r.srem(self.RETIRED, name) if undo else self.r.sadd(self.RETIRED, name))
 
-    def delete(self, name: str, *, games: Sequence[str] = ()) -> None:
+    def delete(self, name: str, *, games: Sequence[str]) -> None:
         """Delete ``name``, a bot registered by mistake, if it has no history: no match seats it
         (queued, played or withdrawn), it is no entrant of a tournament (whatever its status) and
         no schedule names it, its statistics are 0 and it has no rating in ``games`` (the game
-        ids to look in).  Its record, token, look index entries and local and retired marks go,
+        ids to look in: every registered game, which this layer does not know; required, so
+        that no caller skips the ratings).  Its record, token, look index entries and local and retired marks go,
         so the name can be registered again.  The check and the deletion are one step in Redis:
         a first match or tournament entry stored meanwhile refuses the deletion, and a
         tournament or schedule stored with ``require_registered`` after it refuses the bot.

@@ -581,3 +581,15 @@ def test_the_leaderboard_index_follows_the_ratings_and_is_built_for_older_ones(s
     assert total == 3 and [(r["bot"], r["rank"]) for r in board] == [("e", 1), ("b", 2), ("d", 2)]
     assert [r["bot"] for r in store.leaderboard("glaves", 1, 1, leave_out=key("gone"))[0]] == ["b"]
     assert store.leaderboard("knaves") == ([], 0)
+
+
+def test_a_running_snapshot_never_replaces_the_final_one(store: TournamentStore) -> None:
+    # a worker that read the results before the last match was counted saves after the one
+    # that finished the tournament: the final standings (which the end's webhook posts) stay
+    assert store.save_standings("t-final", {"status": "running", "rows": [{"bot": "a", "matches": 3}]})
+    assert store.save_standings("t-final", {"status": "finished", "rows": [{"bot": "a", "matches": 4}]}, {"pairs": []})
+    assert not store.save_standings("t-final", {"status": "running", "rows": [{"bot": "a", "matches": 3}]}, {"x": 1})
+    snap = store.standings("t-final")
+    assert snap is not None and snap["status"] == "finished" and snap["rows"][0]["matches"] == 4
+    assert store.crosstable("t-final") == {"pairs": []}
+    assert store.save_standings("t-final", {"status": "finished", "rows": [{"bot": "a", "matches": 4}]})

@@ -641,18 +641,31 @@ class TournamentStore:
             self.r.delete(self._deal_sets(tid))
         return done
 
-    def save_standings(self, tid: str, snapshot: dict[str, Any], crosstable: dict[str, Any] | None = None) -> None:
+    def save_standings(self, tid: str, snapshot: dict[str, Any], crosstable: dict[str, Any] | None = None) -> bool:
         """Store the latest standings snapshot and, given, the crosstable computed with it (from
         the same results), both at once: a reader never sees one newer than the other.  The
         crosstable has a key of its own (:meth:`crosstable`), so what polls the standings
-        snapshot does not read it."""
-        if crosstable is None:
-            self.r.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
-            return
-        pipe = self.r.pipeline(transaction=True)
-        pipe.set(key("tournament", tid, "standings"), json.dumps(snapshot, sort_keys=True))
-        pipe.set(key("tournament", tid, "crosstable"), json.dumps(crosstable, separators=(",", ":")))
-        pipe.execute()
+        snapshot does not read it.
+
+        A snapshot of a tournament that was not finished yet never replaces a finished one: a
+        worker that read the results before the last match was counted may save after the
+        worker that finished the tournament, and the final standings (which the end's
+        notification posts) must not go back to that older read.  ``False`` if not saved."""
+        standings = key("tournament", tid, "standings")
+        final = snapshot.get("status") == "finished"
+
+        def tx(pipe: Any) -> bool:
+            if not final:
+                raw = pipe.get(standings)
+                if raw and json.loads(raw).get("status") == "finished":
+                    return False
+            pipe.multi()
+            pipe.set(standings, json.dumps(snapshot, sort_keys=True))
+            if crosstable is not None:
+                pipe.set(key("tournament", tid, "crosstable"), json.dumps(crosstable, separators=(",", ":")))
+            return True
+
+        return bool(self.r.transaction(tx, standings, value_from_callable=True))
 
     def crosstable(self, tid: str) -> dict[str, Any] | None:
         """The crosstable stored with the latest standings snapshot (``cardarena_tournament.

@@ -317,6 +317,43 @@ def test_doubling_is_not_cumulative_and_bids_and_raises_are_capped() -> None:
         state.apply(second, "raise:11")
 
 
+def test_ruff_raising_war_ends_after_three_raises() -> None:
+    """Regression: two bots that raise whenever they may never ended the match (the ruff had
+    no limit on raises and balances may go negative, so nothing stopped them).  Ruling made
+    here (seed: "players may call, raise, or fold ... until ... a bet has been called with no
+    raise since", no cap): the opening bet and at most three raises per ruff, then only
+    ``call`` or ``fold``."""
+    state = _ruff_deal()
+    state.apply(0, "open")
+    for seat in (1, 2, 0):
+        assert "raise:1" in state.legal_actions(seat)
+        state.apply(seat, "raise:1")
+    assert state.legal_actions(1) == ("call", "fold")
+    with pytest.raises(IllegalAction, match="3 raises: call or fold"):
+        state.apply(1, "raise:1")
+    assert state.view_json(None)["ruff_bet"] == 5
+    state.apply(1, "call")
+    state.apply(2, "call")
+    assert state.view_json(None)["phase"] == "play"
+
+    def raiser(view: Any, legal: Sequence[str], seat: int) -> str:
+        raises = [a for a in legal if a.startswith("raise:")]
+        return raises[-1] if raises else ("call" if "call" in legal else legal[0])
+
+    match = new()
+    rng = MatchRng(5)
+    for _ in range(2000):  # a whole match is a few hundred actions
+        if match.is_terminal():
+            break
+        if match.is_chance():
+            match.apply_chance(match.sample_chance(rng))
+            continue
+        seat = match.to_act()[0]
+        match.apply(seat, raiser(match.view(seat), match.legal_actions(seat), seat))
+    assert match.is_terminal(), "three always-raising bots never finish the match"
+    assert sum(match.result().scores) + match.view_json(None)["pot"] == 0
+
+
 def test_four_aces_beat_any_ruff() -> None:
     state = new()
     deal(state, {0: ["AC", "AD", "AH", "AS", "QC"], 1: ["KS", "QS", "JS", "TS", "9S", "8S"]}, "7D")

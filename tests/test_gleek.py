@@ -107,6 +107,18 @@ def test_deal_layout_and_public_turned_card() -> None:
         )
 
 
+def test_first_dealer_from_the_seed_then_the_deal_passes_left() -> None:
+    """Seed: "The first dealer is chosen at random and for future rounds, the dealer passes to
+    the left for each new deal" and "The player left of the dealer must start the bidding"."""
+    firsts = set()
+    for seed in range(8):
+        records = random_match(seed, deals=4).deal_records()
+        firsts.add(records[0].dealer)
+        assert [r.dealer for r in records] == [(records[0].dealer + k) % 3 for k in range(4)]
+        assert all(r.actions[0] == ((r.dealer + 1) % 3, "bid:12") for r in records)
+    assert len(firsts) > 1
+
+
 @pytest.mark.parametrize(("turned", "paid"), [("4H", 4), ("5H", 5), ("6H", 6), ("7H", 0), ("AH", 0)])
 def test_dealer_paid_for_turned_four_five_six(turned: str, paid: int) -> None:
     state = new()

@@ -83,6 +83,19 @@ def test_deal_antes_and_turned_card(players: int) -> None:
     assert view["max_exchange"] == (3 if players >= 7 else 5)
 
 
+def test_first_dealer_from_the_seed_then_the_deal_passes_left() -> None:
+    """Rulings: "The first dealer is drawn from the seed; the deal passes to the left (seat + 1)
+    after each hand"; seed: "Starting left from the dealer, each player decides if they stay
+    in or fold" and "Deal then passes to the left"."""
+    firsts = set()
+    for seed in range(8):
+        records = random_match(4, seed, deals=6).deal_records()
+        firsts.add(records[0].dealer)
+        assert [r.dealer for r in records] == [(records[0].dealer + k) % 4 for k in range(6)]
+        assert all(r.actions[0][0] == (r.dealer + 1) % 4 for r in records)
+    assert len(firsts) > 1
+
+
 def test_bad_deal_is_rejected() -> None:
     state = new(3)
     hands = [["2C", "3C", "4C", "5C", "6C"], ["2D", "3D", "4D", "5D", "6D"], ["2H", "3H", "4H", "5H", "6H"]]

@@ -107,6 +107,18 @@ def test_deal_layout_and_public_turned_card() -> None:
         )
 
 
+def test_first_dealer_from_the_seed_then_the_deal_passes_left() -> None:
+    """Seed: "The first dealer is chosen at random and for future rounds, the dealer passes to
+    the left for each new deal" and "The player left of the dealer must start the bidding"."""
+    firsts = set()
+    for seed in range(8):
+        records = random_match(seed, deals=4).deal_records()
+        firsts.add(records[0].dealer)
+        assert [r.dealer for r in records] == [(records[0].dealer + k) % 3 for k in range(4)]
+        assert all(r.actions[0] == ((r.dealer + 1) % 3, "bid:12") for r in records)
+    assert len(firsts) > 1
+
+
 @pytest.mark.parametrize(("turned", "paid"), [("4H", 4), ("5H", 5), ("6H", 6), ("7H", 0), ("AH", 0)])
 def test_dealer_paid_for_turned_four_five_six(turned: str, paid: int) -> None:
     state = new()
@@ -315,6 +327,43 @@ def test_doubling_is_not_cumulative_and_bids_and_raises_are_capped() -> None:
     assert state.legal_actions(second)[-2:] == ("raise:10", "fold")
     with pytest.raises(IllegalAction, match="1 to 10"):
         state.apply(second, "raise:11")
+
+
+def test_ruff_raising_war_ends_after_three_raises() -> None:
+    """Regression: two bots that raise whenever they may never ended the match (the ruff had
+    no limit on raises and balances may go negative, so nothing stopped them).  Ruling made
+    here (seed: "players may call, raise, or fold ... until ... a bet has been called with no
+    raise since", no cap): the opening bet and at most three raises per ruff, then only
+    ``call`` or ``fold``."""
+    state = _ruff_deal()
+    state.apply(0, "open")
+    for seat in (1, 2, 0):
+        assert "raise:1" in state.legal_actions(seat)
+        state.apply(seat, "raise:1")
+    assert state.legal_actions(1) == ("call", "fold")
+    with pytest.raises(IllegalAction, match="3 raises: call or fold"):
+        state.apply(1, "raise:1")
+    assert state.view_json(None)["ruff_bet"] == 5
+    state.apply(1, "call")
+    state.apply(2, "call")
+    assert state.view_json(None)["phase"] == "play"
+
+    def raiser(view: Any, legal: Sequence[str], seat: int) -> str:
+        raises = [a for a in legal if a.startswith("raise:")]
+        return raises[-1] if raises else ("call" if "call" in legal else legal[0])
+
+    match = new()
+    rng = MatchRng(5)
+    for _ in range(2000):  # a whole match is a few hundred actions
+        if match.is_terminal():
+            break
+        if match.is_chance():
+            match.apply_chance(match.sample_chance(rng))
+            continue
+        seat = match.to_act()[0]
+        match.apply(seat, raiser(match.view(seat), match.legal_actions(seat), seat))
+    assert match.is_terminal(), "three always-raising bots never finish the match"
+    assert sum(match.result().scores) + match.view_json(None)["pot"] == 0
 
 
 def test_four_aces_beat_any_ruff() -> None:

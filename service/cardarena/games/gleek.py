@@ -12,10 +12,11 @@ Rules (the original rules document and the team's rulings, not distributed here;
   player, discards 7 cards one at a time (``discard:<card>``) and takes the 7 stock cards.
 * Ruff: a hand's ruff is its highest single-suit sum (A 11, K/Q/J 10, numerals face value);
   four aces beat any ruff.  From the dealer's left each player may ``open`` (2 stakes) or
-  ``pass``; once opened, players in turn ``call``, ``raise:<n>`` (n more stakes, 1 to 10) or
-  ``fold``.  Betting ends when two have folded (the third takes the bets) or when every
-  player still in has called the last bet; then the best ruff takes every stake bet (ties
-  split).  If nobody opens, the next deal's ruff stakes are doubled (open 4, raises x2).
+  ``pass``; once opened, players in turn ``call``, ``raise:<n>`` (n more stakes, 1 to 10; at
+  most three raises per ruff) or ``fold``.  Betting ends when two have folded (the third
+  takes the bets) or when every player still in has called the last bet; then the best ruff
+  takes every stake bet (ties split).  If nobody opens, the next deal's ruff stakes are
+  doubled (open 4, raises x2).
 * Gleeks (three of a rank J-A) and mournivals (all four) are declared automatically after
   the ruff: each other player pays A 4, K 3, Q 2, J 1 stakes (doubled for a mournival).
   The declared cards are public knowledge until played.
@@ -35,6 +36,10 @@ Rulings made here where seed and rulings are silent:
 
 * The opener's 12 is forced (``bid:12`` is their only action); bids are capped at 40 and a
   ruff raise at 10 stakes (x2 when doubled) so the action list is finite.
+* A ruff allows the opening bet and at most three raises (the standard limit-betting cap);
+  after the third raise the players still in may only ``call`` or ``fold``.  Without a cap
+  two players could raise each other for ever (balances may go negative, so no stack stops
+  them) and the match would never end.
 * "A bet has been called with no raise since" is read the poker way: the betting ends when
   every player still in has answered the last bet or raise by calling.  A player who passed
   before the opening may still call, raise or fold afterwards.
@@ -90,6 +95,9 @@ MAX_BID = 40
 """The highest auction bid offered (a ruling: keeps the action list finite)."""
 MAX_RAISE = 10
 """The largest ruff raise, in stakes before doubling."""
+MAX_RAISES = 3
+"""Raises allowed in one ruff after the opening ("a bet and three raises", a ruling: without
+it two players could raise each other for ever and the match would never end)."""
 RUFF_OPEN = 2
 PAR = 22
 """Each player receives (score - 22) from the pot."""
@@ -156,6 +164,8 @@ _RAISES: tuple[tuple[str, ...], ...] = tuple(
 """The auction's actions after a bid of ``bid`` (index 0 unused: the opener's bid is forced)."""
 _RUFF_OPEN: tuple[str, ...] = ("open", "pass")
 _RUFF_ANSWER: tuple[str, ...] = ("call", *(f"raise:{r}" for r in range(1, MAX_RAISE + 1)), "fold")
+_RUFF_CAPPED: tuple[str, ...] = ("call", "fold")
+"""The answers once the ruff has had its :data:`MAX_RAISES` raises."""
 _PLAY: dict[str, tuple[int, int, int]] = {"play:" + CODES[c]: (c, BIT[c], c // 13) for c in DECK}
 _DISCARD: dict[str, tuple[int, int]] = {"discard:" + CODES[c]: (c, BIT[c]) for c in DECK}
 _DISCARD_OF: dict[str, str] = {"play:" + CODES[c]: "discard:" + CODES[c] for c in range(52)}
@@ -355,6 +365,7 @@ class GleekState(State):
         self._ruff_bet = 0
         self._ruff_opener = -1
         self._ruff_answered: set[int] = set()
+        self._ruff_raises = 0
         self._ruff_pool = 0
         self._ruff_winners: tuple[int, ...] = ()
         self._ruff_shown: tuple[bool, ...] = (False,) * n
@@ -423,7 +434,9 @@ class GleekState(State):
         if phase == "discard":
             return tuple(map(_DISCARD_OF.__getitem__, plays_of(self._hands[seat])))
         if phase == "ruff":
-            return _RUFF_OPEN if self._ruff_opener < 0 else _RUFF_ANSWER
+            if self._ruff_opener < 0:
+                return _RUFF_OPEN
+            return _RUFF_ANSWER if self._ruff_raises < MAX_RAISES else _RUFF_CAPPED
         return ()
 
     def _legal_play_mask(self, seat: int) -> int:
@@ -541,6 +554,7 @@ class GleekState(State):
         self._ruff_bet = 0
         self._ruff_opener = -1
         self._ruff_answered = set()
+        self._ruff_raises = 0
         self._ruff_pool = 0
         self._ruff_winners = ()
         self._ruff_shown = (False,) * n
@@ -601,7 +615,12 @@ class GleekState(State):
         elif phase == "discard":
             expected = "discard:<card>"
         elif phase == "ruff":
-            expected = "open or pass" if self._ruff_opener < 0 else "call, raise:<n> or fold"
+            if self._ruff_opener < 0:
+                expected = "open or pass"
+            elif self._ruff_raises < MAX_RAISES:
+                expected = "call, raise:<n> or fold"
+            else:
+                expected = "call or fold"
         elif phase == "play":
             expected = "play:<card>"
         else:
@@ -697,6 +716,8 @@ class GleekState(State):
         n = self.players
         if kind == "raise":
             amount = self._number(seat, action, arg)
+            if self._ruff_raises >= MAX_RAISES:
+                raise IllegalAction(f"the ruff has had its {MAX_RAISES} raises: call or fold", seat=seat, action=action)
             if not 1 <= amount <= MAX_RAISE:
                 raise IllegalAction(f"raise by 1 to {MAX_RAISE} stakes", seat=seat, action=action)
         self._actions.append((seat, action))
@@ -723,6 +744,7 @@ class GleekState(State):
         else:
             self._stake(seat, self._ruff_bet - self._ruff_bets[seat] + int(arg) * mult)
             self._ruff_answered = {seat}
+            self._ruff_raises += 1
         live = self._in_ruff()
         if all(s in self._ruff_answered and self._ruff_bets[s] == self._ruff_bet for s in live):
             self._showdown(live)

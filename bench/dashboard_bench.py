@@ -3,8 +3,8 @@
 Seeds a private embedded Redis (or ``REDIS_URL``, under a fresh key prefix) through the store
 modules: one tournament of ``--matches`` completed two-player matches among ``--bots`` bots
 (replays played by the engine; a pool of distinct replays is reused), counted results,
-OpenSkill ratings and a standings snapshot (and crosstable, where the version has one)
-computed by the tournament package.  Then it times
+OpenSkill ratings and a standings snapshot (with its fault totals and crosstable) stored by the
+workers' own code (``lifecycle.count_matches``, ``lifecycle.refresh_standings``).  Then it times
 ``GET /tournaments/<id>`` and ``GET /api/v1/tournaments/<id>/standings`` in-process with the
 Flask test client (app + Redis round trips; no network stack) and prints p50/p95/max.
 
@@ -24,12 +24,14 @@ import uuid
 
 
 def _seed(url: str, matches: int, bots: int) -> str:
+    """Store one tournament of ``matches`` completed matches among ``bots`` bots, counted, rated
+    and with its standings snapshot, as the workers store them (``lifecycle.count_matches`` then
+    ``lifecycle.refresh_standings``: rows with ratings, fault totals, crosstable); its id."""
     from cardarena.engine import MatchRng, build_replay, play_match, random_policy
     from cardarena.store.connection import client_for
     from cardarena.store.matches import MatchSpec, MatchStore
     from cardarena.store.tournaments import Tournament, TournamentStore
-    from cardarena_tournament import standings
-    from cardarena_tournament.standings import Outcome, compute, rate_match
+    from cardarena_tournament import lifecycle
 
     client = client_for(url)
     store, tournaments = MatchStore(client), TournamentStore(client)
@@ -38,7 +40,12 @@ def _seed(url: str, matches: int, bots: int) -> str:
     tournaments.create(Tournament(id=tid, game="glaves", players=2, entrants=names, deal_sets=1, options={"deals": 1}))
     pairs = list(itertools.permutations(names, 2))
     schedule = [
-        {"match_id": f"{tid}:0:{n % len(pairs)}:{n}", "seats": list(pairs[n % len(pairs)])} for n in range(matches)
+        {
+            "match_id": f"{tid}:0:{n % len(pairs)}:{n}",
+            "seats": list(pairs[n % len(pairs)]),
+            "deal_set": str(n // len(pairs)),
+        }
+        for n in range(matches)
     ]
     tournaments.start(tid, schedule)
     pool = []
@@ -47,27 +54,23 @@ def _seed(url: str, matches: int, bots: int) -> str:
             "glaves", 2, [random_policy(MatchRng(f"{n}/{s}")) for s in range(2)], seed=n, options={"deals": 1}
         )
         pool.append((state.result().to_json(), build_replay(state, seed=n, seats=["a", "b"])))
-    outcomes = []
+    done = []
     for n, entry in enumerate(schedule):
-        mid, seats = entry["match_id"], tuple(entry["seats"])
         result, replay = pool[n % len(pool)]
-        store.enqueue(MatchSpec(mid, "glaves", 2, seats, n % len(pool), {"deals": 1}, tournament=tid))
+        store.enqueue(
+            MatchSpec(
+                entry["match_id"], "glaves", 2, tuple(entry["seats"]), n % len(pool), {"deals": 1}, tournament=tid
+            )
+        )
         got = store.claim("bench", wait_s=0)
         assert got is not None
-        store.complete(got.match_id, "bench", result, {**replay, "seats": list(got.seats)})
-        tournaments.record(tid, got.match_id, result)
-        tournaments.apply_rating(
-            "glaves", got.match_id, got.seats, lambda cur, s=got.seats, r=result: rate_match(cur, s, r["ranks"])
-        )
-        outcomes.append(
-            Outcome(got.match_id, got.seats, tuple(result["scores"]), tuple(result["ranks"]), str(n // len(pairs)))
-        )
-    snapshot = compute(outcomes, names, resamples=1000)
-    if hasattr(standings, "crosstable"):  # computed with the snapshot, as the workers do
-        order = [r.bot for r in snapshot.rows]
-        tournaments.save_standings(tid, snapshot.to_json(), standings.crosstable(outcomes, order).to_json())
-    else:
-        tournaments.save_standings(tid, snapshot.to_json())
+        served = {**result, "seats": list(got.seats), "strikes": [int(n % 7 == 0), 0], "forfeited": [], "no_show": []}
+        store.complete(got.match_id, "bench", served, {**replay, "seats": list(got.seats)})
+        done.append(got.match_id)
+    for at in range(0, len(done), 500):  # counted and rated as the workers count a batch of results
+        lifecycle.count_matches(tournaments, store, done[at : at + 500])
+    lifecycle.refresh_standings(tournaments, tid)
+    client.close()
     return tid
 
 

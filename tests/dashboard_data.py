@@ -30,7 +30,7 @@ LEAGUE = (*BOTS, LONG_NAME, "counterfactual_regret_minimisation_v2", "gamma", "d
 """Eight entrants, two of them long-named, as a course's league has."""
 
 CLASS_IN_PEOPLE_ORDER = ("alice", "Bob", "bot-2", "bot-10", "_dora", "Émile", "eve", "Éve", "<i>carol</i>", "zed")
-"""A class's bot names in the order a person looks for them (``cardarena.store.bots.name_order``):
+"""A class's bot names in the order a person looks for them (``cardarena.names.name_order``):
 case, accents and punctuation aside, numbers by value; byte order would start with
 ``<i>carol</i>``, ``Bob`` and ``_dora`` and end with ``Émile`` and ``Éve``."""
 

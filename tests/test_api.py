@@ -846,10 +846,10 @@ def test_standings_of_a_bot_seated_only_in_no_contests(client: FlaskClient, redi
     items = json.loads(response.get_data(as_text=True), parse_constant=refuse)["items"]
     assert [(r["bot"], r["rank"], r["absent"]) for r in items] == [
         ("real", 1, False),
-        ("Bob", 2, True),
         ("ann", 2, True),
+        ("Bob", 2, True),
     ]
-    assert (items[2]["matches"], items[2]["mean"], items[2]["ci_low"], items[2]["mean_score"]) == (0, None, None, None)
+    assert (items[1]["matches"], items[1]["mean"], items[1]["ci_low"], items[1]["mean_score"]) == (0, None, None, None)
     text = client.get("/api/v1/tournaments/wk/standings?format=csv").get_data(as_text=True)
     rows = {r["bot"]: r for r in csv.DictReader(text.splitlines())}
     assert (rows["ann"]["rank"], rows["ann"]["mean"], rows["ann"]["absent"], rows["real"]["absent"]) == (
@@ -1103,3 +1103,37 @@ def test_tournament_standings_crosstable_in_the_cli(
     assert XSS in matrix and "+1.00" in matrix and "-2.00" in matrix and "2-0-0" in matrix and "0-2-0" in matrix
     assert main(["tournament", "standings", "cli", "--crosstable", "--csv", "--redis-url", redis_url]) == 2
     assert "--crosstable has no CSV form" in capsys.readouterr().err
+
+
+def test_bots_sharing_a_place_read_in_people_order_everywhere(
+    client: FlaskClient, redis_url: str, key_prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every match a draw, so all four share place 1: they were listed in code point order
+    (``Zed``, ``alpha``, ``bot-10``, ``bot-2``) in the CLI table, ``--json`` and ``--csv``, the
+    API, the crosstable and the dashboard, where every other list of bots reads in people order;
+    now they read ``alpha``, ``bot-2``, ``bot-10``, ``Zed`` in each."""
+    import csv
+    import json
+
+    from cardarena.cli import main
+
+    from .tournament_fixtures import counted_tournament
+
+    people = ["alpha", "bot-2", "bot-10", "Zed"]
+    counted_tournament(redis_url, "level", ["Zed", "bot-10", "alpha", "bot-2"], players=2, scores=lambda s: [1.0, 1.0])
+    at = ["--redis-url", redis_url]
+    assert main(["tournament", "standings", "level", "--crosstable", "--json", *at]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert [(r["bot"], r["rank"]) for r in printed["standings"]] == [(b, 1) for b in people]
+    assert printed["crosstable"]["bots"] == people
+    assert main(["tournament", "standings", "level", "--csv", *at]) == 0
+    assert [r["bot"] for r in csv.DictReader(capsys.readouterr().out.splitlines())] == people
+    assert main(["tournament", "standings", "level", *at]) == 0
+    table = capsys.readouterr().out
+    assert sorted(people, key=table.index) == people
+    assert [r["bot"] for r in _json(client, "/api/v1/tournaments/level/standings")["items"]] == people
+    api_csv = client.get("/api/v1/tournaments/level/standings?format=csv").get_data(as_text=True)
+    assert [r["bot"] for r in csv.DictReader(api_csv.splitlines())] == people
+    assert _json(client, "/api/v1/tournaments/level/crosstable")["bots"] == people
+    part = client.get("/tournaments/level/standings.part").get_data(as_text=True)
+    assert re.findall(r'<a href="/bots/[^"]+">([^<]+)</a>', part) == people

@@ -34,6 +34,34 @@ def test_dashboard_bench(tmp_path: Path) -> None:
     assert "p95" in text and "p50" in text
 
 
+def test_dashboard_bench_stores_the_standings_the_workers_store(redis_url: str, key_prefix: str) -> None:
+    """The bench hand-built its standings snapshot without the fault totals (``faults``) the
+    workers store with it, so each standings API request it timed read every counted result (the
+    path of a snapshot an earlier version stored), and its figure no longer matched a real
+    deployment.  It now seeds through the workers' code: the snapshot it stores is the one
+    ``lifecycle.refresh_standings`` stores (rows with ratings, the fault totals), with the
+    crosstable, so a standings request reads the snapshot alone."""
+    from cardarena.store.connection import client_for
+    from cardarena.store.tournaments import TournamentStore
+    from cardarena_tournament import lifecycle
+    from cardarena_tournament.standings import fault_totals
+
+    from .bench_modules import load_bench
+
+    tid = load_bench("dashboard_bench")._seed(redis_url, 40, 4)
+    r = client_for(redis_url)
+    ts = TournamentStore(r)
+    stored = ts.standings(tid)
+    assert stored is not None and stored["counted"] == 40
+    faults = fault_totals(ts.results(tid).values())
+    assert stored[lifecycle.FAULTS] == faults and sum(f["strikes"] for f in faults.values()) > 0
+    assert all(row["rating"] for row in stored["rows"])
+    crosstable = ts.crosstable(tid)
+    assert stored == json.loads(json.dumps(lifecycle.refresh_standings(ts, tid)))  # what the workers store
+    assert crosstable is not None and ts.crosstable(tid) == crosstable
+    r.close()
+
+
 def test_replay_bench(tmp_path: Path) -> None:
     figures = json.loads(_run(tmp_path, "bench/replay_bench.py", "--deals", "1", "--json"))
     steps = figures["steps"]

@@ -105,6 +105,34 @@ def test_k8s_manifests_agree_with_the_cli() -> None:
     assert seen == ROLES
 
 
+def test_the_tls_readiness_probe_of_the_manifest_sees_not_serving() -> None:
+    """With TLS on, the manifest had the service probed by ``tcpSocket`` (Kubernetes' gRPC probe
+    speaks no TLS), which cannot see ``NOT_SERVING``: an instance standing by stayed ready.  Its
+    TLS probe is now ``service health`` over TLS, as an ``exec`` probe that the real CLI parses:
+    one call to the pod's own port, its certificate checked against a CA from the mounted secret,
+    a time-out well under the probe's; under mutual TLS it adds a client certificate from a
+    secret the volumes mount."""
+    import json
+
+    manifest = (DEPLOY / "k8s" / "cardarena.yaml").read_text()
+    service = manifest.split("metadata: {name: cardarena-service}", 1)[1].split("---", 1)[0]
+    assert "tcpSocket" not in service
+    (line,) = [x.strip() for x in service.splitlines() if x.strip().startswith("# readinessProbe:")]
+    probe = yaml.safe_load(line.removeprefix("# "))["readinessProbe"]
+    command = probe["exec"]["command"]
+    assert command[:5] == ["python", "-m", "cardarena.server", "service", "health"]
+    args = build_parser().parse_args(command[3:])
+    assert args.func.__name__ == "_service_health"
+    assert args.server == "127.0.0.1:50051" and args.ca_cert.startswith("/etc/cardarena/tls/") and args.server_name
+    assert args.timeout * 2 <= probe["timeoutSeconds"] <= probe["periodSeconds"]
+    (mtls,) = [x for x in service.splitlines() if "add to the probe's command:" in x]
+    pair = json.loads("[" + mtls.split(":", 1)[1] + "]")
+    args = build_parser().parse_args([*command[3:], *pair])
+    assert args.client_cert.startswith("/etc/cardarena/probe/") and args.client_key.startswith("/etc/cardarena/probe/")
+    assert "{name: probe, mountPath: /etc/cardarena/probe, readOnly: true}" in service
+    assert "{name: probe, secret: {secretName: cardarena-probe" in service
+
+
 def test_dockerfile_installs_every_package_dir_and_uses_the_cli() -> None:
     text = (DEPLOY / "Dockerfile").read_text()
     for path in ("service", "tournament", "clients/python", "proto", "pyproject.toml"):

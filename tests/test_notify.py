@@ -663,6 +663,104 @@ def test_through_a_proxy_the_host_is_checked_by_name(hook: Hook, monkeypatch: py
     assert _error(answer) == f"refused: 127.0.0.1 is internal (loopback): {RULE}"
 
 
+class TunnelProxy:
+    """An HTTPS proxy on loopback: it records each ``CONNECT`` head it is sent (the request line
+    and headers, as text), answers ``status``, and on a 200 tunnels to ``to`` (the webhook on
+    loopback, whatever host the ``CONNECT`` names: the proxy stands in for the route there)."""
+
+    def __init__(self, to: tuple[str, int], status: str = "200 Connection established") -> None:
+        self.heads: list[str] = []
+        self.to, self.status = to, status
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        with client:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = client.recv(1)
+                if not chunk:
+                    return
+                head += chunk
+            self.heads.append(head.decode("latin-1"))
+            client.sendall(f"HTTP/1.1 {self.status}\r\n\r\n".encode())
+            if not self.status.startswith("200"):
+                return
+            with socket.create_connection(self.to) as upstream:
+                pump = threading.Thread(target=self._pipe, args=(upstream, client), daemon=True)
+                pump.start()
+                self._pipe(client, upstream)
+                pump.join(5)
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+            sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass  # the other side is gone
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.mark.parametrize(
+    ("host", "connect"),
+    [
+        ("2001:db8::1", "CONNECT [2001:db8::1]:443 HTTP/1.1\r\nHost: [2001:db8::1]:443\r\n"),
+        ("hooks.test", "CONNECT hooks.test:443 HTTP/1.1\r\nHost: hooks.test:443\r\n"),
+    ],
+)
+def test_an_https_webhook_behind_a_proxy_is_tunnelled_to_its_host_in_brackets_if_ipv6(
+    host: str, connect: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by an operator: a webhook at an IPv6 literal behind an HTTPS proxy always failed:
+    Python 3.11's ``http.client`` wrote ``CONNECT 2001:db8::1:443``, with no brackets, which no
+    proxy can split into host and port.  The ``CONNECT`` line and its ``Host`` header now carry
+    ``[2001:db8::1]:443`` (a name as before), the proxy's credentials still go with it, and TLS
+    inside the tunnel still verifies the URL's host (the certificate names it)."""
+    ca = trustme.CA()
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    hook = Hook(tls=ca.issue_cert(host))
+    proxy = TunnelProxy(("127.0.0.1", hook.port))
+    refusing = TunnelProxy(("127.0.0.1", hook.port), status="403 Forbidden")
+    try:
+        for name in ("NO_PROXY", "no_proxy", "https_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTPS_PROXY", f"http://ops:s%3Acret@127.0.0.1:{proxy.port}")
+        where = f"[{host}]" if ":" in host else host
+        url = f"https://{where}{hook.path('tunnelled')}"
+        allow = webhook.AllowList.parse("2001:db8::/32")  # the documentation prefix: internal, let through here
+        answer = _post(url, allow=allow, resolve=Resolver())  # the name is the proxy's to resolve
+        assert answer.ok, answer
+        assert len(hook.received("tunnelled")) == 1 and hook.hosts == [where]  # the request inside names it too
+        (head,) = proxy.heads
+        assert head.startswith(connect)
+        assert "\r\nProxy-Authorization: Basic b3BzOnM6Y3JldA==\r\n" in head  # ops:s:cret
+        assert SECRET not in head  # the proxy sees the host and port only
+        monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{refusing.port}")
+        answer = _post(url, allow=allow, resolve=Resolver())
+        assert answer == webhook.Answer(
+            ok=False, retry=True, error="cannot connect: the proxy did not open a tunnel (403 Forbidden)"
+        )
+        assert refusing.heads[0].startswith(connect) and len(hook.received("tunnelled")) == 1
+    finally:
+        proxy.close()
+        refusing.close()
+        hook.close()
+
+
 def test_the_deadline_ends_an_endpoint_that_answers_one_byte_a_second() -> None:
     """Each read gets a byte within the time-out, so only the attempt's deadline ends it; the
     endpoint sees its connection shut then."""

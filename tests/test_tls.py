@@ -842,3 +842,77 @@ def test_the_sdk_checks_the_client_certificate_files_before_connecting(clients: 
         with pytest.raises(ValueError) as info:
             _run_sdk("127.0.0.1:1", "t", **kwargs)
         assert str(info.value) == message
+
+
+# ---------------------------------------------------------------- cardarena service health
+def _service_health(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``cardarena service health ARGV`` in this process: its exit status, stdout and stderr."""
+    from cardarena.cli import main
+
+    code = main(["service", "health", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_service_health_over_mutual_tls_sees_serving_standing_by_and_stopped(
+    redis_url: str, key_prefix: str, pki: Pki, clients: ClientPki, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Kubernetes' gRPC probe speaks no TLS, and the ``tcpSocket`` probe the manifest used for a
+    TLS port instead cannot see ``NOT_SERVING``: an instance standing by because another process
+    holds its ``--instance-name`` stayed ready.  ``cardarena service health`` asks the health
+    service over the bots' TLS options (mutual TLS here): exit 0 on ``SERVING``; 1 on
+    ``NOT_SERVING`` (standing by) and when nothing answers (stopped, or a handshake refused),
+    each one line that says which."""
+    import signal
+
+    from cardarena.store.connection import client_for
+    from cardarena.store.presence import PresenceStore
+
+    client = client_for(redis_url)
+    tls = ["--tls-cert", str(pki.cert), "--tls-key", str(pki.key), "--tls-client-ca", str(clients.ca)]
+    probe = ["--ca-cert", str(pki.ca), "--client-cert", str(clients.cert), "--client-key", str(clients.key)]
+    first = ServiceProcess(redis_url, "--instance-name", "twin", "--grace", "0", *tls)
+    second: ServiceProcess | None = None
+    at = ["--server", first.address, *probe]
+    try:
+        assert _service_health(capsys, *at) == (0, f"{first.address}: SERVING\n", "")
+        done = subprocess.run(  # the manifest's command, in a process of its own
+            [SERVICE[0], "-m", "cardarena.server", "service", "health", *at, "--timeout", "10"],
+            env=first.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (done.returncode, done.stdout, done.stderr) == (0, f"{first.address}: SERVING\n", "")
+        named = ["--server", first.address, "--server-name", "localhost", *probe]
+        assert _service_health(capsys, *named)[0] == 0  # the certificate names localhost too
+        code, out, err = _service_health(capsys, *at[:2], "--server-name", "arena.example.org", *probe)
+        assert (code, out) == (1, "") and err.startswith(f"cardarena: {first.address}: no answer (UNAVAILABLE")
+        code, out, err = _service_health(capsys, "--server", first.address, "--ca-cert", str(pki.ca))
+        assert (code, out) == (1, "") and "no answer" in err and len(err.splitlines()) == 1  # no client certificate
+        with pytest.raises(SystemExit) as usage:
+            _service_health(capsys, "--server", first.address, "--server-name", "localhost")
+        assert usage.value.code == 2 and "--server-name names the host" in capsys.readouterr().err
+
+        os.kill(first.proc.pid, signal.SIGSTOP)  # its presence lapses meanwhile; another process takes the name
+        try:
+            client.delete(PresenceStore(client).INSTANCES)
+            second = ServiceProcess(redis_url, "--instance-name", "twin", "--grace", "0", *tls)
+        finally:
+            os.kill(first.proc.pid, signal.SIGCONT)
+        deadline = time.monotonic() + 30
+        while (answer := _service_health(capsys, *at))[0] == 0:
+            assert time.monotonic() < deadline, "the first process never stood by"
+            time.sleep(0.2)
+        standing_by = f"{first.address}: NOT_SERVING (standing by, or shutting down: it takes no new bots or matches)\n"
+        assert answer == (1, standing_by, "")
+        assert _service_health(capsys, "--server", second.address, *probe)[0] == 0
+
+        first.stop()
+        code, out, err = _service_health(capsys, *at)
+        assert (code, out) == (1, "") and err.startswith(f"cardarena: {first.address}: no answer (UNAVAILABLE")
+    finally:
+        if second is not None:
+            second.stop()
+        first.stop()
+        client.close()

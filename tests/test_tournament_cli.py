@@ -866,8 +866,8 @@ def test_a_bot_seated_only_in_no_contests_is_graded_absent_with_empty_values(
     assert data["counted"] == 4
     assert [(r["bot"], r["rank"], r["absent"]) for r in data["standings"]] == [
         ("real", 1, False),
-        ("Bob", 2, True),
         ("ann", 2, True),
+        ("Bob", 2, True),
     ]
     assert (rows["ann"]["matches"], rows["ann"]["mean"], rows["ann"]["ci_low"], rows["ann"]["mean_score"]) == (
         0,

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from cardarena.cliargs import add_redis_url, at_least
-from cardarena.store.bots import BotStore, name_order
+from cardarena.names import name_order
+from cardarena.store.bots import BotStore
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.retention import PruneReport

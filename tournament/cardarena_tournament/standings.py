@@ -54,7 +54,9 @@ its deal sets, with a 95 % percentile bootstrap confidence interval that resampl
 bootstrap of the difference of their means (the same resampled deal sets for both) has its
 2.5th percentile above zero.
 
-**Places.** Bots with equal means share a place (1, 1, 3).
+**Places.** Bots with equal means share a place (1, 1, 3), listed in the order people look for
+names (:func:`cardarena.names.name_order`: case, accents and punctuation aside, numbers by
+value), as every list of bots is.
 
 **Absent bots.** A bot seated in counted matches that never joined one of them (a no-show in
 each, whether the match was a no contest or not) is *absent* (``BotStanding.absent``): it ranks
@@ -101,11 +103,12 @@ import itertools
 import math
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cardarena.engine.core import no_contest
+from cardarena.names import name_order
 
 Z_LEVEL = 0.95
 """Confidence level of the intervals."""
@@ -424,17 +427,12 @@ def compute(
             weight = sum(counts[u] for u in by_unit)
             boot[bot].append(sum(counts[u] * v for u, v in by_unit.items()) / weight if weight else float("nan"))
     absent = {b for b in rows if b in seated and b not in came}  # see "Absent bots"
-    order = sorted(rows, key=lambda b: (b in absent, -(rows[b].mean if rows[b].deal_sets else float("-inf")), b))
+    order = _placed(rows, absent)
     lo_q, hi_q = (1 - Z_LEVEL) / 2, 1 - (1 - Z_LEVEL) / 2
     for i, bot in enumerate(order):
         row = rows[bot]
-        row.absent = bot in absent
         samples = sorted(x for x in boot[bot] if x == x)
         row.ci_low, row.ci_high = _percentile(samples, lo_q), _percentile(samples, hi_q)
-        prev = rows[order[i - 1]] if i else None
-        # an absent bot is level with the other absent ones only, whatever the means
-        level = prev is not None and ({prev.bot, bot} <= absent or (bot not in absent and _same(prev.mean, row.mean)))
-        row.rank = prev.rank if prev is not None and level else i + 1
         if i + 1 < len(order):
             nxt = order[i + 1]
             diffs = sorted(a - b for a, b in zip(boot[bot], boot[nxt], strict=True) if a == a and b == b)
@@ -449,6 +447,21 @@ def compute(
         counted=counted,
         resamples=resamples,
     )
+
+
+def _placed(rows: Mapping[str, BotStanding], absent: Set[str]) -> list[str]:
+    """The bots of ``rows`` in the standings' order, each row given its ``rank`` and ``absent``
+    (see "Places" and "Absent bots"): best mean first, the bots without a mean next, the absent
+    ones last; bots sharing a place in the order people look for names (:func:`name_order`)."""
+    by_mean = sorted(rows, key=lambda b: (b in absent, -(rows[b].mean if rows[b].deal_sets else float("-inf")), b))
+    for i, bot in enumerate(by_mean):
+        row = rows[bot]
+        row.absent = bot in absent
+        prev = rows[by_mean[i - 1]] if i else None
+        # an absent bot is level with the other absent ones only, whatever the means
+        level = prev is not None and ({prev.bot, bot} <= absent or (bot not in absent and _same(prev.mean, row.mean)))
+        row.rank = prev.rank if prev is not None and level else i + 1
+    return sorted(by_mean, key=lambda b: (rows[b].rank, name_order(b)))
 
 
 def _same(a: float, b: float) -> bool:

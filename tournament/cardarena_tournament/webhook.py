@@ -20,6 +20,8 @@ person, :func:`origin` (scheme, host and port) only.
   check is by the URL's host name: a literal internal address or ``localhost`` is refused, and
   a name that resolves here to an internal address too; a name the worker cannot resolve (or
   not within the time-out) is left to the proxy, which must refuse internal destinations itself.
+  An ``https`` webhook goes through a tunnel asked for here (:func:`_tunnelled`: ``CONNECT
+  [2001:db8::1]:443 HTTP/1.1`` for an IPv6 literal), TLS inside it verifying the URL's host.
 * **Time.** ``timeout`` seconds for a name lookup, to connect and for each read; and
   ``deadline_s`` for the whole attempt (lookups, connecting, TLS, redirects, the answer): when
   it passes, the connection is shut, so an endpoint that answers one byte a second holds a
@@ -386,8 +388,9 @@ class _Plain(http.client.HTTPConnection):
 
 
 class _Tls(http.client.HTTPSConnection):
-    """HTTPS whose TCP connection is made by ``opening``; the certificate is verified for the
-    host name (or, through a proxy, the tunnel's host name), which is also sent as SNI."""
+    """HTTPS whose TCP connection is made by ``opening`` (to the addresses checked, or a tunnel
+    through a proxy: :func:`_tunnelled`); the certificate is verified for the host name, which
+    is also sent as SNI."""
 
     def __init__(self, host: str, port: int, timeout: float, opening: Callable[..., socket.socket]) -> None:
         super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
@@ -412,6 +415,42 @@ def _proxy(scheme: str, netloc: str) -> tuple[str, int, dict[str, str]] | None:
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
         auth["Proxy-Authorization"] = "Basic " + base64.b64encode(pair).decode()
     return parts.hostname, port, auth
+
+
+PROXY_HEAD_CAP = 8192
+"""Bytes of a proxy's answer to ``CONNECT`` (status line and headers) read at most."""
+
+
+def _authority(name: str, port: int) -> str:
+    """``host:port`` as a request line or a ``Host`` header names it: an IPv6 literal in
+    brackets (``[2001:db8::1]:443``), a name as IDNA."""
+    spelled = name if name.isascii() else name.encode("idna").decode("ascii")
+    return f"[{spelled}]:{port}" if ":" in spelled else f"{spelled}:{port}"
+
+
+def _tunnelled(sock: socket.socket, name: str, port: int, headers: Mapping[str, str]) -> socket.socket:
+    """``sock``, a connection to the proxy, once the proxy has opened a tunnel to ``name`` at
+    ``port`` (``CONNECT``, with ``headers``: its credentials); ``OSError`` if it did not.  Written
+    here rather than by ``http.client``'s ``set_tunnel``, which in Python 3.11 leaves the brackets
+    off an IPv6 literal (``CONNECT 2001:db8::1:443``, which no proxy can read)."""
+    where = _authority(name, port)
+    lines = [f"CONNECT {where} HTTP/1.1", f"Host: {where}", *(f"{k}: {v}" for k, v in headers.items())]
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+    head = bytearray()
+    while not head.endswith(b"\r\n\r\n"):  # a byte at a time: nothing of the tunnel is read here
+        byte = sock.recv(1)
+        if not byte:
+            raise ConnectionError(0, "the proxy closed the connection instead of opening a tunnel")
+        if len(head) >= PROXY_HEAD_CAP:
+            raise ConnectionError(0, f"the proxy's answer to CONNECT is longer than {PROXY_HEAD_CAP} bytes")
+        head += byte
+    status = head.split(b"\r\n", 1)[0].decode("latin-1")
+    version, _, rest = status.partition(" ")
+    code = rest[:3]
+    if not (version.startswith("HTTP/") and code.isdigit() and code.startswith("2")):
+        shown = "".join(c for c in rest if c.isprintable())[:100] or "no status"
+        raise ConnectionRefusedError(0, f"the proxy did not open a tunnel ({shown})")
+    return sock
 
 
 def _addresses(name: str, port: int, attempt: _Attempt, resolve: Resolve) -> Sequence[IPAddress]:
@@ -454,18 +493,25 @@ def _exchange(
             _check(name, _addresses(name, port, attempt, resolve), allow)
         proxy_host, proxy_port, auth = proxy
         found = attempt.within(lambda: socket.getaddrinfo(proxy_host, proxy_port, type=socket.SOCK_STREAM))
-        to, at = (proxy_host, proxy_port), [(family, sockaddr) for family, _, _, _, sockaddr in found]
-        tunnel = auth if tls else None
-        if not tls:
+        at = [(family, sockaddr) for family, _, _, _, sockaddr in found]
+        if tls:  # TLS with the webhook's host inside a tunnel the proxy opens (CONNECT)
+            to, tunnel = (name, port), auth
+        else:
+            to, tunnel = (proxy_host, proxy_port), None
             target = parts._replace(fragment="").geturl()  # the absolute form, for the proxy
             headers.update(auth)
 
     def opening(*_: Any) -> socket.socket:
-        return attempt.connect(at)
+        sock = attempt.connect(at)
+        if tunnel is None:
+            return sock
+        try:
+            return _tunnelled(sock, name, port, tunnel)
+        except BaseException:
+            sock.close()
+            raise
 
     conn = (_Tls if tls else _Plain)(*to, attempt.timeout, opening)
-    if tunnel is not None:
-        conn.set_tunnel(name, port, headers=tunnel)
     try:
         conn.request("POST", target, body=body, headers=headers)
         response = conn.getresponse()

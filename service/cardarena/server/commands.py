@@ -287,11 +287,87 @@ TOKEN_IN_ARGV_WARNING = (
 """What ``bot run --token`` says on stderr before it connects."""
 
 
-def _bot_run(args: argparse.Namespace) -> int:
-    from cardarena_sdk import load_bot
-    from cardarena_sdk.client import SessionEnded, check_address, run_async
+def _add_client_tls(parser: argparse.ArgumentParser) -> None:
+    """``--server``'s TLS options of a client of the service (``bot run``, ``service health``):
+    ``--tls``, ``--ca-cert``, ``--client-cert`` and ``--client-key``, as the SDK takes them."""
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="connect with TLS, trusting the system's root certificates (default: plaintext, as `cardarena up` serves)",
+    )
+    parser.add_argument(
+        "--ca-cert",
+        metavar="FILE",
+        help="connect with TLS, trusting this PEM certificate (a private CA or a self-signed one; implies --tls)",
+    )
+    parser.add_argument(
+        "--client-cert",
+        metavar="FILE",
+        help="mutual TLS: present this PEM client certificate (chain), for a service started with "
+        "--tls-client-ca; needs --client-key; implies --tls",
+    )
+    parser.add_argument("--client-key", metavar="FILE", help="the PEM private key of --client-cert (unencrypted)")
+
+
+def _client_tls(args: argparse.Namespace) -> bool:
+    """Whether a client connects with TLS (:func:`_add_client_tls`), once ``--server`` and the
+    files are checked: a usage error (exit 2) names a bad one before anything connects."""
+    from cardarena_sdk.client import check_address
 
     from ..pem import PemError, read_ca_certificates, read_key_pair
+
+    try:
+        check_address(args.server)
+    except ValueError as exc:
+        _usage(str(exc).replace("server address", "--server", 1))
+    try:
+        if args.ca_cert:
+            read_ca_certificates(args.ca_cert, name="--ca-cert")
+        read_key_pair(args.client_cert, args.client_key, names=("--client-cert", "--client-key"))
+    except PemError as exc:
+        _usage(str(exc))
+    return bool(args.tls or args.ca_cert or args.client_cert or args.client_key)
+
+
+def _service_health(args: argparse.Namespace) -> int:
+    """One health check of the service at ``--server`` (the server as a whole), over the
+    client's TLS options: exit 0 when it answers ``SERVING``; 1 when it answers anything else
+    (``NOT_SERVING``: standing by, or shutting down) or does not answer within ``--timeout``."""
+    import grpc
+    from cardarena_sdk.client import channel_credentials
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    tls = _client_tls(args)
+    if args.server_name and not tls:
+        _usage("--server-name names the host the service's certificate is checked for: it needs TLS (--tls, --ca-cert)")
+    options = [("grpc.ssl_target_name_override", args.server_name)] if args.server_name else []
+    credentials = channel_credentials(tls, args.ca_cert, args.client_cert, args.client_key)
+    channel = (
+        grpc.secure_channel(args.server, credentials, options)
+        if credentials is not None
+        else grpc.insecure_channel(args.server, options)
+    )
+    with channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=args.timeout)
+        except grpc.RpcError as exc:
+            code, details = exc.code(), exc.details() or ""
+            said = " ".join(details.split())[:300]
+            print(f"cardarena: {args.server}: no answer ({code.name}: {said})", file=sys.stderr)
+            return 1
+    status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+    if reply.status == health_pb2.HealthCheckResponse.SERVING:
+        print(f"{args.server}: SERVING")
+        return 0
+    why = " (standing by, or shutting down: it takes no new bots or matches)" if status == "NOT_SERVING" else ""
+    print(f"{args.server}: {status}{why}")
+    return 1
+
+
+def _bot_run(args: argparse.Namespace) -> int:
+    from cardarena_sdk import load_bot
+    from cardarena_sdk.client import SessionEnded, run_async
+
     from ..secretcheck import key_file_warning
     from ..wire.codec import version_problem
 
@@ -315,17 +391,7 @@ def _bot_run(args: argparse.Namespace) -> int:
     bad_version = version_problem(bot.version)
     if bad_version:
         _usage(f"--{bad_version}")
-    tls = bool(args.tls or args.ca_cert or args.client_cert or args.client_key)
-    try:
-        check_address(args.server)
-    except ValueError as exc:
-        _usage(str(exc).replace("server address", "--server", 1))
-    try:  # the files are checked before anything connects
-        if args.ca_cert:
-            read_ca_certificates(args.ca_cert, name="--ca-cert")
-        read_key_pair(args.client_cert, args.client_key, names=("--client-cert", "--client-key"))
-    except PemError as exc:
-        _usage(str(exc))
+    tls = _client_tls(args)
     if args.token:
         print(TOKEN_IN_ARGV_WARNING, file=sys.stderr, flush=True)
     open_key = key_file_warning(args.client_key, "--client-key")
@@ -819,6 +885,17 @@ def add_keep_data(parser: argparse.ArgumentParser, external: str = "--redis-url 
     )
 
 
+def _seconds(text: str) -> float:
+    """An argparse ``type``: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+    return value
+
+
 def register(sub: Any) -> None:
     """Add the service's subcommands to the ``cardarena`` parser."""
     from ..store.matches import MAX_MS
@@ -881,6 +958,28 @@ def register(sub: Any) -> None:
         "--lease-ms", type=at_least(1000), default=30000, help="a match's lease in Redis (default %(default)s)"
     )
     svc.set_defaults(func=_service)
+    svc_sub = svc.add_subparsers(dest="service_command", metavar="{health}")
+    health = svc_sub.add_parser(
+        "health",
+        help="ask a running service its gRPC health, over TLS too (a readiness probe): exit 0 when SERVING",
+        description="One gRPC health check of the server as a whole: prints 'ADDRESS: SERVING' and exits 0, or "
+        "'ADDRESS: NOT_SERVING' (an instance standing by because another process holds its --instance-name, or "
+        "shutting down) and exits 1; no answer within --timeout (not running, not reachable, a TLS handshake "
+        "that failed) is one line on stderr and exit 1. Kubernetes' own gRPC probe speaks no TLS: with TLS on, "
+        "run this as an exec probe.",
+    )
+    health.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address (default %(default)s)")
+    _add_client_tls(health)
+    health.add_argument(
+        "--server-name",
+        metavar="NAME",
+        help="with TLS: check the service's certificate for this host name instead of --server's host (a probe "
+        "that connects to 127.0.0.1 inside the pod, to a certificate issued for the instance's public name)",
+    )
+    health.add_argument(
+        "--timeout", type=_seconds, default=2.0, help="seconds to wait for the answer (default %(default)s)"
+    )
+    health.set_defaults(func=_service_health)
 
     bot = sub.add_parser("bot", help="register, list, re-key, retire, delete or run bots")
     bot_sub = bot.add_subparsers(dest="bot_command", required=True)
@@ -945,23 +1044,7 @@ def register(sub: Any) -> None:
         help="the bot's token (default: $CARDARENA_TOKEN, which other users of the machine cannot read in "
         "`ps` as they can this option)",
     )
-    run.add_argument(
-        "--tls",
-        action="store_true",
-        help="connect with TLS, trusting the system's root certificates (default: plaintext, as `cardarena up` serves)",
-    )
-    run.add_argument(
-        "--ca-cert",
-        metavar="FILE",
-        help="connect with TLS, trusting this PEM certificate (a private CA or a self-signed one; implies --tls)",
-    )
-    run.add_argument(
-        "--client-cert",
-        metavar="FILE",
-        help="mutual TLS: present this PEM client certificate (chain), for a service started with "
-        "--tls-client-ca; needs --client-key; implies --tls",
-    )
-    run.add_argument("--client-key", metavar="FILE", help="the PEM private key of --client-cert (unencrypted)")
+    _add_client_tls(run)
     run.add_argument("--name", help="the registered bot name (default: from the token)")
     run.add_argument("--seed", default=None, help="seed of the built-in bots' random choices (default: random)")
     run.add_argument(

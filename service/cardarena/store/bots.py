@@ -30,10 +30,8 @@ import difflib
 import hashlib
 import hmac
 import json
-import re
 import secrets
 import time
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +39,7 @@ from typing import Any
 
 import redis
 
+from ..names import look, name_order, plain
 from .keys import key
 
 MAX_NAME = 64
@@ -88,34 +87,6 @@ class LookAlikeName(InvalidBotName):
     """A name that looks like a registered bot's (:func:`look`)."""
 
 
-_LOOK_ALIKES = str.maketrans(
-    {
-        # Cyrillic, after case folding (so the capitals too: А В Е К М Н О Р С Т У Х ...)
-        "а": "a", "в": "b", "е": "e", "з": "3", "і": "i", "ј": "j", "к": "k", "м": "m", "н": "h",
-        "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "ԁ": "d", "ԛ": "q",
-        "ԝ": "w", "ү": "y", "һ": "h", "ӏ": "l",
-        # Greek, after case folding (Α Β Ε Ζ Η Ι Κ Μ Ο Ρ Τ Υ Χ ...)
-        "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i", "κ": "k", "μ": "m", "ο": "o",
-        "ρ": "p", "τ": "t", "υ": "y", "χ": "x",
-        # Latin letters that pass for others
-        "ı": "i", "ɑ": "a", "ɡ": "g", "ʟ": "l",
-    }
-)  # fmt: skip
-
-
-def look(name: str) -> str:
-    """What a bot name looks like on a page: its NFKC form (full-width and other compatibility
-    letters as the plain ones), case folded, with Cyrillic and Greek letters that look like Latin
-    ones read as those.  Two names with the same look would pass for each other."""
-    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKES)
-
-
-def plain(name: str) -> str:
-    """What a bot name reads as: its look (:func:`look`) without accents, so ``José``, ``jose``
-    and ``JOSE`` read the same."""
-    return "".join(c for c in unicodedata.normalize("NFKD", look(name)) if not unicodedata.combining(c))
-
-
 def close_name(name: str, known: Iterable[str]) -> str | None:
     """The name in ``known`` (registered bots) closest to ``name`` as they read (:func:`plain`:
     a typo, a missing accent, another case), or ``None`` when none is close."""
@@ -129,23 +100,6 @@ def meant(name: str, known: Iterable[str]) -> str:
     (:func:`close_name`): ``jose garcia (did you mean 'José García'?)``."""
     close = close_name(name, known)
     return f"{name} (did you mean {close!r}?)" if close else name
-
-
-_WORDS = re.compile(r"\d+|[^\W\d_]+")
-"""The runs of digits and of letters of a name (punctuation, spaces and ``_`` between them)."""
-
-
-def name_order(name: str) -> tuple[tuple[tuple[int, int, str], ...], str, str, str]:
-    """The sort key of bot names in the order a person looks for them in a list: by the words
-    and numbers they read as (:func:`plain`: case and accents aside), punctuation aside, numbers
-    by value and before words (``<b>alice</b>`` under b, ``Bob`` beside ``bob``, ``bot-2``
-    before ``bot-10``).  Names that read the same follow the order of their plain forms with
-    their punctuation, then without an accent before with one (``eve``, ``Éve``), then of their
-    characters: a total order, the same everywhere (``cardarena bot list``, ``Admin.ListBots``,
-    the dashboard's and the API's bot lists)."""
-    folded = plain(name)
-    words = tuple((0, int(w), w) if w.isdigit() else (1, 0, w) for w in _WORDS.findall(folded))
-    return words, folded, look(name), name
 
 
 def _looks_like(name: str, other: str) -> str:

@@ -26,6 +26,7 @@ COVERED_BY = {
     "python -m pytest": ".ci/run",
     "cardarena match": "tests/test_readme.py",
     "cardarena replay": "tests/test_readme.py",
+    "cardarena play": "tests/test_play.py",
     "cardarena bot register": "tests/test_readme.py",
     "cardarena bot run": "tests/server_harness.py",
     "cardarena tournament run --in-process": "tests/test_readme.py",

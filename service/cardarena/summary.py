@@ -1,4 +1,4 @@
-"""Per-seat tallies for the summaries of ``cardarena simulate`` and ``cardarena match``.
+"""Per-seat names and tallies for the summaries of ``cardarena simulate``, ``match`` and ``play``.
 
 With several players a seat's wins are its first places (shared on a tie); a solitaire has
 no opponent to beat, so its wins are the engine's own ``won`` (the game's standard, e.g. all
@@ -8,6 +8,13 @@ the loot out), never its first places.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+
+
+def seat_names(kinds: Sequence[str]) -> list[str]:
+    """The bot name of each seat of ``cardarena match`` and ``play``: its kind (a built-in
+    bot's name, a file's stem) and seat number from 1, e.g. ``random-1``, ``mybot-2``."""
+    return [f"{Path(k).stem}-{i + 1}" for i, k in enumerate(kinds)]
 
 
 class Tally:

@@ -26,22 +26,20 @@ collected per match and handed to the caller in match order.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
-import logging
 import multiprocessing
 import queue
 import random
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from cardarena.store.tournaments import Tournament, TournamentError
+from cardarena_sdk.local import captured
 
 from . import lifecycle, standings
 from .formats import ScheduledMatch, derive_seed
@@ -201,23 +199,6 @@ class _Seating:
             result["deal_scores"] = [list(deal) for deal in table.deal_scores]
         counted = lifecycle.counted_result(m.seats, result)
         return Played({**lifecycle.schedule_entry(m), "counted": True, "result": counted}, out.getvalue())
-
-
-@contextlib.contextmanager
-def captured() -> Iterator[io.StringIO]:
-    """Within the block, ``sys.stdout``, ``sys.stderr`` and the root logger write to the
-    yielded buffer (and nowhere else)."""
-    buffer = io.StringIO()
-    handler = logging.StreamHandler(buffer)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    handlers = root.handlers[:]
-    root.handlers[:] = [handler]
-    try:
-        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
-            yield buffer
-    finally:
-        root.handlers[:] = handlers
 
 
 def play(

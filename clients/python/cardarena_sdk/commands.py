@@ -1,5 +1,6 @@
-"""``cardarena replay FILE --seat N [--bot SPEC] [--step K] [--json]``: a seat's decisions in
-a recorded match, and a bot asked them again (:mod:`cardarena_sdk.replay`)."""
+"""The SDK's commands: ``cardarena replay FILE --seat N [--bot SPEC] [--step K] [--json]``, a
+seat's decisions in a recorded match and a bot asked them again (:mod:`cardarena_sdk.replay`);
+``cardarena play GAME``, a person against bots (:mod:`cardarena_sdk.play_command`)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,13 @@ from cardarena.engine import get_game
 from cardarena.engine.replay import annotation_text
 from cardarena.think import clock_text, has_bank
 
+from . import play_command
 from .bot import legal_ids, load_bot
 from .replay import Decision, Reasked, ReplayError, decisions, load, reask
 
 
 def register(sub: Any) -> None:
-    """Add ``cardarena replay`` to the ``cardarena`` command's subparsers."""
+    """Add ``cardarena replay`` and ``cardarena play`` to the ``cardarena`` command's subparsers."""
     cmd = sub.add_parser(
         "replay",
         help="a seat's decisions in a recorded match; with --bot, ask your bot them again",
@@ -46,6 +48,7 @@ def register(sub: Any) -> None:
     )
     cmd.add_argument("--json", action="store_true", help="print the decisions as a JSON list")
     cmd.set_defaults(func=_replay)
+    play_command.register(sub)
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -34,10 +34,12 @@ match of seated bots on a given seed, reported per seat as the service records a
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,6 +121,9 @@ class TableResult:
     """Each seat's strikes (faults)."""
     faults: tuple[LocalFault, ...]
     """Every fault, in the order they happened (``player``: the seat)."""
+    replay: dict[str, JSON] | None = None
+    """The match's replay (``docs/replay-format.md``), when :func:`play_match` was given
+    ``replay_seats``; else ``None``."""
 
 
 def play(
@@ -203,6 +208,8 @@ def play_match(
     max_rejections: int = MAX_REJECTIONS,
     max_strikes: int = MAX_STRIKES,
     default_action: str = "first",
+    replay_seats: Sequence[str] | None = None,
+    on_deal: Callable[[int], None] | None = None,
 ) -> TableResult:
     """Play one match of ``game`` with ``seated[s]`` in seat ``s`` (one bot object may hold
     several seats), chance drawn from ``MatchRng(seed)`` as on the service, so a seed deals the
@@ -211,11 +218,18 @@ def play_match(
     ``max_rejections`` (at least 1), ``max_strikes`` (0: never forfeit) and
     ``default_action`` (:data:`DEFAULT_ACTIONS`) are the fault policy, as on the service (see
     the module docstring).  The bots are called as over the wire; a bot's state carries over
-    from match to match as it does in one ``cardarena bot run`` process."""
+    from match to match as it does in one ``cardarena bot run`` process.
+
+    For ``cardarena play``: ``replay_seats``, a name per seat, has the result carry the match's
+    replay with them; ``on_deal`` is called with each deal's number (from 1) as it is dealt,
+    before anyone acts in it (public: every seat sees a new deal dealt)."""
     _check_policy(max_rejections, default_action)
+    if replay_seats is not None and len(replay_seats) != len(seated):
+        raise ValueError(f"replay_seats names {len(replay_seats)} seats, the match has {len(seated)}")
     for bot in {id(b): b for b in seated}.values():
         check_bot(bot)
     match = _Match(get_game(game), len(seated), list(seated), seed, match_id or f"local-{seed}", options)
+    match.on_deal = on_deal
     match.play(max_rejections, max_strikes, default_action)
     return TableResult(
         match.match_id,
@@ -227,7 +241,27 @@ def play_match(
         tuple(sorted(match.forfeited)),
         tuple(match.strikes),
         tuple(LocalFault(s, fault, index, forfeit) for s, fault, index, forfeit in match.faults),
+        None if replay_seats is None else match.replay(list(replay_seats)),
     )
+
+
+@contextlib.contextmanager
+def captured() -> Iterator[io.StringIO]:
+    """Within the block, ``sys.stdout``, ``sys.stderr`` and the root logger write to the
+    yielded buffer (and nowhere else): what bots write while they play (their prints, the
+    SDK's lines about their faults), kept from the caller's own output (``cardarena tournament
+    run --in-process``, ``cardarena play``)."""
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    handlers = root.handlers[:]
+    root.handlers[:] = [handler]
+    try:
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+            yield buffer
+    finally:
+        root.handlers[:] = handlers
 
 
 def _check_policy(max_rejections: int, default_action: str) -> None:
@@ -285,6 +319,8 @@ class _Match:
         self.default_action = "first"
         self.default_rng = MatchRng(f"{seed}/default")  # as the service's runner draws them
         self.illegal = IllegalAnswers(log)  # the first few illegal answers in full, then a summary
+        self.on_deal: Callable[[int], None] | None = None
+        """Called with a deal's number (from 1) when it is dealt (:func:`play_match`)."""
 
     def play(self, max_rejections: int, max_strikes: int, default_action: str = "first") -> None:
         self.default_action = default_action
@@ -300,7 +336,10 @@ class _Match:
             if not seats:
                 break
             if state.is_chance():
+                dealt = len(state.deal_records()) if self.on_deal is not None else 0
                 state.apply_chance(state.sample_chance(rng))
+                if self.on_deal is not None and len(state.deal_records()) > dealt:
+                    self.on_deal(dealt + 1)
                 continue
             # Every seat asked at once is asked before any answer is applied, as on the service.
             decisions = [(s, s in self.forfeited, self._decide(s, max_rejections)) for s in seats]

@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from ..cliargs import add_failed_auths_per_minute, add_redis_url, add_tls_files, at_least, json_object, port_number
 from ..processes import parent_death_signal, sigterm_as_keyboard_interrupt
+from ..summary import seat_names
 from ..think import Times, action_seats, seconds_text
 
 if TYPE_CHECKING:
@@ -661,12 +662,6 @@ def _match_checked(args: argparse.Namespace) -> int:
     if configured_url() is None:  # the embedded default keeps the run's matches: the dashboard has them
         print("step through each match (every move, each seat's view, the faults): cardarena dashboard, page Matches")
     return 0
-
-
-def seat_names(kinds: list[str]) -> list[str]:
-    """The bot name of each seat of ``cardarena match``: its kind (a file's stem) and seat
-    number, e.g. ``random-1``, ``mybot-2``."""
-    return [f"{Path(k).stem}-{i + 1}" for i, k in enumerate(kinds)]
 
 
 class _MatchRun:

@@ -278,3 +278,38 @@ def _children(pid: int) -> set[int]:
         if int(fields[1]) == pid:
             found.add(int(stat.parent.name))
     return found
+
+
+def test_interrupted_while_workers_start_stops_the_started_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C or SIGTERM that lands while the worker processes are still being started (a
+    loaded machine: spawning takes a while) ends the run with that interruption: the workers
+    already started are stopped and joined, those never started are left alone (joining one
+    raised ``AssertionError: can only join a started process``, a traceback instead of the
+    one-line "interrupted")."""
+    import multiprocessing.context
+
+    from cardarena_tournament import inprocess
+
+    t = lifecycle.new_tournament(
+        game="glaves",
+        players=2,
+        entrants=["heuristic-1", "random-2"],
+        deal_sets=4,
+        seed=5,
+        tid=tournament_id(5),
+        name="interrupted",
+    )
+    rules = inprocess.Rules.of(t, [("heuristic", "heuristic-1"), ("random", "random-2")])
+    started: list[Any] = []
+    real_start = multiprocessing.context.SpawnProcess.start
+
+    def start(self: Any) -> None:
+        if started:  # the signal arrives as the second worker is being started
+            raise KeyboardInterrupt
+        real_start(self)
+        started.append(self)
+
+    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", start)
+    with pytest.raises(KeyboardInterrupt):
+        inprocess.play(rules, lifecycle.expand(t), jobs=3)
+    assert len(started) == 1 and started[0].exitcode is not None  # stopped and joined, not left running

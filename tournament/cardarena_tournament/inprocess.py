@@ -291,6 +291,8 @@ def _pooled(
             on_played(payload)
     finally:
         for w in workers:
+            if w.pid is None:  # interrupted (Ctrl-C, SIGTERM) before this one was started
+                continue
             if w.is_alive() and got < len(matches):
                 w.terminate()
             w.join()

@@ -194,9 +194,8 @@ def test_cycling_without_living_royals() -> None:
     assert view["ploys"] == []
 
 
-def test_win_scores_unspent_ploys() -> None:
-    state = deal([*GRID, "JC", "AS", "RJ", "5S"])
-    state.apply(0, "keep")
+def kill_all_royals_but_b1(state: GridcannonState) -> None:
+    """Put the eleven other royals, dead, in every slot but B1 (taken from the deck)."""
     for slot, card in zip(
         ["T0", "T1", "T2", "R0", "R1", "R2", "L0", "L1", "L2", "B0", "B2"],
         ["QC", "KC", "QD", "KD", "JD", "QH", "KH", "JH", "QS", "KS", "JS"],
@@ -205,6 +204,12 @@ def test_win_scores_unspent_ploys() -> None:
         state._royal[slot] = card
         state._deck.remove(card)
         state._dead.add(slot)
+
+
+def test_win_scores_unspent_ploys() -> None:
+    state = deal([*GRID, "JC", "AS", "RJ", "5S"])
+    state.apply(0, "keep")
+    kill_all_royals_but_b1(state)
     state.apply(0, "place:1")
     assert state.is_terminal() and state.view_json(0)["outcome"] == "won"
     assert state.result().scores == (2.0,)
@@ -229,14 +234,7 @@ def test_win_through_a_ploy_after_the_draw_pile_ran_out() -> None:
     ploys left (docs/games/gridcannon.md)."""
     state = deal([*GRID, "JC", "AS", "RJ", "5S"])
     state.apply(0, "keep")  # JC goes beside 9C (B1); AS and RJ are ploys; 5S waits
-    for slot, card in zip(
-        ["T0", "T1", "T2", "R0", "R1", "R2", "L0", "L1", "L2", "B0", "B2"],
-        ["QC", "KC", "QD", "KD", "JD", "QH", "KH", "JH", "QS", "KS", "JS"],
-        strict=True,
-    ):
-        state._royal[slot] = card
-        state._deck.remove(card)
-        state._dead.add(slot)
+    kill_all_royals_but_b1(state)
     state._deck.clear()
     state._unknown = 0
     state.apply(0, "place:8")  # 5S on 2D: the corner attacks only dead royals

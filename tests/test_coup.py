@@ -211,6 +211,30 @@ def test_assassination_refund_when_bluff_is_caught() -> None:
     assert view(state)["seats"][1]["cards"] == 2
 
 
+def test_caught_assassin_put_out_by_the_bluff_gets_no_refund() -> None:
+    """An eliminated player's coins return to the bank (docs/games/coup.md, "Losing cards"), so
+    an assassin whose caught bluff costs their last card is not refunded the 3 coins (it was:
+    an out seat showed 3 coins)."""
+    state = deal(THREE)
+    state.apply(0, "tax")  # true: seat 0 holds the Duke KC
+    passes(state, 1, 2)
+    state.apply(1, "income")
+    state.apply(2, "income")
+    state.apply(0, "exchange")  # a bluff: no Inquisitor
+    state.apply(1, "challenge")
+    state.apply(0, "lose:QC")
+    state.apply(1, "income")
+    state.apply(2, "income")
+    assert coins(state)[0] == 5
+    state.apply(0, "assassinate:1")  # a bluff again: seat 0 holds only KC
+    passes(state, 1)
+    state.apply(2, "challenge")  # seat 0 loses its last card, KC, without a choice
+    seat0 = view(state)["seats"][0]
+    assert seat0["out"] is True and seat0["dead"] == ["QC", "KC"]
+    assert seat0["coins"] == 0, "an eliminated player keeps no coins, refund included"
+    assert state.to_act() == (1,)
+
+
 def test_block_then_challenge_of_the_block() -> None:
     # Seat 0 steals from seat 1; seat 1 blocks as Captain (true); seat 2 challenges the block.
     state = deal(THREE)

@@ -194,9 +194,8 @@ def test_cycling_without_living_royals() -> None:
     assert view["ploys"] == []
 
 
-def test_win_scores_unspent_ploys() -> None:
-    state = deal([*GRID, "JC", "AS", "RJ", "5S"])
-    state.apply(0, "keep")
+def kill_all_royals_but_b1(state: GridcannonState) -> None:
+    """Put the eleven other royals, dead, in every slot but B1 (taken from the deck)."""
     for slot, card in zip(
         ["T0", "T1", "T2", "R0", "R1", "R2", "L0", "L1", "L2", "B0", "B2"],
         ["QC", "KC", "QD", "KD", "JD", "QH", "KH", "JH", "QS", "KS", "JS"],
@@ -205,6 +204,12 @@ def test_win_scores_unspent_ploys() -> None:
         state._royal[slot] = card
         state._deck.remove(card)
         state._dead.add(slot)
+
+
+def test_win_scores_unspent_ploys() -> None:
+    state = deal([*GRID, "JC", "AS", "RJ", "5S"])
+    state.apply(0, "keep")
+    kill_all_royals_but_b1(state)
     state.apply(0, "place:1")
     assert state.is_terminal() and state.view_json(0)["outcome"] == "won"
     assert state.result().scores == (2.0,)
@@ -221,6 +226,23 @@ def test_out_of_cards_with_ploys_can_concede() -> None:
     assert "concede" in state.legal_actions(0)
     state.apply(0, "concede")
     assert state.result().scores == (-12.0,)
+
+
+def test_win_through_a_ploy_after_the_draw_pile_ran_out() -> None:
+    """Seed: "If the draw pile runs out ... use any ploys you have left to fix the situation if
+    you can": the last royal killed by a joker with the pile empty is a win, scored by the
+    ploys left (docs/games/gridcannon.md)."""
+    state = deal([*GRID, "JC", "AS", "RJ", "5S"])
+    state.apply(0, "keep")  # JC goes beside 9C (B1); AS and RJ are ploys; 5S waits
+    kill_all_royals_but_b1(state)
+    state._deck.clear()
+    state._unknown = 0
+    state.apply(0, "place:8")  # 5S on 2D: the corner attacks only dead royals
+    assert state.view_json(0)["phase"] == "out_of_cards" and not state.is_terminal()
+    state.apply(0, "reassign:2:1")  # 4C onto 3C: 6C + 9C (15) kill JC at B1
+    view = state.view_json(0)
+    assert state.is_terminal() and view["outcome"] == "won" and view["killed"] == 12
+    assert state.result().scores == (1.0,), "the unspent ace"
 
 
 def test_bad_chance_is_rejected_and_changes_nothing() -> None:

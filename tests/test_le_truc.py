@@ -184,6 +184,29 @@ def test_value_stops_at_sixteen() -> None:
     assert scores(state) == [16.0, 0.0]
 
 
+def test_value_cap_holds_with_a_higher_target() -> None:
+    """The seed's values are "2, 4, 8, 16": a higher ``target`` does not raise the cap, and a
+    round worth 16 then does not end the match."""
+    state = deal(1, [["KC", "7D", "AS"], ["QH", "9D", "8S"]], target=40, deals=0)
+    run(state, (0, "double"), (1, "accept"), (0, "play:7D"))
+    run(state, (1, "double"), (0, "accept"), (1, "play:9D"))
+    run(state, (1, "play:8S"), (0, "double"), (1, "accept"), (0, "play:AS"))
+    run(state, (0, "play:KC"), (1, "double"), (0, "accept"))
+    assert state.legal_actions(1) == ("play:QH",)
+    run(state, (1, "play:QH"))
+    assert scores(state) == [16.0, 0.0]
+    assert state.is_chance(), "16 of 40: the match goes on"
+
+
+def test_level_totals_after_fixed_deals_share_first_place() -> None:
+    """Only one side scores in a round, so the race to 16 never ends level; a fixed number of
+    deals can, and equal totals share the place (docs/games/le_truc.md)."""
+    state = deal(1, [["KC", "AD", "8S"], ["KH", "AH", "8H"]], deals=1)
+    run(state, (0, "play:KC"), (1, "play:KH"), (0, "play:AD"), (1, "play:AH"), (0, "play:8S"), (1, "play:8H"))
+    assert state.is_terminal()
+    assert state.result().scores == (0.0, 0.0) and state.result().ranks == (1, 1)
+
+
 def test_team_double_answered_by_next_opponent() -> None:
     hands = [["KC", "7D", "AS"], ["QH", "9D", "8S"], ["JC", "TD", "7S"], ["8C", "QD", "KS"]]
     state = deal(3, hands)

@@ -43,9 +43,10 @@ Rulings made here where the seed and the rulings are silent (the standard club r
   would only throw a life away); one who does not chooses which card to lose (``lose:<card>``).
   Wherever a player must lose, show or put back a card and all their options are the same
   character, the server does it without asking.
-* A failed challenge of an action refunds its cost (the Assassin's 3 coins); a blocked
-  assassination keeps the coins spent.  Stealing needs a target with at least one coin and
-  takes at most what they have.  An eliminated player's coins return to the bank.
+* A failed challenge of an action refunds its cost (the Assassin's 3 coins), unless the
+  bluff cost the actor their last card; a blocked assassination keeps the coins spent.
+  Stealing needs a target with at least one coin and takes at most what they have.  An
+  eliminated player's coins return to the bank.
 * The deck is shuffled whenever a card goes back, so every draw is a uniform pick from the
   deck's cards: a chance outcome ``{"seat": s, "draw": [cards]}``.  The opening deal is the
   chance outcome ``{"dealer": d, "hands": [...], "deck": [...]}``.
@@ -883,7 +884,10 @@ class CoupState(State):
             elif name == "resolve":
                 self._resolve()
             elif name == "refund":
-                self._add_coins(self._actor, self._act.get("paid", 0) if self._act["kind"] == "assassinate" else 0)
+                # A bluffer whose caught bluff cost their last card is out: an eliminated
+                # player's coins return to the bank, so the cost is not refunded to them.
+                if not self._out[self._actor] and self._act["kind"] == "assassinate":
+                    self._add_coins(self._actor, self._act.get("paid", 0))
             elif name == "blocked":
                 self._event(self._actor, "blocked", target=self._act.get("blocker"))
             elif name == "end":

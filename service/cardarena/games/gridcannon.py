@@ -41,6 +41,7 @@ Rulings where the seed is silent (also in ``docs/games/gridcannon.md``):
 * **Score.** A win scores the ploys held unspent (0-6; ploys still in the draw pile do not
   count).  A loss scores ``royals killed - 12`` (-12 to -1), so every win ranks above every
   loss and a loss still ranks by progress.  ``outcome`` in the view says ``won``/``lost``.
+  A win completed with ploys after the draw pile ran out is scored the same.
 * The natural loss uses the seed's thresholds (20+, kings 19+) as written, although two 10s
   could still beat a health of exactly 20.
 * An empty grid spot (after an extraction) takes any number card; in an attack it counts 0.

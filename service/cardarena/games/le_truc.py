@@ -34,8 +34,9 @@ Rulings made here where the seed and the rulings are silent:
   propose/refuse could repeat forever).  After a re-deal the same leader leads, and the round
   keeps its value and the cube (a double accepted before the re-deal stands).
 * A tie for the highest card voids the trick even between partners.
-* The round value stops at 16: a round worth 16 decides the match from any score, so no
-  double is offered beyond it.
+* The round value stops at 16 (the seed's "2, 4, 8, 16"): no double is offered beyond it.
+  With the default target a round worth 16 decides the match from any score; a higher
+  ``target`` option does not raise the cap.
 * A trick counts for the one-``say``-per-trick cap even when it is tied; the re-deal and the
   answers to a double belong to the trick in progress.
 * The first dealer is drawn by the match RNG; the deal passes to the left after each round.

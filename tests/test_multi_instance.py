@@ -494,3 +494,31 @@ def test_a_process_whose_name_was_taken_while_it_stalled_stands_by_until_the_nam
         if second is not None:
             second.stop()
         first.stop()
+
+
+def test_sigterm_during_the_start_stops_gracefully_and_withdraws_the_presence(redis_url: str, key_prefix: str) -> None:
+    """A SIGTERM that arrives while the service starts (its name already taken in Redis, before
+    it says "listening"), as an orchestrator stopping a pod right after it was scheduled does,
+    stops it gracefully: exit status 0 and its presence withdrawn.  The signal handlers were
+    installed only after "listening", so such a SIGTERM killed the process outright and its
+    entry held the instance name for a presence TTL."""
+    import os
+    import subprocess
+    import sys
+
+    client = client_for(redis_url)
+    argv = [sys.executable, "-m", "cardarena.server", "service", "--port", "0", "--instance-name", "early"]
+    argv += ["--grace", "0"]
+    proc = subprocess.Popen(
+        argv, env={**os.environ, "REDIS_URL": redis_url}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _entry(client, "early") and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert _entry(client, "early"), "the service never took its name"
+        proc.terminate()
+        assert proc.wait(30) == 0
+    finally:
+        stop_process(proc)
+    assert _entry(client, "early") == {}

@@ -96,12 +96,14 @@ def _service(args: argparse.Namespace) -> int:
             lane=args.queue,
             tls=tls,
         )
-        port = await instance.start()
-        print(json.dumps({"event": "listening", "port": port}), flush=True)
+        # The handlers come first: a SIGTERM sent as soon as "listening" is read (or during the
+        # start) stops the instance gracefully, presence withdrawn, instead of killing it.
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+        port = await instance.start()
+        print(json.dumps({"event": "listening", "port": port}), flush=True)
         await stop.wait()
         await instance.stop(args.grace)
 

@@ -358,7 +358,8 @@ def main(args: argparse.Namespace | None = None) -> int:
         p.add_argument("--concurrency", default="1,10,100")
         p.add_argument("--json", action="store_true")
         args = p.parse_args()
-    levels = [int(x) for x in str(args.concurrency).split(",") if x.strip()]
+    given = args.concurrency  # `cardarena bench service` parses it; this script's own parser does not
+    levels = given if isinstance(given, list) else [int(x) for x in str(given).split(",") if x.strip()]
     report = run(
         levels,
         seconds=float(getattr(args, "seconds", 3.0) or 3.0),

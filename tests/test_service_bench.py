@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,3 +37,17 @@ def test_service_bench_produces_figures(redis_url: str, key_prefix: str, monkeyp
             assert figures["samples"] > 0 and figures["p50_ms"] <= figures["p99_ms"]
         assert math.isfinite(lv["rate_vs_echo"]) and math.isfinite(lv["added_p99_ms"])
     assert "bench.service_bench" in sys.modules
+
+
+def test_bench_service_refuses_bad_levels(capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: `--concurrency abc` ended in a ValueError traceback, `--repeats 0` and
+    `--seconds 0` silently measured the defaults instead."""
+    from cardarena.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["bench", "service", "--concurrency", "1, 10"]).concurrency == [1, 10]
+    for bad in (["--concurrency", "abc"], ["--concurrency", "1,0"], ["--repeats", "0"], ["--seconds", "0"]):
+        with pytest.raises(SystemExit) as refused:
+            parser.parse_args(["bench", "service", *bad])
+        assert refused.value.code == 2
+        assert f"argument {bad[0]}" in capsys.readouterr().err

@@ -52,6 +52,29 @@ def test_help_gives_the_default_deal_sets(command: str, capsys: pytest.CaptureFi
     assert "--deal-sets DEAL_SETS deals per table, each played in every seating (default 1)" in text
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["worker", "--concurrency", "-1"],
+        ["worker", "--concurrency", "0"],
+        ["worker", "--loglevel", "verbose"],
+        ["beat", "--loglevel", "verbose"],
+    ],
+)
+def test_worker_and_beat_refuse_a_bad_option_before_celery_starts(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression: Celery refused these in the supervised child, which exited 1 with a
+    traceback and was restarted for ever; now they are a usage error (exit 2)."""
+    from cardarena.cli import build_parser
+
+    with pytest.raises(SystemExit) as refused:
+        build_parser().parse_args(argv)
+    assert refused.value.code == 2
+    assert f"argument {argv[1]}" in capsys.readouterr().err
+    assert build_parser().parse_args([argv[0], "--loglevel", "warning"]).loglevel == "WARNING"
+
+
 def test_run_whole_tournament_over_the_service(redis_url: str, key_prefix: str) -> None:
     done = _cli(
         "tournament", "run", "--game", "glaves", "--players", "2", "--bots", "random,heuristic",

@@ -137,3 +137,20 @@ def add_redis_url(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="the Redis to use (default: $REDIS_URL, else the embedded default under the user's data directory)",
     )
+
+
+GAME_HELP = "game id (see docs/games/; an unknown one is refused with the list of installed games)"
+PLAYERS_HELP = "players per table; the game must allow it"
+LOGLEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def add_loglevel(parser: argparse.ArgumentParser) -> None:
+    """``--loglevel`` of a Celery process (``worker``, ``beat``): checked here, so that a typo is
+    a usage error instead of a Celery child that fails at start and is restarted for ever."""
+    parser.add_argument(
+        "--loglevel",
+        type=str.upper,
+        choices=LOGLEVELS,
+        default="INFO",
+        help="least level logged (default %(default)s)",
+    )

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cardarena.cliargs import add_redis_url, at_least
+from cardarena.cliargs import GAME_HELP, PLAYERS_HELP, add_loglevel, add_redis_url, at_least
 from cardarena.names import name_order
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
@@ -710,8 +710,8 @@ def register(sub: Any) -> None:
     tsub = tour.add_subparsers(dest="tournament_command", required=True)
 
     create = tsub.add_parser("create", help="create a tournament (or a recurring one with --schedule)")
-    create.add_argument("--game", required=True)
-    create.add_argument("--players", type=int, required=True)
+    create.add_argument("--game", required=True, help=GAME_HELP)
+    create.add_argument("--players", type=int, required=True, help=PLAYERS_HELP)
     who = create.add_mutually_exclusive_group(required=True)
     who.add_argument("--bots", help="comma-separated bot names")
     who.add_argument("--all", action="store_true", help="every registered bot")
@@ -750,7 +750,9 @@ def register(sub: Any) -> None:
 
     status = tsub.add_parser("status", help="a tournament's status")
     status.add_argument("id")
-    status.add_argument("--json", action="store_true")
+    status.add_argument(
+        "--json", action="store_true", help="the stored record as JSON (with notify: its targets' hosts and deliveries)"
+    )
     add_redis_url(status)
     status.set_defaults(func=_status)
 
@@ -762,7 +764,7 @@ def register(sub: Any) -> None:
     cancel.set_defaults(func=_cancel)
 
     scheds = tsub.add_parser("schedules", help="list the recurring tournaments: next run, last run, last error")
-    scheds.add_argument("--json", action="store_true")
+    scheds.add_argument("--json", action="store_true", help='{"schedules": [...]} (webhooks by host only)')
     add_redis_url(scheds)
     scheds.set_defaults(func=_schedules)
 
@@ -823,19 +825,32 @@ def register(sub: Any) -> None:
     prune.set_defaults(func=_prune)
 
     worker = sub.add_parser("worker", help="run one Celery tournament worker (needs REDIS_URL)")
-    worker.add_argument("--concurrency", type=int, default=max(2, os.cpu_count() or 2))
-    worker.add_argument("--pool", default="prefork", choices=["prefork", "threads", "solo"])
-    worker.add_argument("--hostname")
+    worker.add_argument(
+        "--concurrency",
+        type=at_least(1),
+        default=max(2, os.cpu_count() or 2),
+        help="tasks run at once: pool processes or threads (default: the CPUs, at least 2; here %(default)s)",
+    )
+    worker.add_argument(
+        "--pool",
+        default="prefork",
+        choices=["prefork", "threads", "solo"],
+        help="Celery's pool: prefork (a process per slot, the default), threads (what `up` runs) or solo (one "
+        "task at a time, in the worker's own process)",
+    )
+    worker.add_argument(
+        "--hostname", help="the worker's Celery node name, also in its heartbeat key (default: celery@<host name>)"
+    )
     worker.add_argument(
         "--no-supervise", action="store_true", help="run Celery in this process (no restart after a crash)"
     )
-    worker.add_argument("--loglevel", default="INFO")
+    add_loglevel(worker)
     worker.set_defaults(func=_worker)
 
     beat = sub.add_parser(
         "beat", help="run the Celery beat scheduler (one leads per deployment, others stand by; needs REDIS_URL)"
     )
     beat.add_argument("--state", help="beat's own state file (schedules themselves live in Redis)")
-    beat.add_argument("--loglevel", default="INFO")
+    add_loglevel(beat)
     beat.add_argument("--no-supervise", action="store_true", help="run beat in this process (no restart after a crash)")
     beat.set_defaults(func=_beat)

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from cardarena.cliargs import GAME_HELP, PLAYERS_HELP
 from cardarena.engine import GameError
 from cardarena.store.bots import BotError
 from cardarena.store.tournaments import Tournament, TournamentError
@@ -74,8 +75,8 @@ def register_run(tsub: Any) -> None:
     run = tsub.add_parser(
         "run", help="run one tournament locally end to end (embedded default Redis unless --redis-url or REDIS_URL)"
     )
-    run.add_argument("--game", required=True)
-    run.add_argument("--players", type=int, required=True)
+    run.add_argument("--game", required=True, help=GAME_HELP)
+    run.add_argument("--players", type=int, required=True, help=PLAYERS_HELP)
     run.add_argument(
         "--bots",
         required=True,

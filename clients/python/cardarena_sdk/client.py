@@ -789,8 +789,9 @@ async def _keep(
     """One address: sessions with reconnects until ``stop``, or until it has had no welcome for
     ``give_up_after`` seconds since its last session (since the start, before the first one);
     ``None``: never given up.  The back-off (from 0.05 s, doubled per attempt up to
-    ``max_backoff``) starts again after a session that lasted ``max_backoff`` seconds (at least
-    one) after its welcome; a shorter one counts as a failed attempt.  A TLS handshake failure
+    ``max_backoff``; each wait is drawn between half and one and a half times it) starts again
+    after a session that lasted ``max_backoff`` seconds (at least one) after its welcome; a
+    shorter one counts as a failed attempt.  A TLS handshake failure
     (a refused client certificate included), or a plaintext client at a port that serves TLS,
     ends it (:class:`SessionEnded`) while the address has never welcomed the client; later it
     is logged as an error and retried.  The TLS files are read again for each attempt; one that

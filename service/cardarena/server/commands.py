@@ -893,6 +893,14 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _levels(text: str) -> list[int]:
+    """An argparse ``type``: comma-separated numbers of concurrent matches, each at least 1."""
+    parts = [part.strip() for part in text.split(",")]
+    if not all(part.isdigit() and int(part) >= 1 for part in parts):
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of whole numbers >= 1 (e.g. 1,10,100): {text!r}")
+    return [int(part) for part in parts]
+
+
 def register(sub: Any) -> None:
     """Add the service's subcommands to the ``cardarena`` parser."""
     from ..store.matches import MAX_MS
@@ -901,8 +909,14 @@ def register(sub: Any) -> None:
     svc.add_argument("--port", type=port_number, default=50051, help="gRPC port (default %(default)s; 0: a free one)")
     svc.add_argument("--host", default="127.0.0.1", help="interface for gRPC and metrics (default %(default)s)")
     add_redis_url(svc)
-    svc.add_argument("--metrics-port", type=port_number, default=0, help="Prometheus /metrics port, on --host (0: off)")
-    svc.add_argument("--instance-name")
+    svc.add_argument(
+        "--metrics-port", type=port_number, default=0, help="Prometheus /metrics port, on --host (default 0: off)"
+    )
+    svc.add_argument(
+        "--instance-name",
+        help="this instance's name in logs, presence and match records (default <host>-<pid>-<random>); "
+        "a second process under the name of one that runs refuses to start",
+    )
     svc.add_argument(
         "--queue",
         default="",
@@ -930,8 +944,20 @@ def register(sub: Any) -> None:
         default=64 * 1024,
         help="largest message a bot may send (default %(default)s)",
     )
-    svc.add_argument("--sessions-per-bot", type=at_least(1), default=4, help="(default %(default)s)")
-    svc.add_argument("--bad-messages-per-minute", type=at_least(1), default=30, help="(default %(default)s)")
+    svc.add_argument(
+        "--sessions-per-bot",
+        type=at_least(1),
+        default=4,
+        help="open sessions of one bot, on all service instances on this Redis together; one more is refused "
+        "(RESOURCE_EXHAUSTED; default %(default)s)",
+    )
+    svc.add_argument(
+        "--bad-messages-per-minute",
+        type=at_least(1),
+        default=30,
+        help="in-band rejections other than illegal actions (stale seq, unknown match, malformed ...) one "
+        "session may cause in a minute before its stream is ended (RESOURCE_EXHAUSTED; default %(default)s)",
+    )
     svc.add_argument(
         "--max-queued-messages",
         type=at_least(64),
@@ -1008,7 +1034,7 @@ def register(sub: Any) -> None:
     add_redis_url(tok)
     tok.set_defaults(func=_bot_token)
     lst = bot_sub.add_parser("list", help="the registered bots: registration date, matches and faults")
-    lst.add_argument("--json", action="store_true")
+    lst.add_argument("--json", action="store_true", help='{"bots": [...]}: each with its statistics, never a token')
     add_redis_url(lst)
     lst.set_defaults(func=_bot_list)
     ret = bot_sub.add_parser(
@@ -1083,9 +1109,18 @@ def register(sub: Any) -> None:
     if bench is not None:
         bench_sub = next(a for a in bench._actions if isinstance(a, argparse._SubParsersAction))
         svcb = bench_sub.add_parser("service", help="service moves/s and round-trip latency vs a bare gRPC echo")
-        svcb.add_argument("--concurrency", default="1,10,100")
-        svcb.add_argument("--seconds", type=float, default=3.0, help="measured seconds per run (after 1 s warm-up)")
-        svcb.add_argument("--repeats", type=int, default=3, help="runs per level; figures are medians")
-        svcb.add_argument("--clients", type=int, default=2, help="bot / echo client processes")
-        svcb.add_argument("--json", action="store_true")
+        svcb.add_argument(
+            "--concurrency",
+            type=_levels,
+            default=[1, 10, 100],
+            help="the levels measured: matches played at once, comma-separated (default 1,10,100)",
+        )
+        svcb.add_argument(
+            "--seconds", type=_seconds, default=3.0, help="measured seconds per run (after 1 s warm-up; default 3)"
+        )
+        svcb.add_argument(
+            "--repeats", type=at_least(1), default=3, help="runs per level; figures are medians (default 3)"
+        )
+        svcb.add_argument("--clients", type=at_least(1), default=2, help="bot / echo client processes (default 2)")
+        svcb.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
         svcb.set_defaults(func=_bench_service)

@@ -34,7 +34,7 @@ from .conftest import play_first_legal
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def deal(hands: list[list[str]], dealer: int | None = None, **options: bool) -> State:
+def deal(hands: list[list[str]], dealer: int | None = None, **options: bool | int) -> State:
     """A match dealt exactly ``hands``; the dealer defaults to the last seat (seat 0 starts)."""
     players = len(hands)
     state = get_game("coup").new_state(players, options or None)
@@ -109,6 +109,19 @@ def test_a_match_always_ends_at_the_turn_limit() -> None:
         assert rerun(build_replay(state, seed=1, seats=("a", "b"))).result() == state.result()
     with pytest.raises(InvalidOptions, match="max_turns"):
         game.options(2, {"max_turns": 1})
+
+
+def test_the_view_gives_the_turn_limit() -> None:
+    """Near the turn limit the ranking is cards left, then coins: every seat's view gives the
+    limit beside ``turns``, so a bot knows which turn is the last without the match options."""
+    state = deal(THREE, max_turns=3)
+    assert [view(state, s)["max_turns"] for s in (None, 0, 1, 2)] == [3] * 4
+    for turn in (1, 2, 3):
+        v = view(state, state.to_act()[0])
+        assert (v["turns"], v["max_turns"], v["stage"]) == (turn, 3, "turn")
+        state.apply(state.to_act()[0], "income")
+    assert view(state)["stage"] == "over" and view(state)["turns"] == 3
+    assert view(deal(THREE))["max_turns"] == 200
 
 
 def test_turn_actions_and_costs() -> None:

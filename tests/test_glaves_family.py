@@ -256,6 +256,52 @@ def test_jack_penalty_helper() -> None:
     assert jack_penalty(mask_of(["JH", "QH"])) == 4
 
 
+@pytest.mark.parametrize(
+    ("game_id", "players"), [("glaves", 2), ("glaves", 3), ("glaves", 4), ("knaves", 3), ("german_whist", 2)]
+)
+def test_the_view_lists_the_cards_played_in_completed_tricks(game_id: str, players: int) -> None:
+    """Every play is seen by the whole table, so ``played_cards`` gives each seat the cards of
+    this deal's completed tricks (a bot resumed mid-deal gets no events of the time away); the
+    trick in progress stays in ``trick``, and a new deal starts with none."""
+    from cardarena.engine.cards import CODES
+
+    state = random_match(game_id, players, 5, deals=2)
+    replay = state.deal_records()
+    state = get_game(game_id).new_state(players, {"deals": 2})
+    for record in replay:
+        state.apply_chance(record.chance)
+        seen: list[str] = []  # the plays of this deal, as every seat's events tell them
+        for seat, action in record.actions:
+            in_trick = len(seen) % players
+            completed = sorted(seen[: len(seen) - in_trick], key=CODES.index)
+            for viewer in (None, *range(players)):
+                view = state.view_json(viewer)
+                assert view["played_cards"] == completed
+                assert [c["card"] for c in view["trick"]] == seen[len(seen) - in_trick :]
+            state.apply(seat, action)
+            seen.append(action.removeprefix("play:"))
+        assert state.view_json(0)["played_cards"] == sorted(seen, key=CODES.index)
+    assert state.is_terminal()
+
+
+def test_german_whist_phase_two_hand_of_the_opponent_is_what_is_not_seen() -> None:
+    """Once the stock is gone every German Whist card is in a hand or played: own hand, the
+    played cards and the trick in progress leave exactly the opponent's hand."""
+    from cardarena.engine.cards import CODES
+
+    state = new_deal("german_whist", 2, 8)
+    checked = 0
+    while not state.is_terminal():
+        seat = state.to_act()[0]
+        view = state.view_json(seat)
+        if view["phase"] == 2:
+            seen = set(view["hand"]) | set(view["played_cards"]) | {c["card"] for c in view["trick"]}
+            assert set(CODES) - seen == set(state.view_json(1 - seat)["hand"])
+            checked += 1
+        state.apply(seat, state.legal_actions(seat)[0])
+    assert checked == 26
+
+
 @pytest.mark.parametrize(("game_id", "players"), [("glaves", 2), ("glaves", 4), ("knaves", 3), ("german_whist", 2)])
 def test_view_json_agrees_with_the_view_properties(game_id: str, players: int) -> None:
     """``TrickView.to_json`` reads the snapshot directly; every value is the property's."""
@@ -278,6 +324,7 @@ def test_view_json_agrees_with_the_view_properties(game_id: str, players: int) -
                 "hand": list(v.hand),
                 "trick": [{"seat": s, "card": c} for s, c in v.trick],
                 "last_trick": [{"seat": s, "card": c} for s, c in v.last_trick],
+                "played_cards": list(v.played_cards),
                 "seats": [
                     {
                         "seat": s,

@@ -366,6 +366,29 @@ def test_ruff_raising_war_ends_after_three_raises() -> None:
     assert sum(match.result().scores) + match.view_json(None)["pot"] == 0
 
 
+def test_the_view_counts_the_ruff_raises_made_and_left() -> None:
+    """Every seat's view says how many raises the ruff has had and how many are left (at most
+    three): a seat not to act (or a bot resumed mid-ruff) could tell it only from the events."""
+
+    def counts(state: GleekState) -> list[tuple[int, int]]:
+        return [(v["ruff_raises"], v["ruff_raises_left"]) for v in map(state.view_json, (None, 0, 1, 2))]
+
+    state = _ruff_deal()
+    assert counts(state) == [(0, 3)] * 4
+    state.apply(0, "open")
+    assert counts(state) == [(0, 3)] * 4
+    for made, seat in enumerate((1, 2, 0), start=1):
+        state.apply(seat, "raise:1")
+        assert counts(state) == [(made, 3 - made)] * 4
+    assert state.legal_actions(1) == ("call", "fold")  # what ruff_raises_left 0 means
+    state.apply(1, "call")
+    state.apply(2, "call")
+    assert state.view_json(2)["phase"] == "play" and counts(state) == [(3, 0)] * 4
+    play_out(state)
+    state.apply_chance(state.sample_chance(MatchRng(1)))  # the next deal's ruff starts afresh
+    assert counts(state) == [(0, 3)] * 4
+
+
 def test_four_aces_beat_any_ruff() -> None:
     state = new()
     deal(state, {0: ["AC", "AD", "AH", "AS", "QC"], 1: ["KS", "QS", "JS", "TS", "9S", "8S"]}, "7D")

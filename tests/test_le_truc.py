@@ -293,6 +293,34 @@ def test_redeal_still_open_after_a_double_before_the_first_card() -> None:
         assert "redeal" not in state.legal_actions(0) and "double" not in state.legal_actions(0)
 
 
+def test_the_view_says_whether_a_redeal_may_still_be_proposed() -> None:
+    """``redeal_open``: every seat (not only the first leader, whose legal actions show it)
+    can tell a refused proposal, after which no re-deal can come, from none made yet."""
+    hands = [["KC", "7D", "AS"], ["QH", "9D", "8S"], ["JC", "TD", "7S"], ["8C", "QD", "KS"]]
+
+    def is_open(state: State) -> list[bool]:
+        return [bool(state.view_json(s)["redeal_open"]) for s in (None, 0, 1, 2, 3)]
+
+    state = deal(3, hands)
+    assert is_open(state) == [True] * 5
+    run(state, (0, "double"), (1, "accept"))  # a double is not a card: still open
+    assert is_open(state) == [True] * 5
+    run(state, (0, "redeal"), (3, "refuse"))
+    view = state.view_json(2)
+    assert not view["redeal_proposed"] and not view["redealt"]  # as before any proposal
+    assert is_open(state) == [False] * 5  # but the window is closed
+    state = deal(3, hands)
+    run(state, (0, "play:KC"))
+    assert is_open(state) == [False] * 5
+    state = deal(3, hands)
+    run(state, (0, "redeal"), (3, "accept"))
+    state.apply_chance(state.sample_chance(MatchRng(4)))
+    assert state.view_json(1)["redealt"] and is_open(state) == [False] * 5
+    state = deal(1, [["KC", "7D", "AS"], ["QH", "9D", "8S"]])
+    run(state, (0, "double"), (1, "decline"))  # the round ends before any card
+    assert state.view_json(0)["phase"] == "over" and not state.view_json(0)["redeal_open"]
+
+
 # ------------------------------------------------------------------ team talk
 def test_say_is_public_keeps_the_turn_and_is_capped() -> None:
     hands = [["KC", "7D", "AS"], ["QH", "9D", "8S"], ["JC", "TD", "7S"], ["8C", "QD", "KS"]]

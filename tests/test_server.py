@@ -506,6 +506,48 @@ def test_disconnect_and_reconnect_resumes_the_pending_request(
     other.close()
 
 
+def test_a_resumed_request_holds_the_cards_played_before_the_bot_left(
+    service: ServiceProcess, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """The events of the time away are not sent again and a reconnecting bot process may have
+    lost whatever it tracked: the view of the re-sent request lists the deal's completed tricks
+    (``played_cards``), the cards the events had shown the bot before it left."""
+    matches, bots = stores
+    ta, tb = bots.register("kira"), bots.register("lev")
+    a, b = ScriptedBot(service.address, ta, "kira"), ScriptedBot(service.address, tb, "lev")
+    a.expect("welcome")
+    b.expect("welcome")
+    matches.enqueue(spec("played", "german_whist", ["kira", "lev"], time_control=CALM))
+    me, other, req = _first_request(a, b)  # the leader: no play before its first request
+    other.autoplay()
+    plays: list[str] = []
+    for _ in range(4):
+        me.act(req.match_id, req.seq, req.legal[0].id)
+        for message in me.messages():
+            kind = message.WhichOneof("kind")
+            if kind == "event":
+                plays.append(message.event.action.removeprefix("play:"))
+            elif kind == "action_request":
+                req = message.action_request
+                break
+    token, name = (ta, "kira") if me is a else (tb, "lev")
+    me.close()
+    time.sleep(0.3)
+    again = ScriptedBot(service.address, token, name)
+    assert list(again.expect("welcome").resumed) == ["played"]
+    resent = again.expect("action_request")
+    assert resent.seq == req.seq
+    view = codec.decode_view(resent.view)
+    in_trick = [c["card"] for c in view["trick"]]
+    assert len(plays) >= 7 and plays[len(plays) - len(in_trick) :] == in_trick
+    assert sorted(view["played_cards"]) == sorted(plays[: len(plays) - len(in_trick)])
+    again.act(resent.match_id, resent.seq, resent.legal[0].id)
+    again.autoplay()
+    assert wait_done(matches, "played")["strikes"] == [0, 0]
+    again.close()
+    other.close()
+
+
 def test_a_bot_with_another_session_open_keeps_its_seat_when_one_closes(
     service: ServiceProcess, stores: tuple[MatchStore, BotStore]
 ) -> None:

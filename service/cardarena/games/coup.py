@@ -212,6 +212,7 @@ class CoupView(SnapshotView):
             "dealer": dealer if dealer >= 0 else None,
             "turn": actor if actor >= 0 else None,
             "turns": turns,
+            "max_turns": state._max_turns,
             "call_the_coup": state._call,
             "five_lives": five,
             "hand": [CODES[c] for c in hand],

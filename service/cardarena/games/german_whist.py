@@ -18,10 +18,11 @@ in ``docs/games/german_whist.md``):
   rulings), the cards are dealt one at a time starting with the non-dealer, and the non-dealer
   leads the first trick.  With more deals the deal alternates.
 * Phase-1 tricks score nothing; ``tricks_taken`` counts all 26, ``phase_tricks`` phase 2 only.
-* The view shows the trick in progress and the previous trick (``last_trick``), the trump card
-  and the face-up stock card; every play also reaches both seats as an event.  The loser's
-  draw is private; what a seat can only deduce (the opponent's hand once the stock is gone) is
-  not listed.
+* The view shows the trick in progress, the previous trick (``last_trick``), the cards of the
+  deal's completed tricks (``played_cards``), the trump card and the face-up stock card; every
+  play also reaches both seats as an event.  The loser's draw is private; what a seat can only
+  deduce (the opponent's hand once the stock is gone: the cards neither in its own hand nor
+  played) is not listed.
 """
 
 from __future__ import annotations

@@ -24,11 +24,13 @@ in ``docs/games/glaves.md``):
 
 * The cards are dealt one at a time, clockwise from the dealer's left; the undealt cards are
   the stock in deck order (top card turned; with 3 players the bottom one is set aside).
-* Played cards are public, won tricks are turned down: the view shows the trick in progress
-  and the previous trick of the deal (``last_trick``, as a player may look at the last trick),
-  each seat's tricks and jacks taken, and the face-up cards (trump card, stock card, known
-  cards).  Every play also reaches every seat as an event.  Face-down draws are private, and
-  what a seat can only deduce (the 2-player hands once the stock is gone) is not listed.
+* Played cards are public, won tricks are turned down: the view shows the trick in progress,
+  the previous trick of the deal (``last_trick``, as a player may look at the last trick), the
+  cards of the deal's completed tricks (``played_cards``: every seat saw them played, so a
+  bot resumed mid-deal still has them), each seat's tricks and jacks taken, and the face-up
+  cards (trump card, stock card, known cards).  Every play also reaches every seat as an
+  event.  Face-down draws are private, and what a seat can only deduce (the 2-player hands
+  once the stock is gone) is not listed.
 * No table talk: the seed's "laugh and talk trash" is table manners, not a rule.
 * ``deals`` > 0 (tournaments): exactly that many hands, ranked by total; the target is unused.
 """

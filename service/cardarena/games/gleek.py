@@ -224,6 +224,7 @@ class GleekView(SnapshotView):
             state._honours,
             state._deal_points,
             state._deal_stakes,
+            state._ruff_raises,
         )
 
     def _decode(self) -> dict[str, JSON]:
@@ -268,6 +269,7 @@ class GleekView(SnapshotView):
             honours,
             deal_points,
             deal_stakes,
+            ruff_raises,
         ) = self._s
         hand = hands[seat] if seat is not None else 0
         own_ruff = ruff_of(hand) if seat is not None and hand else None
@@ -298,6 +300,8 @@ class GleekView(SnapshotView):
             "ruff_pool": ruff_pool,
             "ruff_opener": ruff_opener if ruff_opener >= 0 else None,
             "ruff_winners": list(ruff_winners),
+            "ruff_raises": ruff_raises,
+            "ruff_raises_left": MAX_RAISES - ruff_raises,
             "trick": [{"seat": s, "card": CODES[c]} for s, c in trick],
             "leader": leader if leader >= 0 else None,
             "last_trick": [{"seat": s, "card": CODES[c]} for s, c in last_trick],

@@ -18,9 +18,10 @@ in ``docs/games/knaves.md``):
 * Jacks out of play score for nobody (above).
 * "Losing players may form temporary alliances": there is no agreement or table talk; an
   alliance is only a way of playing (every seat still scores for itself).
-* The view shows the turned trump card, the trick in progress and the previous trick
-  (``last_trick``), each seat's tricks and jacks taken; the 12 unused cards stay secret from
-  everyone.  Every play also reaches every seat as an event.
+* The view shows the turned trump card, the trick in progress, the previous trick
+  (``last_trick``), the cards of the deal's completed tricks (``played_cards``), each seat's
+  tricks and jacks taken; the 12 unused cards stay secret from everyone.  Every play also
+  reaches every seat as an event.
 * ``deals`` > 0 (tournaments): exactly that many hands, ranked by total; the target is unused.
 """
 

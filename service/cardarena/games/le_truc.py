@@ -179,6 +179,7 @@ class LeTrucView(FieldsView):
         "double_holder",
         "redeal_proposed",
         "redealt",
+        "redeal_open",
         "talk",
         "hand_sizes",
         "team_tricks",
@@ -209,6 +210,7 @@ class LeTrucView(FieldsView):
             state._team_tricks,
             state._totals,
             state._last_scores,
+            state._redeal_open,
         )
 
     @property
@@ -304,6 +306,13 @@ class LeTrucView(FieldsView):
         return bool(self._s[13])
 
     @property
+    def redeal_open(self) -> bool:
+        """Whether the first leader may still propose a re-deal this round (no card played
+        and no proposal made yet: one proposal per round, accepted or refused); false once the
+        round is over."""
+        return bool(self._s[18]) and self._s[1] >= 0
+
+    @property
     def talk(self) -> tuple[tuple[int, str, int], ...]:
         """Table talk of the round as ``(seat, phrase, trick)``."""
         talk: tuple[tuple[int, str, int], ...] = self._s[14]
@@ -365,6 +374,7 @@ class LeTrucView(FieldsView):
             "double_holder_team": self.double_holder,
             "redeal_proposed": self.redeal_proposed,
             "redealt": self.redealt,
+            "redeal_open": self.redeal_open,
             "talk": [{"seat": s, "phrase": p, "trick": t} for s, p, t in self.talk],
             "target": self.target,
             "deals": self.deals,

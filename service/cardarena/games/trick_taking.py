@@ -112,7 +112,7 @@ class TrickView:
     def _s(self) -> tuple[Any, ...]:
         # (game, players, dealer, deal_number, turn, hand, trick, leader, trump, trump_card,
         #  stock, stock_pos, tricks, jacks, known, totals, last_deal_scores, target, deals,
-        #  phase_tricks, last_trick, hand_size), assembled on first access.
+        #  phase_tricks, last_trick, hand_size, played), assembled on first access.
         full = self._f
         if full is None:
             p = self._p
@@ -248,6 +248,11 @@ class TrickView:
         return last[2] if last else None
 
     @property
+    def played_cards(self) -> tuple[str, ...]:
+        """Cards played in the completed tricks of this deal (every play is seen by all)."""
+        return codes_of(self._s[22])
+
+    @property
     def hand_sizes(self) -> tuple[int, ...]:
         """Cards in each seat's hand."""
         s = self._s
@@ -290,6 +295,7 @@ class TrickView:
             if last
             else [],
             "last_winner": last[2] if last else None,
+            "played_cards": list(codes_of(s[22])),
             "trump_suit": SUITS[trump] if trump >= 0 else None,
             "trump_card": CODES[trump_card] if trump_card >= 0 else None,
             "stock_size": stock_size,
@@ -367,6 +373,8 @@ class TrickState(State):
         self._totals: tuple[float, ...] = zeros
         self._last_deal_scores: tuple[float, ...] = zeros
         self._last_trick: tuple[int, tuple[int, ...], int] | tuple[()] = ()
+        self._played = 0
+        """Mask of the cards played in the completed tricks of this deal."""
         self._records: list[DealRecord] = []
         self._actions: list[tuple[int, str]] = []
         self._sampled: tuple[Any, ...] | None = None
@@ -394,6 +402,7 @@ class TrickState(State):
             self._phase2,
             self._last_trick,
             self._layout.hand_size,
+            self._played,
         )
 
     # ----------------------------------------------------------------- queries
@@ -557,6 +566,7 @@ class TrickState(State):
         self._taken = [0] * n
         self._jacks = zeros
         self._last_trick = ()
+        self._played = 0
         self._leader = (dealer + 1) % n
         self._turn = self._leader
         record = DealRecord(dealer=dealer, chance=dict(outcome))
@@ -622,6 +632,7 @@ class TrickState(State):
         won = sum(map(BIT.__getitem__, trick))  # distinct bits: the sum is the union
         after = winner + 1
         self._taken[winner] |= won
+        self._played |= won
         jacks = won & JACKS
         if jacks:
             js = self._jacks
@@ -692,6 +703,11 @@ class TrickState(State):
                 problems.append(f"seat {seat}: known cards {codes_of(known)} not all in hand")
         if sum(self._tricks) * self.players != sum(t.bit_count() for t in self._taken):
             problems.append("taken cards do not match the tricks won")
+        taken = 0
+        for t in self._taken:
+            taken |= t
+        if taken != self._played:
+            problems.append(f"played cards {codes_of(self._played)} are not the cards taken in tricks")
         return problems
 
     def secrets(self, seat: int | None) -> frozenset[str]:

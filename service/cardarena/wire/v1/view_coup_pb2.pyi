@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CoupView(_message.Message):
-    __slots__ = ("game", "seat", "players", "to_act", "stage", "dealer", "turn", "turns", "call_the_coup", "five_lives", "hand", "hand_characters", "drawn", "deck_size", "action", "action_target", "action_character", "claim", "challenger", "blocker", "block_character", "window", "shown", "winner", "known", "log", "seats")
+    __slots__ = ("game", "seat", "players", "to_act", "stage", "dealer", "turn", "turns", "call_the_coup", "five_lives", "hand", "hand_characters", "drawn", "deck_size", "action", "action_target", "action_character", "claim", "challenger", "blocker", "block_character", "window", "shown", "winner", "known", "log", "seats", "max_turns")
     class Known(_message.Message):
         __slots__ = ("seat", "card")
         SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -70,6 +70,7 @@ class CoupView(_message.Message):
     KNOWN_FIELD_NUMBER: _ClassVar[int]
     LOG_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    MAX_TURNS_FIELD_NUMBER: _ClassVar[int]
     game: str
     seat: int
     players: int
@@ -97,4 +98,5 @@ class CoupView(_message.Message):
     known: _containers.RepeatedCompositeFieldContainer[CoupView.Known]
     log: _containers.RepeatedCompositeFieldContainer[CoupView.Event]
     seats: _containers.RepeatedCompositeFieldContainer[CoupView.Seat]
-    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[int] = ..., to_act: _Optional[_Iterable[int]] = ..., stage: _Optional[str] = ..., dealer: _Optional[int] = ..., turn: _Optional[int] = ..., turns: _Optional[int] = ..., call_the_coup: _Optional[bool] = ..., five_lives: _Optional[bool] = ..., hand: _Optional[_Iterable[str]] = ..., hand_characters: _Optional[_Iterable[str]] = ..., drawn: _Optional[_Iterable[str]] = ..., deck_size: _Optional[int] = ..., action: _Optional[str] = ..., action_target: _Optional[int] = ..., action_character: _Optional[str] = ..., claim: _Optional[str] = ..., challenger: _Optional[int] = ..., blocker: _Optional[int] = ..., block_character: _Optional[str] = ..., window: _Optional[str] = ..., shown: _Optional[str] = ..., winner: _Optional[int] = ..., known: _Optional[_Iterable[_Union[CoupView.Known, _Mapping]]] = ..., log: _Optional[_Iterable[_Union[CoupView.Event, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[CoupView.Seat, _Mapping]]] = ...) -> None: ...
+    max_turns: int
+    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[int] = ..., to_act: _Optional[_Iterable[int]] = ..., stage: _Optional[str] = ..., dealer: _Optional[int] = ..., turn: _Optional[int] = ..., turns: _Optional[int] = ..., call_the_coup: _Optional[bool] = ..., five_lives: _Optional[bool] = ..., hand: _Optional[_Iterable[str]] = ..., hand_characters: _Optional[_Iterable[str]] = ..., drawn: _Optional[_Iterable[str]] = ..., deck_size: _Optional[int] = ..., action: _Optional[str] = ..., action_target: _Optional[int] = ..., action_character: _Optional[str] = ..., claim: _Optional[str] = ..., challenger: _Optional[int] = ..., blocker: _Optional[int] = ..., block_character: _Optional[str] = ..., window: _Optional[str] = ..., shown: _Optional[str] = ..., winner: _Optional[int] = ..., known: _Optional[_Iterable[_Union[CoupView.Known, _Mapping]]] = ..., log: _Optional[_Iterable[_Union[CoupView.Event, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[CoupView.Seat, _Mapping]]] = ..., max_turns: _Optional[int] = ...) -> None: ...

@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class GleekView(_message.Message):
-    __slots__ = ("game", "seat", "players", "to_act", "phase", "dealer", "deal_number", "deals", "trump_suit", "turned_card", "pot", "stock_size", "hand", "my_discards", "my_ruff", "my_four_aces", "bid", "high_bidder", "auction_winner", "ruff_doubled", "next_ruff_doubled", "ruff_bet", "ruff_pool", "ruff_opener", "ruff_winners", "trick", "leader", "last_trick", "last_winner", "played_cards", "seats")
+    __slots__ = ("game", "seat", "players", "to_act", "phase", "dealer", "deal_number", "deals", "trump_suit", "turned_card", "pot", "stock_size", "hand", "my_discards", "my_ruff", "my_four_aces", "bid", "high_bidder", "auction_winner", "ruff_doubled", "next_ruff_doubled", "ruff_bet", "ruff_pool", "ruff_opener", "ruff_winners", "trick", "leader", "last_trick", "last_winner", "played_cards", "seats", "ruff_raises", "ruff_raises_left")
     class TrickCard(_message.Message):
         __slots__ = ("seat", "card")
         SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -79,6 +79,8 @@ class GleekView(_message.Message):
     LAST_WINNER_FIELD_NUMBER: _ClassVar[int]
     PLAYED_CARDS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    RUFF_RAISES_FIELD_NUMBER: _ClassVar[int]
+    RUFF_RAISES_LEFT_FIELD_NUMBER: _ClassVar[int]
     game: str
     seat: int
     players: int
@@ -110,4 +112,6 @@ class GleekView(_message.Message):
     last_winner: int
     played_cards: _containers.RepeatedScalarFieldContainer[str]
     seats: _containers.RepeatedCompositeFieldContainer[GleekView.Seat]
-    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[int] = ..., to_act: _Optional[int] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., deal_number: _Optional[int] = ..., deals: _Optional[int] = ..., trump_suit: _Optional[str] = ..., turned_card: _Optional[str] = ..., pot: _Optional[int] = ..., stock_size: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., my_discards: _Optional[_Iterable[str]] = ..., my_ruff: _Optional[int] = ..., my_four_aces: _Optional[bool] = ..., bid: _Optional[int] = ..., high_bidder: _Optional[int] = ..., auction_winner: _Optional[int] = ..., ruff_doubled: _Optional[bool] = ..., next_ruff_doubled: _Optional[bool] = ..., ruff_bet: _Optional[int] = ..., ruff_pool: _Optional[int] = ..., ruff_opener: _Optional[int] = ..., ruff_winners: _Optional[_Iterable[int]] = ..., trick: _Optional[_Iterable[_Union[GleekView.TrickCard, _Mapping]]] = ..., leader: _Optional[int] = ..., last_trick: _Optional[_Iterable[_Union[GleekView.TrickCard, _Mapping]]] = ..., last_winner: _Optional[int] = ..., played_cards: _Optional[_Iterable[str]] = ..., seats: _Optional[_Iterable[_Union[GleekView.Seat, _Mapping]]] = ...) -> None: ...
+    ruff_raises: int
+    ruff_raises_left: int
+    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[int] = ..., to_act: _Optional[int] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., deal_number: _Optional[int] = ..., deals: _Optional[int] = ..., trump_suit: _Optional[str] = ..., turned_card: _Optional[str] = ..., pot: _Optional[int] = ..., stock_size: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., my_discards: _Optional[_Iterable[str]] = ..., my_ruff: _Optional[int] = ..., my_four_aces: _Optional[bool] = ..., bid: _Optional[int] = ..., high_bidder: _Optional[int] = ..., auction_winner: _Optional[int] = ..., ruff_doubled: _Optional[bool] = ..., next_ruff_doubled: _Optional[bool] = ..., ruff_bet: _Optional[int] = ..., ruff_pool: _Optional[int] = ..., ruff_opener: _Optional[int] = ..., ruff_winners: _Optional[_Iterable[int]] = ..., trick: _Optional[_Iterable[_Union[GleekView.TrickCard, _Mapping]]] = ..., leader: _Optional[int] = ..., last_trick: _Optional[_Iterable[_Union[GleekView.TrickCard, _Mapping]]] = ..., last_winner: _Optional[int] = ..., played_cards: _Optional[_Iterable[str]] = ..., seats: _Optional[_Iterable[_Union[GleekView.Seat, _Mapping]]] = ..., ruff_raises: _Optional[int] = ..., ruff_raises_left: _Optional[int] = ...) -> None: ...

@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class LeTrucView(_message.Message):
-    __slots__ = ("game", "seat", "players", "to_act", "phase", "dealer", "deal_number", "hand", "leader", "trick_number", "trick", "tricks", "value", "offered_by", "offered_value", "double_holder_team", "redeal_proposed", "redealt", "talk", "target", "deals", "teams", "seats")
+    __slots__ = ("game", "seat", "players", "to_act", "phase", "dealer", "deal_number", "hand", "leader", "trick_number", "trick", "tricks", "value", "offered_by", "offered_value", "double_holder_team", "redeal_proposed", "redealt", "talk", "target", "deals", "teams", "seats", "redeal_open")
     class TrickCard(_message.Message):
         __slots__ = ("seat", "card")
         SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -84,6 +84,7 @@ class LeTrucView(_message.Message):
     DEALS_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    REDEAL_OPEN_FIELD_NUMBER: _ClassVar[int]
     game: str
     seat: int
     players: int
@@ -107,4 +108,5 @@ class LeTrucView(_message.Message):
     deals: int
     teams: _containers.RepeatedCompositeFieldContainer[LeTrucView.Team]
     seats: _containers.RepeatedCompositeFieldContainer[LeTrucView.Seat]
-    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[int] = ..., to_act: _Optional[int] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., deal_number: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., leader: _Optional[int] = ..., trick_number: _Optional[int] = ..., trick: _Optional[_Iterable[_Union[LeTrucView.TrickCard, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[LeTrucView.Trick, _Mapping]]] = ..., value: _Optional[int] = ..., offered_by: _Optional[int] = ..., offered_value: _Optional[int] = ..., double_holder_team: _Optional[int] = ..., redeal_proposed: _Optional[bool] = ..., redealt: _Optional[bool] = ..., talk: _Optional[_Iterable[_Union[LeTrucView.Talk, _Mapping]]] = ..., target: _Optional[int] = ..., deals: _Optional[int] = ..., teams: _Optional[_Iterable[_Union[LeTrucView.Team, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[LeTrucView.Seat, _Mapping]]] = ...) -> None: ...
+    redeal_open: bool
+    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[int] = ..., to_act: _Optional[int] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., deal_number: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., leader: _Optional[int] = ..., trick_number: _Optional[int] = ..., trick: _Optional[_Iterable[_Union[LeTrucView.TrickCard, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[LeTrucView.Trick, _Mapping]]] = ..., value: _Optional[int] = ..., offered_by: _Optional[int] = ..., offered_value: _Optional[int] = ..., double_holder_team: _Optional[int] = ..., redeal_proposed: _Optional[bool] = ..., redealt: _Optional[bool] = ..., talk: _Optional[_Iterable[_Union[LeTrucView.Talk, _Mapping]]] = ..., target: _Optional[int] = ..., deals: _Optional[int] = ..., teams: _Optional[_Iterable[_Union[LeTrucView.Team, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[LeTrucView.Seat, _Mapping]]] = ..., redeal_open: _Optional[bool] = ...) -> None: ...

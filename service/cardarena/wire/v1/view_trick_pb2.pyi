@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class TrickView(_message.Message):
-    __slots__ = ("game", "seat", "players", "dealer", "deal_number", "to_act", "hand", "trick", "leader", "last_trick", "last_winner", "trump_suit", "trump_card", "stock_size", "stock_face_up", "phase", "target", "deals", "seats")
+    __slots__ = ("game", "seat", "players", "dealer", "deal_number", "to_act", "hand", "trick", "leader", "last_trick", "last_winner", "trump_suit", "trump_card", "stock_size", "stock_face_up", "phase", "target", "deals", "seats", "played_cards")
     class TrickCard(_message.Message):
         __slots__ = ("seat", "card")
         SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -53,6 +53,7 @@ class TrickView(_message.Message):
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DEALS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_CARDS_FIELD_NUMBER: _ClassVar[int]
     game: str
     seat: int
     players: int
@@ -72,4 +73,5 @@ class TrickView(_message.Message):
     target: int
     deals: int
     seats: _containers.RepeatedCompositeFieldContainer[TrickView.Seat]
-    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[int] = ..., dealer: _Optional[int] = ..., deal_number: _Optional[int] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., trick: _Optional[_Iterable[_Union[TrickView.TrickCard, _Mapping]]] = ..., leader: _Optional[int] = ..., last_trick: _Optional[_Iterable[_Union[TrickView.TrickCard, _Mapping]]] = ..., last_winner: _Optional[int] = ..., trump_suit: _Optional[str] = ..., trump_card: _Optional[str] = ..., stock_size: _Optional[int] = ..., stock_face_up: _Optional[str] = ..., phase: _Optional[int] = ..., target: _Optional[int] = ..., deals: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TrickView.Seat, _Mapping]]] = ...) -> None: ...
+    played_cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[int] = ..., dealer: _Optional[int] = ..., deal_number: _Optional[int] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., trick: _Optional[_Iterable[_Union[TrickView.TrickCard, _Mapping]]] = ..., leader: _Optional[int] = ..., last_trick: _Optional[_Iterable[_Union[TrickView.TrickCard, _Mapping]]] = ..., last_winner: _Optional[int] = ..., trump_suit: _Optional[str] = ..., trump_card: _Optional[str] = ..., stock_size: _Optional[int] = ..., stock_face_up: _Optional[str] = ..., phase: _Optional[int] = ..., target: _Optional[int] = ..., deals: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TrickView.Seat, _Mapping]]] = ..., played_cards: _Optional[_Iterable[str]] = ...) -> None: ...

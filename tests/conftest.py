@@ -81,6 +81,21 @@ def distribution(site: Path, name: str, entry_points: str, module: str = "", sou
         (site / f"{module}.py").write_text(source)
 
 
+RAISES_GAME = "test_raises"
+"""The id of ``tests/plugin/cardarena_test_raises.py``: a game that loops when both seats keep
+raising, registered only by the tests that use :func:`raises_site`."""
+
+
+@pytest.fixture
+def raises_site(plugin_site: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Register the looping test game (:data:`RAISES_GAME`) in this process and, through
+    ``PYTHONPATH``, in every process the test starts (a service, a worker, bots)."""
+    distribution(plugin_site, "cardarena_test_raises", f"{RAISES_GAME} = cardarena_test_raises:GAME")
+    registry.games.cache_clear()
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(plugin_site), os.environ.get("PYTHONPATH", "")]))
+    return plugin_site
+
+
 RENAMED = """from cardarena_test_trumps import TestTrumps
 class Renamed(TestTrumps):
     id = "{id}"
@@ -95,12 +110,14 @@ from .tournament_fixtures import processes  # noqa: E402
 
 __all__ = [
     "FIXTURE_GAME",
+    "RAISES_GAME",
     "RENAMED",
     "distribution",
     "game_seatings",
     "key_prefix",
     "play_first_legal",
     "processes",
+    "raises_site",
     "redis_url",
     "registered",
     "stores",

@@ -8,7 +8,7 @@ import queue
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +95,8 @@ class ScriptedBot:
         """Autoplay: the requests (n-th, 1-based) left unanswered: their clock runs out."""
         self.asked = 0
         """Requests autoplay has seen."""
+        self.choose: Callable[[Any], str] = lambda request: str(request.legal[0].id)
+        """Autoplay's answer to a request (default: its first legal action)."""
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -138,13 +140,20 @@ class ScriptedBot:
     def send(self, message: Any) -> None:
         self.out.put(message)
 
-    def autoplay(self, delays: dict[int, float] | None = None, silent: set[int] | None = None) -> None:
-        """From now on answer every request with its first legal action, including requests
-        already waiting in the inbox (otherwise a request that arrived just before this call
-        would go unanswered until its clock ran out).  A slow bot: ``delays`` maps the n-th
-        request from now (1-based) to the seconds it waits before answering; the requests in
-        ``silent`` are never answered (a time-out)."""
+    def autoplay(
+        self,
+        delays: dict[int, float] | None = None,
+        silent: set[int] | None = None,
+        choose: Callable[[Any], str] | None = None,
+    ) -> None:
+        """From now on answer every request with its first legal action (or ``choose(request)``),
+        including requests already waiting in the inbox (otherwise a request that arrived just
+        before this call would go unanswered until its clock ran out).  A slow bot: ``delays``
+        maps the n-th request from now (1-based) to the seconds it waits before answering; the
+        requests in ``silent`` are never answered (a time-out)."""
         self.delays, self.silent, self.asked = dict(delays or {}), set(silent or ()), 0
+        if choose is not None:
+            self.choose = choose
         self.auto = True
         kept = []
         for message in self.received():
@@ -161,7 +170,7 @@ class ScriptedBot:
         if self.asked in self.silent:
             return
         time.sleep(self.delays.get(self.asked, 0.0))
-        self.act(req.match_id, req.seq, req.legal[0].id)
+        self.act(req.match_id, req.seq, self.choose(req))
 
     def received(self) -> list[Any]:
         """The messages received and not yet read, without waiting (``None``: the stream ended)."""

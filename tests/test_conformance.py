@@ -17,6 +17,7 @@ from cardarena.conformance import (
     check_options,
     check_purity,
     check_random_playouts,
+    check_stubborn_play_ends,
     check_views,
     first_decision,
 )
@@ -24,7 +25,7 @@ from cardarena.engine import InvalidChance, InvalidOptions, MatchRng, State, get
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .conftest import FIXTURE_GAME, RENAMED, distribution, game_seatings
+from .conftest import FIXTURE_GAME, RAISES_GAME, RENAMED, distribution, game_seatings
 
 SEATINGS = list(game_seatings())
 
@@ -37,6 +38,47 @@ def test_random_playouts(game_id: str, players: int) -> None:
 @pytest.mark.parametrize(("game_id", "players"), SEATINGS)
 def test_a_match_of_default_actions_ends(game_id: str, players: int) -> None:
     check_default_actions_end(game_id, players)
+
+
+@pytest.mark.parametrize(("game_id", "players"), SEATINGS)
+def test_matches_of_stubborn_bots_end(game_id: str, players: int) -> None:
+    check_stubborn_play_ends(game_id, players)
+
+
+def test_gleeks_raise_loop_is_found_by_the_stubborn_bots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in Gleek: two bots that always raised the ruff never finished a match (fixed by
+    capping a ruff at three raises).  Random playouts and a match of first legal actions end
+    with the old rules, so the suite passed them; a seat that raises whenever it can does not."""
+    from cardarena.games import gleek
+
+    monkeypatch.setattr(gleek, "MAX_RAISES", 10**9)  # the rules before the cap
+    check_random_playouts("gleek", 3, range(2))
+    check_default_actions_end("gleek", 3, range(2))
+    message = r"every seat taking a 'raise' action whenever it has one, seed 0: no end after 2000 actions"
+    with pytest.raises(ConformanceError, match=message) as failed:
+        check_stubborn_play_ends("gleek", 3, limit=2000)
+    assert "seat 1 'raise:1', seat 2 'raise:1'" in str(failed.value)  # the loop, in the last actions played
+    monkeypatch.undo()
+    check_stubborn_play_ends("gleek", 3, limit=2000)
+
+
+def test_a_game_without_a_cap_on_raises_fails_the_suite_on_its_stubborn_bots(
+    raises_site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A designer's game whose raises never stop (the test fixture ``test_raises``): its random
+    playouts and its match of first legal actions end, which is all the suite played before;
+    ``cardarena conformance`` now fails it, naming the policy, the seed and the loop."""
+    assert main(["conformance", RAISES_GAME, "--seeds", "2"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "  ok    2 players: random playouts" in out
+    assert "  ok    2 players: a match of first legal actions ends" in out
+    [fail] = [line for line in out if "FAIL" in line]
+    assert fail.startswith(
+        "  FAIL  2 players: matches of stubborn bots end: every seat taking a 'raise' action whenever it has one, "
+        "seed 0: no end after 100000 actions, where the service stops a match (the last ones: "
+    )
+    assert "seat 0 'raise', seat 1 'raise'" in fail and fail.endswith("(a cap on raises, a turn limit)")
+    assert out[-1].startswith("1 of 5 checks failed")
 
 
 @pytest.mark.parametrize(("game_id", "players"), SEATINGS)
@@ -225,7 +267,8 @@ def test_cardarena_conformance_passes_a_plugin_game(capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Test Trumps (test fixture) (test_trumps): the conformance suite, 3 seeds per player count"
     assert out[1:3] == ["  ok    rules code is pure", "  ok    2 players: random playouts"]
-    assert "  ok    4 players: options" in out and out[-1] == "all 10 checks passed"
+    assert "  ok    2 players: matches of stubborn bots end" in out
+    assert "  ok    4 players: options" in out and out[-1] == "all 13 checks passed"
 
 
 def test_a_refusal_that_names_another_seats_cards_fails(plugin_site: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -237,7 +280,7 @@ def test_a_refusal_that_names_another_seats_cards_fails(plugin_site: Path, capsy
     [fail] = [line for line in out if "FAIL" in line]
     assert fail.startswith("  FAIL  2 players: random playouts: seed 0, transition 2: the reason seat ")
     assert "names its secrets [" in fail and "holds " in fail
-    assert out[-1].startswith("1 of 4 checks failed")
+    assert out[-1].startswith("1 of 5 checks failed")
 
 
 def test_an_exception_of_the_game_is_shown_with_its_traceback(

@@ -78,7 +78,8 @@ def test_cardarena_conformance_passes_for_2_3_and_4_players(
     assert out[0] == "Crazy Eights (crazy_eights): the conformance suite, 12 seeds per player count"
     for players in (2, 3, 4):
         assert f"  ok    {players} players: random playouts" in out
-    assert out[-1] == "all 10 checks passed"
+        assert f"  ok    {players} players: matches of stubborn bots end" in out
+    assert out[-1] == "all 13 checks passed"
 
 
 def test_a_match_over_grpc_with_the_example_bot_plays_to_the_end_and_its_replays_rerun(

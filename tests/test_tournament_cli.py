@@ -168,7 +168,7 @@ def test_status_prints_each_thing_once_with_the_match_rules(redis_url: str, key_
     assert lines[2] == "time control: move_ms=2000  bank_ms=30000"
     assert lines[3] == (
         "fault policy: default_action=first  max_strikes=3  max_rejections=10  join_timeout_ms=15000  "
-        "no_show_attempts=3"
+        "no_show_attempts=3  max_actions=100000"
     )
     lines = _cli("tournament", "status", "named", env=env).stdout.splitlines()
     assert lines[0] == "named  'Spring Cup'  [upcoming]  glaves  2 players  0/2 matches counted"
@@ -665,6 +665,11 @@ def test_the_run_summary_names_the_bots_that_had_faults(tmp_path: Path) -> None:
         f"  b: 4 strikes, forfeited 1 of 2 matches; log: {tmp_path / 'b.log'}",
     ]
     assert fault_lines(matches[2:], None) == []
+    # a match the service stopped at its action limit is named after the faults
+    looped = {"match_id": "t1:ab", "seats": ["a", "b"], "result": {"strikes": [0, 0], "aborted": "action_limit"}}
+    lines = fault_lines([*matches[2:], looped], None)
+    assert lines[0].startswith("aborted: 1 match stopped at the action limit (fault policy max_actions)")
+    assert lines[1:] == ["  t1:ab: action_limit"]
 
 
 def test_standings_export_for_grading_has_every_bot_with_its_faults_in_this_tournament(

@@ -30,12 +30,13 @@ function choose(view, legal, rejected) {
 
 // Called when a match this bot played ends (MatchEnd), with how it ended for the bot; adapt it
 // to keep your own statistics. `result` has the proto's fields plus the bot's seats:
-// - match_id; status: 'completed' (the result is recorded) or 'voided' (nothing counts; the
-//   match is played again), reason: why it was voided ('' when completed);
+// - match_id; status: 'completed' (the result is recorded), 'voided' (nothing counts; the
+//   match is played again) or 'aborted' (stopped at its action limit: a no contest, not played
+//   again), reason: why it was voided or aborted ('' when completed);
 // - seats: the seats this bot held (usually one; a bot seated twice holds two);
 // - scores, ranks: per seat in table order (ranks: 1 = first, tied seats share a place,
-//   forfeiting seats rank last; both empty when voided); forfeited: the seats that forfeited;
-// - place: this bot's place (its best one if it held several seats), null when voided.
+//   forfeiting seats rank last; both empty unless completed); forfeited: the seats that forfeited;
+// - place: this bot's place (its best one if it held several seats), null unless completed.
 // The default prints one line. An exception here is printed with its stack; the bot plays on.
 function onResult(result) {
   console.log(JSON.stringify({

@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from .cliargs import at_least, json_object
-from .engine import GameError, MatchRng, build_replay, get_game, play_match, random_policy, rerun
+from .engine import (
+    MAX_ACTIONS,
+    ActionLimitReached,
+    GameError,
+    MatchRng,
+    build_replay,
+    get_game,
+    play_match,
+    random_policy,
+    rerun,
+)
 from .engine.registry import GameRegistrationError
 from .summary import Tally
 
@@ -55,11 +65,24 @@ def _simulate(args: argparse.Namespace) -> int:
     for m in range(args.matches):
         seed = master.below(2**63)
         bots = [random_policy(MatchRng(f"{seed}/bot/{s}")) for s in range(players)]
-        state = play_match(game.id, players, bots, seed=seed, options=options)
+        seats = [f"random-{s + 1}" for s in range(players)]
+        try:
+            state = play_match(game.id, players, bots, seed=seed, options=options, max_actions=args.max_actions)
+        except ActionLimitReached as exc:  # the service would stop it there too: say so, keep what was played
+            where = ""
+            if out:
+                path = out / f"{game.id}-{m + 1:05d}.json"
+                path.write_text(json.dumps(build_replay(exc.state, seed=seed, seats=seats), separators=(",", ":")))
+                where = f"; its replay so far: {path}"
+            print(
+                f"cardarena: error: match {m + 1}: {exc} (--max-actions): the game may loop; the service stops "
+                f"such a match (a no contest, action_limit), `cardarena conformance {game.id}` looks for loops{where}",
+                file=sys.stderr,
+            )
+            return 1
         result = state.result()
         tally.add(result.scores, result.ranks, result.won)
         if out:
-            seats = [f"random-{s + 1}" for s in range(players)]
             replay = json.loads(json.dumps(build_replay(state, seed=seed, seats=seats)))
             try:  # a replay the engine cannot re-run is a bug of the game: say so now, not later
                 rerun(replay)
@@ -158,6 +181,13 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--replays", metavar="DIR", help="write one replay per match into DIR (each is re-run before it is written)"
     )
+    sim.add_argument(
+        "--max-actions",
+        type=at_least(1),
+        default=MAX_ACTIONS,
+        help="player actions after which a match that has not ended stops the run with an error, exit status 1 "
+        "(as the service stops it: a game that loops; default: %(default)s)",
+    )
     sim.set_defaults(func=_simulate)
 
     conf = sub.add_parser(
@@ -165,7 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="check a game against the engine contract (the conformance suite; a game of your own package too)",
         description="Run the conformance suite on one registered game: random playouts checked after every "
         "transition (who acts, refusals, chance as replayed, invariants, what each seat sees and is told), "
-        "replays that re-run, a match of first legal actions that ends, the options, pure rules code. "
+        "replays that re-run, a match of first legal actions that ends, matches of stubborn bots (always the last "
+        "action, the kind just played, or one kind of action) that end within the service's action limit, the "
+        "options, pure rules code. "
         "Exit status 1 if a check fails.",
     )
     conf.add_argument("game", help="the game id (e.g. glaves, or your own game's)")

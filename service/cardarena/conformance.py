@@ -13,6 +13,11 @@ runs them on every registered game.  What they check (docs/engine.md, "Invariant
   match ends with a consistent result; and that its replay re-runs from its chance outcomes
   and from its seed;
 * a match of first legal actions (what the server plays for a forfeited seat) ends;
+* matches of stubborn bots end: every seat always takes the last legal action, or repeats
+  the kind of the action just played, or always takes an action of one kind when it has one
+  (``raise``, ``pass`` ... each kind the game offers), within the service's action limit
+  (:data:`~cardarena.engine.MAX_ACTIONS`): two bots that keep raising must not hold a match for
+  ever (:func:`check_stubborn_play_ends`);
 * every option is validated by :meth:`Game.options` alone, by name and range;
 * the game's modules import nothing impure (docs/engine.md: rules code is pure).
 
@@ -27,12 +32,14 @@ import ast
 import inspect
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from .engine import (
     CHANCE,
+    MAX_ACTIONS,
     Game,
     IllegalAction,
     InvalidOptions,
@@ -52,8 +59,11 @@ SEEDS = 12
 """Random playouts per player count unless told otherwise."""
 MAX_STEPS = 20000
 """Transitions after which a playout counts as not terminating."""
-DEFAULT_ACTIONS_LIMIT = 100_000
-"""First-legal actions after which a match counts as not ending."""
+DEFAULT_ACTIONS_LIMIT = MAX_ACTIONS
+"""Player actions after which a match of first-legal or stubborn actions counts as not ending:
+the service's default action limit (``FaultPolicy.max_actions``), where it would be stopped."""
+STUBBORN_SEEDS = 3
+"""Seeds (the first of those given) each stubborn policy plays per player count."""
 
 FORBIDDEN_IMPORTS = frozenset(
     {
@@ -384,20 +394,42 @@ def check_random_playouts(game_id: str, players: int, seeds: Iterable[int] = ran
             check_result(state, seed)
 
 
+Choose = Callable[[tuple[str, ...], str | None], str]
+"""A deterministic seat policy of the end checks: ``(legal, previous) -> action``, where
+``previous`` is the action played last in the match (by any seat; ``None`` before the first)."""
+
+
+def play_to_end(state: State, seed: int | str, choose: Choose, *, limit: int = DEFAULT_ACTIONS_LIMIT) -> int:
+    """Play ``state`` to its end with every seat choosing by ``choose`` (one seat at a time,
+    the first of ``to_act()``); chance from ``MatchRng(seed)``.  Returns the number of player
+    actions; :class:`ConformanceError` if the match has not ended after ``limit`` of them (where
+    the service stops a match: ``FaultPolicy.max_actions``), naming the last actions played."""
+    rng, actions = MatchRng(seed), 0
+    recent: deque[tuple[int, str]] = deque(maxlen=6)
+    previous: str | None = None
+    while seats := state.to_act():
+        if seats == (CHANCE,):
+            state.apply_chance(state.sample_chance(rng))
+            continue
+        seat = seats[0]
+        previous = choose(state.legal_actions(seat), previous)
+        state.apply(seat, previous)
+        recent.append((seat, previous))
+        actions += 1
+        if actions >= limit and state.to_act():
+            played = ", ".join(f"seat {s} {a!r}" for s, a in recent)
+            raise ConformanceError(
+                f"no end after {limit} actions, where the service stops a match (the last ones: {played}): a game "
+                "that can cycle needs a rule that ends it (a cap on raises, a turn limit)"
+            )
+    return actions
+
+
 def play_first_legal(state: State, seed: int | str, *, limit: int = DEFAULT_ACTIONS_LIMIT) -> int:
     """Play ``state`` to its end with every seat taking its first legal action (what the
     server plays for a forfeited seat); chance from ``MatchRng(seed)``.  Returns the number of
     actions; :class:`ConformanceError` if the match has not ended after ``limit`` of them."""
-    rng, actions = MatchRng(seed), 0
-    while state.to_act():
-        if state.is_chance():
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        seat = state.to_act()[0]
-        state.apply(seat, state.legal_actions(seat)[0])
-        actions += 1
-        _require(actions < limit, f"no end after {limit} first-legal actions (seed {seed})")
-    return actions
+    return play_to_end(state, seed, lambda legal, previous: legal[0], limit=limit)
 
 
 def check_default_actions_end(game_id: str, players: int, seeds: Iterable[int] = range(SEEDS)) -> None:
@@ -411,6 +443,80 @@ def check_default_actions_end(game_id: str, players: int, seeds: Iterable[int] =
             state = game.new_state(players)
             play_first_legal(state, seed)
             _require(len(state.result().scores) == players, "the result has not one score per seat")
+
+
+class Stubborn:
+    """A deterministic policy a stubborn bot might follow, played by every seat (see
+    :func:`check_stubborn_play_ends`): the last legal action (``last``), else the first legal
+    action of the kind ``kind`` (``""``: of the kind of the action played just before), else
+    the first legal action.  ``kind_of`` gives an action id's kind."""
+
+    def __init__(self, what: str, kind_of: Callable[[str], str], *, last: bool = False, kind: str = "") -> None:
+        self.what = what
+        """The policy in words, for a failure's message."""
+        self.kind_of = kind_of
+        self.last = last
+        self.kind = kind
+
+    def __call__(self, legal: tuple[str, ...], previous: str | None) -> str:
+        if self.last:
+            return legal[-1]
+        kind_of = self.kind_of
+        wanted = self.kind or (kind_of(previous) if previous is not None else "")
+        return next((action for action in legal if kind_of(action) == wanted), legal[0])
+
+
+def check_stubborn_play_ends(
+    game_id: str, players: int, seeds: Iterable[int] = range(SEEDS), *, limit: int = DEFAULT_ACTIONS_LIMIT
+) -> None:
+    """Matches of stubborn bots end within ``limit`` actions (the service's default action limit),
+    each policy played by every seat on the first :data:`STUBBORN_SEEDS` seeds:
+
+    * always the last legal action;
+    * an action of the kind just played (by any seat), else the first legal action: answer a
+      raise with a raise;
+    * for each kind of action offered in these matches (``Game.describe(action).kind``:
+      ``raise``, ``pass``, ``draw`` ...; until no new kind turns up): an action of that kind
+      whenever there is one (the first), else the first legal action.
+
+    Random playouts and first legal actions end in games where bots that always raise never do
+    (Gleek before its raise cap); the service stops such a match at its action limit, a no
+    contest (docs/service.md), but the game needs a rule that ends it (a cap on raises, a turn
+    limit)."""
+    game = get_game(game_id)
+    kinds: dict[str, str] = {}
+    """The kind of every action id offered so far, in the order met."""
+
+    def kind_of(action: str) -> str:
+        kind = kinds.get(action)
+        if kind is None:
+            kind = kinds[action] = game.describe(action).kind
+        return kind
+
+    policies = [
+        Stubborn("every seat always taking its last legal action", kind_of, last=True),
+        Stubborn("every seat taking an action of the kind just played when it can", kind_of),
+    ]
+    tried: set[str] = set()
+    first_seeds = list(seeds)[:STUBBORN_SEEDS]
+    for policy in policies:  # grows while new kinds turn up
+
+        def offered(legal: tuple[str, ...], previous: str | None, policy: Stubborn = policy) -> str:
+            for action in legal:  # every kind offered gets its own policy
+                kind_of(action)
+            return policy(legal, previous)
+
+        for seed in first_seeds:
+            with _located(f"{policy.what}, seed {seed}"):
+                state = game.new_state(players)
+                play_to_end(state, seed, offered, limit=limit)
+                _require(len(state.result().scores) == players, "the result has not one score per seat")
+        for kind in dict.fromkeys(kinds.values()):
+            if kind not in tried:
+                tried.add(kind)
+                policies.append(
+                    Stubborn(f"every seat taking a {kind!r} action whenever it has one", kind_of, kind=kind)
+                )
 
 
 def first_decision(state: State) -> None:
@@ -525,6 +631,7 @@ def check_purity(game_id: str) -> None:
 PER_PLAYER_COUNT: tuple[tuple[str, Callable[[str, int, Sequence[int]], None]], ...] = (
     ("random playouts", check_random_playouts),
     ("a match of first legal actions ends", check_default_actions_end),
+    ("matches of stubborn bots end", check_stubborn_play_ends),
     ("options", lambda game_id, players, seeds: check_options(game_id, players)),
 )
 """The checks run for each player count, by name; each takes the game id, the player count

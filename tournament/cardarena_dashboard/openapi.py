@@ -97,6 +97,13 @@ def _fault_policy(**extra: Any) -> dict[str, Any]:
             "max_rejections": {"type": "integer", "minimum": 0, "default": 10},
             "join_timeout_ms": {"type": "integer", "minimum": 1, "default": 15000},
             "no_show_attempts": {"type": "integer", "minimum": 0, "default": 3},
+            "max_actions": {
+                "type": "integer",
+                "minimum": 1,
+                "default": 100_000,
+                "description": "Player actions after which a match that has not ended is stopped: a no contest "
+                "(aborted: action_limit), never played again (docs/service.md, 'The action limit').",
+            },
         },
         **extra,
     }
@@ -180,6 +187,13 @@ SCHEMAS: dict[str, Any] = {
                 "items": {"type": "integer"},
                 "description": "Seats whose bot never joined (also in `forfeited`); they share the last place. "
                 "Every seat: a no contest, which tournaments leave out of their standings and ratings.",
+            },
+            "aborted": {
+                "type": "string",
+                "description": "Only for a match the service stopped before its end: why (`action_limit`: it "
+                "reached its fault policy's `max_actions`, a game or bots that loop). A no contest: every seat "
+                "scores 0 and shares place 1, tournaments leave it out of their standings and ratings, and its "
+                "replay (`result` null) shows the match so far.",
             },
         },
     },

@@ -322,6 +322,8 @@ def match_page(match_id: str) -> str | tuple[str, int]:
         forfeited=set(replay.get("forfeited") or []),
         no_show=absent,
         no_contest=no_contest(len(replay.get("seats") or ()), absent),
+        aborted=replay.get("aborted") or "",
+        max_actions=(replay.get("fault_policy") or {}).get("max_actions"),
         version_changes=replay.get("version_changes") or [],
     )
 
@@ -428,6 +430,7 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
         "bar_width": BAR_WIDTH,
         "zero_x": x(0.0),
         "finished_matches": tournament.get("counted", 0),
+        "aborted": reads.aborted(sources(), tournament_id),  # stopped at their action limit: no contests
         "rating_as_of_text": reads.when_text(as_of),  # None: current ratings
         "poll_ms": current_app.config["POLL_MS"],
     }

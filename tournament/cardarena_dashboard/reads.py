@@ -322,6 +322,15 @@ def standings(
     return out
 
 
+def aborted(sources: Sources, tournament_id: str) -> dict[str, str]:
+    """The tournament's counted matches that the service stopped at their action limit, with
+    why (``action_limit``), as its standings snapshot lists them (``lifecycle.aborted_matches``;
+    empty before the first snapshot and for one stored before the list)."""
+    snapshot = plain(_tournament_store(sources).standings(tournament_id))
+    found = snapshot.get("aborted") if isinstance(snapshot, Mapping) else None
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, Mapping) else {}
+
+
 def crosstable(sources: Sources, tournament_id: str) -> tuple[dict[str, Any] | None, str | None]:
     """A tournament's crosstable in its stored form (``Crosstable.to_json``), as stored with its
     standings snapshot (``lifecycle.stored_crosstable``), or ``None`` and why there is none (a

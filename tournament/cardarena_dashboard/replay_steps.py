@@ -201,8 +201,9 @@ def moves(replay: Mapping[str, Any], pov: str, upto: int | None = None) -> list[
 
 
 def is_finished(status: str | None, replay: Mapping[str, Any] | None) -> bool:
-    """Whether a match may be shown with hidden cards: stored as done with a recorded result."""
-    return status == "done" and replay is not None and replay.get("result") is not None
+    """Whether a match may be shown with hidden cards: stored as done with a recorded result,
+    or stopped at its action limit (``aborted``: over, with no result, never played again)."""
+    return status == "done" and replay is not None and (replay.get("result") is not None or bool(replay.get("aborted")))
 
 
 def viewer_seats(players: int, finished: bool) -> list[str]:

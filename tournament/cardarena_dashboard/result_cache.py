@@ -29,7 +29,7 @@ Kept = dict[str, Any]
 """What the cache keeps of a finished match: its row (``sources.summary_of``) cut to what the
 bot page reads of it."""
 
-RESULT_FIELDS = ("scores", "ranks", "strikes", "forfeited", "no_show")
+RESULT_FIELDS = ("scores", "ranks", "strikes", "forfeited", "no_show", "aborted")
 """The result's fields the bot page reads (``review.bot_match_rows``, ``head_to_head``)."""
 
 

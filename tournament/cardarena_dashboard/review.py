@@ -187,7 +187,8 @@ def bot_match_rows(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict
     match has a result) with the bot's ``seat``, ``place`` (1 = first) ``of`` places, its
     ``score``, ``margin`` (its score minus the best other seat's, positive when ahead, in the
     game's direction), ``strikes``, ``forfeited``, ``no_show`` (it never joined),
-    ``no_contest`` (no bot joined: the match ranks nobody), ``version`` (the label its seat played
+    ``no_contest`` (no bot joined, or ``aborted``: stopped at its action limit; the match ranks
+    nobody), ``aborted`` (why it was stopped, ``""`` if it was not), ``version`` (the label its seat played
     under, ``None`` for none) and ``think`` (the seat's think-time summary from the result,
     ``median_ms``, ``max_ms``, ...; ``None`` when it has none)."""
     out = []
@@ -223,7 +224,8 @@ def _mine(row: Mapping[str, Any], name: str) -> dict[str, Any] | None:
         "strikes": sum(strikes[s] for s in mine if s < len(strikes)),
         "forfeited": any(s in forfeited for s in mine),
         "no_show": any(s in absent for s in mine),
-        "no_contest": no_contest(len(seats), absent),
+        "no_contest": no_contest(len(seats), absent, result.get("aborted")),
+        "aborted": str(result.get("aborted") or ""),
         "version": versions[seat] if seat < len(versions) else None,
         # The seat's think times (the result's ``think``), None for a match recorded without them.
         "think": timed if isinstance(timed, Mapping) and timed.get("asked") else None,
@@ -269,7 +271,7 @@ def head_to_head(matches: Sequence[Mapping[str, Any]], name: str) -> list[dict[s
         if not isinstance(result, Mapping) or name not in seats:
             continue
         ranks = list(result.get("ranks") or [])
-        if len(ranks) != len(seats) or no_contest(len(seats), result.get("no_show") or ()):
+        if len(ranks) != len(seats) or no_contest(len(seats), result.get("no_show") or (), result.get("aborted")):
             continue
         mine = min(ranks[s] for s, bot in enumerate(seats) if bot == name)
         for opponent in sorted({bot for bot in seats if bot != name}):

@@ -79,7 +79,8 @@ def add_match_rules(parser: Any) -> None:
     parser.add_argument(
         "--fault-policy",
         help='as JSON: {"default_action": "first"|"random", "max_strikes": 3, "max_rejections": 10, '
-        '"join_timeout_ms": 15000, "no_show_attempts": 3} (the defaults); see docs/tournaments.md',
+        '"join_timeout_ms": 15000, "no_show_attempts": 3, "max_actions": 100000} (the defaults); '
+        "see docs/tournaments.md",
     )
 
 
@@ -179,15 +180,33 @@ def _status(args: argparse.Namespace) -> int:
         with _stores(args) as (ts, _, _url):
             t = ts.require(args.id)
             targets = notify.summary(NotificationStore(ts.r), t.id)
+            aborted = (ts.standings(t.id) or {}).get(lifecycle.ABORTED) or {}
     except (TournamentError, RuntimeError) as exc:
         return _fail(str(exc))
     data = t.to_json()
+    if aborted:
+        data["aborted"] = aborted
     if args.json:
         print(json.dumps({**data, "notify": targets} if targets else data))
     else:
-        for line in [*status_lines(t), *notify_lines(targets)]:
+        for line in [*status_lines(t), *aborted_lines(aborted), *notify_lines(targets)]:
             print(line)
     return 0
+
+
+def aborted_lines(aborted: dict[str, str]) -> list[str]:
+    """``tournament status``: the counted matches the service stopped at their action limit
+    (the standings snapshot's ``aborted``), which count for nobody, and where to see why."""
+    if not aborted:
+        return []
+    n = len(aborted)
+    out = [
+        f"aborted: {n} match{'es' if n != 1 else ''} stopped at the action limit (fault policy max_actions): "
+        "no contests, in nobody's standing; the game loops, or the bots found a loop in it (its replay shows where; "
+        "`cardarena conformance GAME` looks for loops)"
+    ]
+    out += [f"  {printable(mid)}: {printable(why)}" for mid, why in aborted.items()]
+    return out
 
 
 def notify_lines(targets: list[dict[str, Any]]) -> list[str]:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from cardarena.engine import MAX_ACTIONS
 from cardarena.store.tournaments import Tournament, TournamentError
 from cardarena_sdk.local import captured
 
@@ -65,7 +66,9 @@ def standings_of(t: Tournament, records: Sequence[dict[str, Any]]) -> dict[str, 
     ratings: dict[str, dict[str, float]] = {}
     if t.rated and t.players > 1:
         for r in records:
-            ratings.update(standings.rate_match(ratings, r["seats"], r["result"]["ranks"]))
+            result = r["result"]
+            no_show, aborted = result.get("no_show") or (), str(result.get("aborted") or "")
+            ratings.update(standings.rate_match(ratings, r["seats"], result["ranks"], no_show, aborted))
     for row in snap["rows"]:
         row["rating"] = ratings.get(row["bot"])
     snap["tournament"] = t.id
@@ -83,6 +86,8 @@ class Rules:
     max_rejections: int
     max_strikes: int
     default_action: str
+    max_actions: int = MAX_ACTIONS
+    """A match still going after this many actions is stopped: a no contest, as the service does."""
 
     @classmethod
     def of(cls, t: Tournament, bots: Sequence[tuple[str, str]]) -> Rules:
@@ -101,6 +106,7 @@ class Rules:
             max_rejections=int(policy["max_rejections"]),
             max_strikes=int(policy["max_strikes"]),
             default_action=str(policy["default_action"]),
+            max_actions=int(policy.get("max_actions") or MAX_ACTIONS),  # absent: a tournament stored before it
         )
 
 
@@ -181,6 +187,7 @@ class _Seating:
                     max_rejections=rules.max_rejections,
                     max_strikes=rules.max_strikes,
                     default_action=rules.default_action,
+                    max_actions=rules.max_actions,
                 )
             except SystemExit as exc:  # over the wire: the bot's process ends, and so does the run
                 raise TournamentError(
@@ -197,6 +204,8 @@ class _Seating:
             result["won"] = list(table.won)
         if table.deal_scores is not None:
             result["deal_scores"] = [list(deal) for deal in table.deal_scores]
+        if table.aborted:  # stopped at its action limit: a no contest
+            result["aborted"] = table.aborted
         counted = lifecycle.counted_result(m.seats, result)
         return Played({**lifecycle.schedule_entry(m), "counted": True, "result": counted}, out.getvalue())
 

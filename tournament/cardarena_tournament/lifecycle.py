@@ -229,6 +229,7 @@ def outcome_of(entry: dict[str, Any], result: dict[str, Any]) -> standings.Outco
         deal_scores=_deal_scores(result.get("deal_scores")),
         forfeited=tuple(int(x) for x in result.get("forfeited") or ()),
         no_show=tuple(int(x) for x in result.get("no_show") or ()),
+        aborted=str(result.get("aborted") or ""),
     )
 
 
@@ -240,9 +241,10 @@ def _deal_scores(raw: Any) -> tuple[tuple[float, ...], ...] | None:
 
 
 def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
-    """Recompute and store the standings snapshot (with current ratings and, in ``faults``,
-    each entrant's strikes and forfeits in the results it counts: :func:`snapshot_faults`);
-    returns it."""
+    """Recompute and store the standings snapshot (with current ratings; in ``faults``, each
+    entrant's strikes and forfeits in the results it counts: :func:`snapshot_faults`; in
+    ``aborted``, the matches stopped at their action limit: :func:`aborted_matches`); returns
+    it."""
     t = ts.require(tid)
     results = ts.results(tid)
     outcomes = outcomes_of(ts, tid, results)
@@ -255,6 +257,7 @@ def refresh_standings(ts: TournamentStore, tid: str) -> dict[str, Any]:
     snap["status"] = t.status
     snap["total_matches"] = t.total_matches
     snap[FAULTS] = standings.fault_totals(results.values())
+    snap[ABORTED] = aborted_matches(results)
     ts.save_standings(tid, snap, cross)
     return snap
 
@@ -355,6 +358,18 @@ def crosstable_report(cross: standings.Crosstable | None, why: str | None, bot: 
     }
 
 
+ABORTED = "aborted"
+"""The standings snapshot's field listing the tournament's counted matches that the service
+stopped at their action limit (:func:`aborted_matches`); absent from snapshots stored before it."""
+
+
+def aborted_matches(results: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The counted ``results`` (by match id) of matches stopped before their end, with why
+    (``action_limit``), in match id order: no contests, in nobody's standing (a game that loops,
+    or bots that found a loop in it; their replays show where)."""
+    return {mid: str(r["aborted"]) for mid, r in sorted(results.items()) if r.get("aborted")}
+
+
 FAULTS = "faults"
 """The standings snapshot's field of fault totals (``standings.fault_totals``, bot -> ``strikes``,
 ``forfeits`` and ``no_shows``), counted from the same read of the results as its rows."""
@@ -430,7 +445,7 @@ def count_matches(
             continue
         entry = counted_result(spec.seats, result)
         if len(spec.seats) > 1 and t.rated:
-            rater = _rater(spec.seats, result["ranks"], result.get("no_show") or ())
+            rater = _rater(spec.seats, result["ranks"], result.get("no_show") or (), str(result.get("aborted") or ""))
             ratings.setdefault(t.game, []).append((match_id, spec.seats, rater))
         counts.setdefault(t.id, []).append((match_id, entry))
         out[-1] = t.id
@@ -444,7 +459,7 @@ def count_matches(
 def counted_result(seats: Sequence[str], result: dict[str, Any]) -> dict[str, Any]:
     """What a tournament counts of a match's recorded ``result`` (the service's, or a match
     played in-process), with the ``seats``."""
-    entry = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(seats)}
+    entry: dict[str, Any] = {"scores": list(result["scores"]), "ranks": list(result["ranks"]), "seats": list(seats)}
     if result.get("won") is not None:  # set by games that define winning apart from rank (solitaires)
         entry["won"] = list(result["won"])
     if result.get("deal_scores") is not None:  # per deal and seat: the standings compare deal by deal
@@ -452,13 +467,15 @@ def counted_result(seats: Sequence[str], result: dict[str, Any]) -> dict[str, An
     for fault in ("forfeited", "no_show", "strikes"):  # the standings' forfeit rule; `tournament run` names the bots
         if result.get(fault) is not None:
             entry[fault] = list(result[fault])
+    if result.get("aborted"):  # stopped at its action limit: a no contest (standings.Outcome.aborted)
+        entry["aborted"] = str(result["aborted"])
     return entry
 
 
-def _rater(seats: Sequence[str], ranks: Sequence[Any], no_show: Sequence[Any] = ()) -> RatingUpdate:
+def _rater(seats: Sequence[str], ranks: Sequence[Any], no_show: Sequence[Any] = (), aborted: str = "") -> RatingUpdate:
     """The rating update of one match (none for a no contest, which is still marked applied)."""
     fixed, absent = [int(r) for r in ranks], [int(s) for s in no_show]
-    return lambda cur: standings.rate_match(cur, seats, fixed, absent)
+    return lambda cur: standings.rate_match(cur, seats, fixed, absent, aborted)
 
 
 def consume_results(

@@ -274,6 +274,7 @@ def run_json(t: Tournament, snap: dict[str, Any], matches: list[dict[str, Any]])
                 "deal_scores": (m["result"] or {}).get("deal_scores"),
                 "forfeited": (m["result"] or {}).get("forfeited"),
                 "strikes": (m["result"] or {}).get("strikes"),
+                "aborted": (m["result"] or {}).get("aborted"),
             }
             for m in matches
         ],
@@ -354,18 +355,21 @@ def fault_lines(
     matches: list[dict[str, Any]], logs: Path | None, log_name: Callable[[str], str] = lambda bot: f"{bot}.log"
 ) -> list[str]:
     """Per bot that had any: its strikes (time-outs, disconnects, illegal-answer runs) and
-    forfeits over the tournament, with where its log is (``log_name(bot)`` in ``logs``)."""
+    forfeits over the tournament, with where its log is (``log_name(bot)`` in ``logs``); then
+    the matches stopped at their action limit (:func:`.commands.aborted_lines`)."""
+    from .commands import aborted_lines
+    from .lifecycle import aborted_matches
+
     totals = fault_totals({"seats": m["seats"], **(m.get("result") or {})} for m in matches)
     bots = sorted(b for b, t in totals.items() if t["strikes"] or t["forfeits"])
-    if not bots:
-        return []
+    lines = ["faults (a bot's own log says why):"] if bots else []
     played = Counter(bot for m in matches for bot in m["seats"])
-    lines = ["faults (a bot's own log says why):"]
     for bot in bots:
         where = f"; log: {logs / log_name(bot)}" if logs else ""
         t = totals[bot]
         lines.append(f"  {bot}: {t['strikes']} strikes, forfeited {t['forfeits']} of {played[bot]} matches{where}")
-    return lines
+    stopped = {m["match_id"]: m["result"] for m in matches if (m.get("result") or {}).get("aborted")}
+    return lines + aborted_lines(aborted_matches(stopped))
 
 
 def _watch(

@@ -35,7 +35,9 @@ out with default actions so that the tournament ends) says nothing about any of 
 left out of the standings (rows, metric, points, places, W/D/L, faults) and of the ratings
 (:func:`rate_match`), and is only counted as played.  Without this, two absent bots would
 "beat" each other by the default actions' luck, and bots that never came would collect wins,
-points, first places and ratings.
+points, first places and ratings.  So is a match the service stopped at its action limit
+(the result's ``aborted``: ``action_limit``, a game or bots that loop), which has no result at
+all: nobody won it, and its bots are not absent (they came).
 
 Solitaires: the game score itself (``score``), better being lower where the game says so.
 Only the primary metric is deal by deal: points, W/D/L, places and ratings describe the
@@ -135,11 +137,14 @@ class Outcome:
     """Seats that forfeited (strikes, resignation, no-show): see "Forfeits" in the module docstring."""
     no_show: tuple[int, ...] = ()
     """Seats whose bot never joined (also in ``forfeited``); all of them: a no contest."""
+    aborted: str = ""
+    """Why the service stopped the match before its end (``action_limit``): a no contest."""
 
     @property
     def no_contest(self) -> bool:
-        """Whether no bot joined the match (see "No contest" in the module docstring)."""
-        return no_contest(len(self.seats), self.no_show)
+        """Whether no bot joined the match, or it was stopped before its end (see "No contest"
+        in the module docstring)."""
+        return no_contest(len(self.seats), self.no_show, self.aborted)
 
 
 @dataclass(slots=True)
@@ -221,15 +226,15 @@ def fault_totals(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, in
     ``forfeited`` and the ``no_show`` seats when recorded): its ``strikes`` (time-outs,
     disconnects, runs of illegal answers, handed-back requests), ``forfeits`` (matches it
     forfeited) and ``no_shows`` (matches it never joined: absent) in them.  A result that does
-    not name its seats (counted by an earlier version), and a no contest (no bot joined: it is
-    not in the standings either), are left out."""
+    not name its seats (counted by an earlier version), and a no contest (no bot joined, or
+    stopped at its action limit: it is not in the standings either), are left out."""
     totals: dict[str, dict[str, int]] = {}
     for result in results:
         seats = result.get("seats")
         if not isinstance(seats, list):
             continue
         absent = result.get("no_show") or ()
-        if no_contest(len(seats), absent):
+        if no_contest(len(seats), absent, result.get("aborted")):
             continue
         strikes = result.get("strikes") or [0] * len(seats)
         forfeited = result.get("forfeited") or ()
@@ -702,14 +707,16 @@ def rate_match(
     seats: Sequence[str],
     ranks: Sequence[int],
     no_show: Sequence[int] = (),
+    aborted: str = "",
 ) -> dict[str, dict[str, float]]:
     """New OpenSkill (Plackett–Luce) ratings of the seated bots after one match.
 
     ``current`` holds known ratings (``mu``, ``sigma``, ``matches``); unknown bots start at the
     model's defaults.  Returns ``{}`` for a one-player match (solitaires are not rated) and for
-    a no contest (every seat in ``no_show``: no bot joined, see the module docstring).
+    a no contest (every seat in ``no_show``: no bot joined; or ``aborted``: stopped at its
+    action limit; see the module docstring).
     """
-    if len(seats) < 2 or no_contest(len(seats), no_show):
+    if len(seats) < 2 or no_contest(len(seats), no_show, aborted):
         return {}
     from openskill.models import PlackettLuce
 

@@ -32,23 +32,25 @@ class MatchResult:
 
     match_id: str
     status: str
-    """``completed`` (the result is recorded) or ``voided`` (nothing counts; played again)."""
+    """``completed`` (the result is recorded), ``voided`` (nothing counts; played again) or
+    ``aborted`` (stopped at the match's action limit, a game or bots that loop: a no contest,
+    which counts for nobody and is not played again; :attr:`reason` says why)."""
     seats: tuple[int, ...] = ()
     """The seats this bot held in the match (usually one; a bot seated twice holds two)."""
     scores: tuple[float, ...] = ()
-    """Final score per seat (empty when voided)."""
+    """Final score per seat (empty unless completed)."""
     ranks: tuple[int, ...] = ()
     """Place per seat, 1 = first, tied seats share a place; forfeiting seats rank last (empty
-    when voided)."""
+    unless completed)."""
     forfeited: tuple[int, ...] = ()
     """The seats that forfeited (faults), this bot's or not."""
     reason: str = ""
-    """Why the match was voided (empty when completed)."""
+    """Why the match was voided or aborted (``action_limit: ...``; empty when completed)."""
 
     @property
     def place(self) -> int | None:
         """This bot's place, 1 = first (its best one if it held several seats); ``None`` when
-        the match was voided.  ``place == 1`` is "I came first" (possibly tied)."""
+        the match was voided or aborted.  ``place == 1`` is "I came first" (possibly tied)."""
         mine = [self.ranks[s] for s in self.seats if 0 <= s < len(self.ranks)]
         return min(mine) if self.status == "completed" and mine else None
 
@@ -98,16 +100,18 @@ class Bot:
         An exception here is logged with its traceback and play goes on."""
 
     def on_match_end(self, match_id: str, status: str, scores: list[float], ranks: list[int]) -> None:
-        """Called when a match ends (``status`` ``completed``, or ``voided``: to be replayed),
-        with the score and place of each seat in table order (optional).  It does not say which
+        """Called when a match ends (``status`` ``completed``; ``voided``: to be replayed; or
+        ``aborted``: stopped at its action limit, a no contest), with the score and place of
+        each seat in table order (empty unless completed) (optional).  It does not say which
         seat was this bot's: :meth:`on_result`, called right after it, does.
 
         An exception here is logged with its traceback and play goes on."""
 
     def on_result(self, result: MatchResult) -> None:
         """Called when a match ends, after :meth:`on_match_end`, with how it ended for this bot
-        (optional): ``result.place`` (1 = first; ``None`` if voided), ``result.seats`` (the
-        seats it held), the scores and ranks of every seat, and why a match was voided.
+        (optional): ``result.place`` (1 = first; ``None`` if voided or aborted), ``result.seats``
+        (the seats it held), the scores and ranks of every seat, and why a match was voided or
+        aborted.
 
         An exception here is logged with its traceback and play goes on."""
 

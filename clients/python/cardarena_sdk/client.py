@@ -624,9 +624,11 @@ names them; ``resign`` and ``forfeited`` are not strikes."""
 
 def _match_end_line(end: Any, seats: list[int], struck: dict[int, dict[str, int]] | None = None) -> str:
     """How a match ended for this bot, for the log: ``match M completed: seat 1, place 2 of 3
-    (scores 20, 11, 4)``, or that it was voided.  A seat that forfeited says after which
+    (scores 20, 11, 4)``, or that it was voided or aborted.  A seat that forfeited says after which
     strikes, as far as this session saw them (``struck``: seat -> fault -> count, from the
     events of its default actions): ``(forfeited after 3 strikes: 2 time-outs, 1 handed back)``."""
+    if end.status == "aborted":  # stopped at its action limit: a no contest, never played again
+        return f"match {end.match_id} aborted: {end.reason or 'a no contest, which counts for nobody'}"
     if end.status != "completed":
         reason = f" ({end.reason})" if end.reason else ""
         return f"match {end.match_id} {end.status}{reason}: it does not count and is played again"

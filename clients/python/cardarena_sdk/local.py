@@ -23,6 +23,13 @@ where the client hands the request back (``HandBack``).  An error in ``on_event`
 ``on_match_end`` or ``on_result`` is logged with its traceback and play goes on, as over the
 wire.  There are no clocks.
 
+A match still going after ``max_actions`` player actions (the service's default,
+:data:`~cardarena.engine.MAX_ACTIONS`, unless told) is stopped as the service stops it: a no
+contest (``aborted`` ``action_limit`` in the result: every seat scores 0 and shares place 1,
+and tournaments count it for nobody), the bots told ``on_match_end(match_id, "aborted", [], [])``
+and ``on_result`` (status ``aborted``, its ``reason``), an ERROR line logged; its replay is
+the match so far (``result: null``).
+
 With ``replays=DIR`` each match's replay is written there (``docs/replay-format.md``, with its
 faults as the service records them, without ``seq``): ``cardarena replay`` asks the bot its
 decisions again (:mod:`cardarena_sdk.replay`).
@@ -44,7 +51,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardarena.engine import Game, MatchRng, State, build_replay, forfeit_ranks, get_game, public_forms
+from cardarena.engine import (
+    ACTION_LIMIT,
+    ACTION_LIMIT_REASON,
+    MAX_ACTIONS,
+    Game,
+    MatchRng,
+    State,
+    build_replay,
+    forfeit_ranks,
+    get_game,
+    public_forms,
+)
 from cardarena.engine.core import JSON
 from cardarena.wire import codec
 
@@ -98,6 +116,9 @@ class LocalResult:
     """The bot's seat at the table."""
     replay: str = ""
     """The file its replay was written to (``play(..., replays=DIR)``; ``""``: none)."""
+    aborted: str = ""
+    """``action_limit`` if the match was stopped at its action limit (a no contest: the scores
+    are 0 and the ranks all 1, as the service records it); ``""`` when it ended."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +145,9 @@ class TableResult:
     replay: dict[str, JSON] | None = None
     """The match's replay (``docs/replay-format.md``), when :func:`play_match` was given
     ``replay_seats``; else ``None``."""
+    aborted: str = ""
+    """``action_limit`` if the match was stopped at its action limit (a no contest: the scores
+    are 0 and the ranks all 1, as the service records it); ``""`` when it ended."""
 
 
 def play(
@@ -139,18 +163,19 @@ def play(
     max_rejections: int = MAX_REJECTIONS,
     max_strikes: int = MAX_STRIKES,
     replays: str | Path | None = None,
+    max_actions: int = MAX_ACTIONS,
 ) -> list[LocalResult]:
     """Play ``matches`` matches; ``bot`` sits in ``seat`` (default: rotating), the other
     seats are ``opponents`` (bots or built-in names; default ``random``).
 
-    ``max_rejections`` (at least 1) and ``max_strikes`` (0: never forfeit) are the fault
-    policy, as on the service (see the module docstring).  ``replays``: a directory (made if
-    missing) to write each match's replay into, ``<game>-00001.json`` and on, as
-    ``cardarena simulate --replays`` does."""
+    ``max_rejections`` (at least 1), ``max_strikes`` (0: never forfeit) and ``max_actions``
+    (at least 1) are the fault policy, as on the service (see the module docstring).
+    ``replays``: a directory (made if missing) to write each match's replay into,
+    ``<game>-00001.json`` and on, as ``cardarena simulate --replays`` does."""
     others = list(opponents) or ["random"] * (players - 1)
     if len(others) != players - 1:
         raise ValueError(f"need {players - 1} opponents, got {len(others)}")
-    _check_policy(max_rejections, "first")
+    _check_policy(max_rejections, "first", max_actions)
     check_bot(bot)
     rules = get_game(game)
     out = Path(replays) if replays is not None else None
@@ -166,7 +191,7 @@ def play(
         seated = [builtin_bot(o, f"{match_seed}/{i}") if isinstance(o, str) else o for i, o in enumerate(others)]
         seated.insert(mine, bot)
         match = _Match(rules, players, seated, match_seed, f"local-{m + 1}-{match_seed}", options)
-        match.play(max_rejections, max_strikes)
+        match.play(max_rejections, max_strikes, max_actions=max_actions)
         written = ""
         if out is not None:
             names = [_seat_name(o) for o in others]
@@ -187,6 +212,7 @@ def play(
                 match.match_id,
                 mine,
                 written,
+                match.aborted,
             )
         )
     return results
@@ -210,27 +236,28 @@ def play_match(
     default_action: str = "first",
     replay_seats: Sequence[str] | None = None,
     on_deal: Callable[[int], None] | None = None,
+    max_actions: int = MAX_ACTIONS,
 ) -> TableResult:
     """Play one match of ``game`` with ``seated[s]`` in seat ``s`` (one bot object may hold
     several seats), chance drawn from ``MatchRng(seed)`` as on the service, so a seed deals the
     same cards here as there; the hooks are given ``match_id`` (default ``local-<seed>``).
 
-    ``max_rejections`` (at least 1), ``max_strikes`` (0: never forfeit) and
-    ``default_action`` (:data:`DEFAULT_ACTIONS`) are the fault policy, as on the service (see
-    the module docstring).  The bots are called as over the wire; a bot's state carries over
-    from match to match as it does in one ``cardarena bot run`` process.
+    ``max_rejections`` (at least 1), ``max_strikes`` (0: never forfeit), ``default_action``
+    (:data:`DEFAULT_ACTIONS`) and ``max_actions`` (at least 1) are the fault policy, as on the
+    service (see the module docstring).  The bots are called as over the wire; a bot's state
+    carries over from match to match as it does in one ``cardarena bot run`` process.
 
     For ``cardarena play``: ``replay_seats``, a name per seat, has the result carry the match's
     replay with them; ``on_deal`` is called with each deal's number (from 1) as it is dealt,
     before anyone acts in it (public: every seat sees a new deal dealt)."""
-    _check_policy(max_rejections, default_action)
+    _check_policy(max_rejections, default_action, max_actions)
     if replay_seats is not None and len(replay_seats) != len(seated):
         raise ValueError(f"replay_seats names {len(replay_seats)} seats, the match has {len(seated)}")
     for bot in {id(b): b for b in seated}.values():
         check_bot(bot)
     match = _Match(get_game(game), len(seated), list(seated), seed, match_id or f"local-{seed}", options)
     match.on_deal = on_deal
-    match.play(max_rejections, max_strikes, default_action)
+    match.play(max_rejections, max_strikes, default_action, max_actions)
     return TableResult(
         match.match_id,
         seed,
@@ -242,6 +269,7 @@ def play_match(
         tuple(match.strikes),
         tuple(LocalFault(s, fault, index, forfeit) for s, fault, index, forfeit in match.faults),
         None if replay_seats is None else match.replay(list(replay_seats)),
+        match.aborted,
     )
 
 
@@ -264,8 +292,10 @@ def captured() -> Iterator[io.StringIO]:
         root.handlers[:] = handlers
 
 
-def _check_policy(max_rejections: int, default_action: str) -> None:
+def _check_policy(max_rejections: int, default_action: str, max_actions: int = MAX_ACTIONS) -> None:
     """Raise ``ValueError`` unless the fault policy can be applied without clocks."""
+    if max_actions < 1:
+        raise ValueError("max_actions must be at least 1 (every match needs a limit)")
     if max_rejections < 1:
         raise ValueError("max_rejections must be at least 1 (there is no clock to end the retries)")
     if default_action not in DEFAULT_ACTIONS:
@@ -312,6 +342,8 @@ class _Match:
         self.notes: dict[int, dict[str, JSON]] = {}
         """The replay's annotation of each action the bot did not choose (by action index)."""
         self.actions = 0
+        self.aborted = ""
+        """:data:`~cardarena.engine.ACTION_LIMIT` once stopped at the action limit."""
         self.scores: tuple[float, ...] = ()
         self.ranks: tuple[int, ...] = ()
         self.won: tuple[bool, ...] | None = None
@@ -322,14 +354,16 @@ class _Match:
         self.on_deal: Callable[[int], None] | None = None
         """Called with a deal's number (from 1) when it is dealt (:func:`play_match`)."""
 
-    def play(self, max_rejections: int, max_strikes: int, default_action: str = "first") -> None:
+    def play(
+        self, max_rejections: int, max_strikes: int, default_action: str = "first", max_actions: int = MAX_ACTIONS
+    ) -> None:
         self.default_action = default_action
         try:
-            self._play(max_rejections, max_strikes)
+            self._play(max_rejections, max_strikes, max_actions)
         finally:
             self.illegal.end(self.match_id)
 
-    def _play(self, max_rejections: int, max_strikes: int) -> None:
+    def _play(self, max_rejections: int, max_strikes: int, max_actions: int) -> None:
         state, rng = self.state, MatchRng(self.seed)
         while True:
             seats = state.to_act()
@@ -341,6 +375,9 @@ class _Match:
                 if self.on_deal is not None and len(state.deal_records()) > dealt:
                     self.on_deal(dealt + 1)
                 continue
+            if self.actions >= max_actions:  # as the service's runner: a no contest, told "aborted"
+                self._abort(max_actions)
+                return
             # Every seat asked at once is asked before any answer is applied, as on the service.
             decisions = [(s, s in self.forfeited, self._decide(s, max_rejections)) for s in seats]
             for s, was_forfeited, (action, fault) in decisions:
@@ -379,6 +416,19 @@ class _Match:
             result = MatchResult(self.match_id, "completed", tuple(held), scores, self.ranks, forfeited)
             _hook("on_result", self.match_id, b.on_result, result)
 
+    def _abort(self, max_actions: int) -> None:
+        """Stop the match at its action limit, as the service does (see the module docstring)."""
+        players = self.state.players
+        self.aborted = ACTION_LIMIT
+        self.scores, self.ranks = (0.0,) * players, (1,) * players
+        reason = ACTION_LIMIT_REASON.format(limit=max_actions)
+        log.error("match %s (%s, seed %r) aborted: %s", self.match_id, self.game.id, self.seed, reason)
+        forfeited = tuple(sorted(self.forfeited))
+        for b, held in self.sessions:
+            _hook("on_match_end", self.match_id, b.on_match_end, self.match_id, "aborted", [], [])
+            result = MatchResult(self.match_id, "aborted", tuple(held), (), (), forfeited, reason)
+            _hook("on_result", self.match_id, b.on_result, result)
+
     def replay(self, seats: list[str]) -> dict[str, JSON]:
         """The replay of the match played (``seats``: a name per seat), its faults recorded as
         the service records them (without ``seq``)."""
@@ -389,6 +439,8 @@ class _Match:
             "forfeited": sorted(self.forfeited),
             "final_ranks": list(self.ranks),
         }
+        if self.aborted:
+            extra["aborted"] = self.aborted
         return build_replay(self.state, seed=self.seed, seats=seats, extra=extra, annotations=self.notes)
 
     def _decide(self, seat: int, max_rejections: int) -> tuple[str, str]:

@@ -5,7 +5,10 @@ imports a network, storage or web library (a test enforces it).
 """
 
 from .core import (
+    ACTION_LIMIT,
+    ACTION_LIMIT_REASON,
     CHANCE,
+    MAX_ACTIONS,
     ActionInfo,
     DealRecord,
     FieldsView,
@@ -26,15 +29,19 @@ from .core import (
     public_forms,
     ranks_from_scores,
 )
-from .playout import Policy, play_match, random_policy
+from .playout import ActionLimitReached, Policy, play_match, random_policy
 from .registry import games, get_game
 from .replay import FORMAT, RecordedAction, ReplayMismatch, Rerun, build_replay, rerun, rerun_from_seed
 from .rng import MatchRng
 
 __all__ = [
+    "ACTION_LIMIT",
+    "ACTION_LIMIT_REASON",
     "CHANCE",
     "FORMAT",
+    "MAX_ACTIONS",
     "ActionInfo",
+    "ActionLimitReached",
     "DealRecord",
     "FieldsView",
     "Game",

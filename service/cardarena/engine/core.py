@@ -155,11 +155,29 @@ def forfeit_ranks(
     return tuple(1 + sum(1 for other in keys if other < mine) for mine in keys)
 
 
-def no_contest(players: int, no_show: Collection[int]) -> bool:
-    """Whether a match of ``players`` seats with these ``no_show`` seats had no bot at all: a
-    *no contest*, played out by default actions only so that it ends, which ranks nobody
-    (tournaments leave it out of their standings and ratings)."""
-    return players > 0 and len(set(no_show)) >= players
+MAX_ACTIONS = 100_000
+"""The platform's default limit on the player actions of one match (a platform rule, shared by
+the service's ``FaultPolicy.max_actions``, the SDK's local mode, ``cardarena simulate`` and the
+conformance suite): a match still going after that many is stopped, a no contest with the
+reason :data:`ACTION_LIMIT`.  Far above any real match (the longest games play a few thousand
+actions), so only a match that loops reaches it."""
+ACTION_LIMIT = "action_limit"
+"""Why a match was stopped before its end (a result's ``aborted``): it reached its action limit."""
+ACTION_LIMIT_REASON = (
+    ACTION_LIMIT + ": the match did not end within its {limit} actions (max_actions): the game loops, or the "
+    "bots found a loop in it; it was stopped and recorded as a no contest (its replay is kept) and is not played "
+    "again"
+)
+"""What the bots are told of a match stopped at its action limit (``MatchEnd.reason``, status
+``aborted``; ``{limit}``: the limit): :data:`ACTION_LIMIT`, a colon, then why."""
+
+
+def no_contest(players: int, no_show: Collection[int], aborted: object = None) -> bool:
+    """Whether a match of ``players`` seats is a *no contest*, which ranks nobody (tournaments
+    leave it out of their standings and ratings): no bot at all joined it (every seat in
+    ``no_show``: it was played out by default actions only so that it ends), or it was stopped
+    before its end (``aborted``, the recorded result's reason, e.g. :data:`ACTION_LIMIT`)."""
+    return bool(aborted) or (players > 0 and len(set(no_show)) >= players)
 
 
 @dataclass(slots=True)

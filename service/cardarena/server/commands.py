@@ -653,6 +653,13 @@ def _match_checked(args: argparse.Namespace) -> int:
         print(f"think times (each request to its answer, as the service measured them; {clock}):")
         for s in range(players):
             print(f"  {run.seats[s]:>16}: {run.think_line(s)}")
+    if run.aborted:
+        stopped = f"{len(run.aborted)} match{'es' if len(run.aborted) != 1 else ''}"
+        print(
+            f"aborted: {stopped} stopped at the action limit ({args.max_actions} actions, "
+            "--max-actions): no contests, left out of the wins and scores above; the game loops, or the bots found a "
+            f"loop in it (`cardarena conformance {game.id}` looks for loops): {', '.join(run.aborted)}"
+        )
     troubles = [(s, line) for s in range(players) if (line := run.trouble(s))]
     if troubles:
         print("faults and errors:")
@@ -691,6 +698,8 @@ class _MatchRun:
         self.tally = Tally(players)
         self.faults: list[Counter[str]] = [Counter() for _ in range(players)]
         self.forfeits = [0] * players
+        self.aborted: list[str] = []
+        """The matches the service stopped at their action limit (no contests: not in the tally)."""
         self.think: list[list[int]] = [[] for _ in range(players)]
         """Per seat, the time of each action it was asked for, in ms (the replays' ``think_ms``)."""
 
@@ -761,7 +770,7 @@ class _MatchRun:
                 queue=f"match-{self.run_id}",
                 options=self.options,
                 time_control=tc,
-                fault_policy=FaultPolicy(),
+                fault_policy=FaultPolicy(max_actions=self.args.max_actions),
             )
             store.enqueue(spec)
             self.ids.append(mid)
@@ -789,7 +798,10 @@ class _MatchRun:
         out = Path(self.args.replays) if self.args.replays else None
         for number, mid in enumerate(self.ids):
             result = store.result(mid) or {}
-            self.tally.add(result["scores"], result["ranks"], result.get("won"))
+            if result.get("aborted"):  # stopped at its action limit: no result to count
+                self.aborted.append(mid)
+            else:
+                self.tally.add(result["scores"], result["ranks"], result.get("won"))
             for seat in result.get("forfeited", []):
                 self.forfeits[seat] += 1
             replay = store.replay(mid)
@@ -903,6 +915,7 @@ def _levels(text: str) -> list[int]:
 
 def register(sub: Any) -> None:
     """Add the service's subcommands to the ``cardarena`` parser."""
+    from ..engine import MAX_ACTIONS
     from ..store.matches import MAX_MS
 
     svc = sub.add_parser("service", help="run the gRPC match service")
@@ -1099,6 +1112,13 @@ def register(sub: Any) -> None:
     match.add_argument("--bank-ms", type=at_least(0, MAX_MS), default=30000, help="time bank (default %(default)s)")
     match.add_argument(
         "--concurrency", type=at_least(1), default=8, help="matches each bot plays at once (default %(default)s)"
+    )
+    match.add_argument(
+        "--max-actions",
+        type=at_least(1),
+        default=MAX_ACTIONS,
+        help="player actions after which the service stops a match that has not ended: a no contest, left out of "
+        "the summary (a game or bots that loop; default %(default)s)",
     )
     match.add_argument("--verbose", action="store_true", help="show the service's log")
     add_redis_url(match)

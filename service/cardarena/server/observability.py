@@ -46,6 +46,10 @@ needed, a bot's (``Arena.Play``) or the admin token (the ``Admin`` service; the 
 admin API counts its own, ``kind="admin"`` only)."""
 
 
+MATCH_OUTCOMES = ("completed", "aborted", "voided", "superseded")
+"""Values of the ``status`` label of ``cardarena_matches_total`` (how a match's run ended)."""
+
+
 class Metrics:
     """The instance's metrics on its own registry (several instances may share a process)."""
 
@@ -94,7 +98,14 @@ class Metrics:
             "matches and answers health checks NOT_SERVING until the name is its own again",
             registry=r,
         )
-        self.matches = Counter("cardarena_matches", "Matches finished, by outcome", ["status"], registry=r)
+        self.matches = Counter(
+            "cardarena_matches",
+            "Matches finished, by outcome: completed, aborted (stopped at the action limit), voided or superseded",
+            ["status"],
+            registry=r,
+        )
+        for status in MATCH_OUTCOMES:  # every series from the start, at 0 (an alert sees the first one)
+            self.matches.labels(status=status)
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:
         """Expose ``/metrics`` on ``host:port`` (port 0: do not serve)."""

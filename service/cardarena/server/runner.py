@@ -24,6 +24,16 @@ Clocks (measured here): a move may take ``move_ms``; time beyond it comes out of
   result's ``no_show`` lists them; every seat a no-show: a *no contest*, which tournaments
   neither rate nor count in the standings).  Scores are the engine's.
 
+Action limit: a match still going after ``max_actions`` player actions (the fault policy's,
+:data:`~cardarena.engine.MAX_ACTIONS` by default) is stopped at once: a game that loops, or bots
+that found a loop in it, would otherwise hold it (and its tournament) for ever, every move
+being quick.  It is recorded once like a finished match (status ``done``, its replay so far with
+``result: null``), as a *no contest* (the result's ``aborted`` is ``action_limit``: tournaments
+neither rate nor count it, every seat scores 0 and shares the one place); it is never requeued
+(it would loop again); the bots are told ``MatchEnd`` status ``aborted``
+(:data:`~cardarena.engine.ACTION_LIMIT_REASON`);
+an ERROR ``match_aborted`` log line names the game and the match.
+
 Every fault is annotated on its action in the replay (``fault``, ``default``, ``forfeit``);
 the replay's ``result`` is the engine's, the recorded result carries the forfeit ranks (and
 the engine's ``won`` per seat when the game sets it, e.g. a solitaire).
@@ -41,13 +51,22 @@ with another label adds an entry to the replay's ``version_changes`` (:class:`Li
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict
 from typing import Any
 
-from ..engine import MatchRng, State, build_replay, forfeit_ranks, get_game, public_forms
+from ..engine import (
+    ACTION_LIMIT,
+    ACTION_LIMIT_REASON,
+    MatchRng,
+    State,
+    build_replay,
+    forfeit_ranks,
+    get_game,
+    public_forms,
+)
 from ..engine.core import JSON, GameError
 from ..store.matches import MatchSpec, MatchStore
 from ..think import BANK_KEY, THINK_KEY, summary
@@ -70,6 +89,12 @@ LEASE_LOST = (
 )
 """``MatchEnd.reason`` (``voided``) of a run stopped because it lost its lease while the match was
 being played, before another run recorded it."""
+
+
+def end_status(result: dict[str, Any]) -> str:
+    """The ``MatchEnd.status`` of a recorded result: ``aborted`` (stopped at its action limit)
+    or ``completed``."""
+    return "aborted" if result.get("aborted") else "completed"
 
 
 MAX_REFUSED_RECORDED = 100
@@ -145,6 +170,9 @@ class MatchRunner:
         """The bots' statistics of this run (bot -> statistic -> amount), counted only if this
         run records the match (:meth:`_record`): a voided or superseded run counts nothing."""
         self.actions = 0
+        self.aborted = ""
+        """Why play stopped before the end of the match (:data:`~cardarena.engine.ACTION_LIMIT`),
+        ``""`` while it is played or once it ended."""
         self.seq = 0
         self.default_rng = MatchRng(f"{spec.seed}/default")
         self._chance = MatchRng(spec.seed)
@@ -415,13 +443,18 @@ class MatchRunner:
             state.apply_chance(state.sample_chance(self._chance))
 
     async def play(self) -> None:
-        """Play from the first chance node to the end."""
+        """Play from the first chance node to the end, or until the match has played its
+        ``max_actions`` (then :attr:`aborted` says so)."""
+        limit = self.spec.fault_policy.max_actions
         while True:
             seats = self._turn()
             if not seats:
                 # A seat that resigned after its last action forfeits all the same.
                 for seat in sorted(self.live.resigned - self.forfeited):
                     self._resign(seat)
+                return
+            if self.actions >= limit:
+                self.aborted = ACTION_LIMIT
                 return
             if len(seats) == 1:
                 decisions = [await self.decide(seats[0])]
@@ -436,16 +469,26 @@ class MatchRunner:
 
     # ---------------------------------------------------------------- record
     def outcome(self) -> tuple[dict[str, JSON], dict[str, JSON]]:
-        """``(result, replay)`` of the finished match."""
+        """``(result, replay)`` of the finished match, or of the match stopped at its action
+        limit (:attr:`aborted`: a no contest, every seat scoring 0 and sharing the one place,
+        its replay's ``result`` ``null``)."""
         spec, state = self.spec, self.state
-        engine = state.result()
-        ranks = list(
-            forfeit_ranks(engine.ranks, engine.scores, self.forfeited, self.game.higher_is_better, self.no_show)
-        )
-        result: dict[str, JSON] = {
-            "scores": list(engine.scores),
-            "ranks": ranks,
-            "engine_ranks": list(engine.ranks),
+        result: dict[str, JSON]
+        if self.aborted:
+            ranks: list[int] = [1] * spec.players
+            result = {"aborted": self.aborted, "actions": self.actions, "scores": [0.0] * spec.players, "ranks": ranks}
+        else:
+            engine = state.result()
+            ranks = list(
+                forfeit_ranks(engine.ranks, engine.scores, self.forfeited, self.game.higher_is_better, self.no_show)
+            )
+            result = {"scores": list(engine.scores), "ranks": ranks, "engine_ranks": list(engine.ranks)}
+            if engine.won is not None:
+                result["won"] = list(engine.won)  # the engine's, like the scores (solitaire win rate)
+            by_deal = state.scores_by_deal()
+            if by_deal is not None:
+                result["deal_scores"] = by_deal  # per deal and seat: tournaments compare deal by deal
+        result |= {
             "forfeited": sorted(self.forfeited),
             "no_show": sorted(self.no_show),
             "seats": list(spec.seats),
@@ -455,16 +498,11 @@ class MatchRunner:
         versions: list[JSON] = list(self.live.seat_versions)
         if any(versions):  # the match lists (dashboard, API) read the versions from the result
             result["seat_versions"] = versions
-        if engine.won is not None:
-            result["won"] = list(engine.won)  # the engine's, like the scores (solitaire win rate)
-        by_deal = state.scores_by_deal()
-        if by_deal is not None:
-            result["deal_scores"] = by_deal  # per deal and seat: tournaments compare deal by deal
         extra: dict[str, JSON] = {
             "match_id": spec.match_id,
             "tournament": spec.tournament,
             "time_control": {"move_ms": spec.time_control.move_ms, "bank_ms": spec.time_control.bank_ms},
-            "fault_policy": json.loads(json.dumps(spec.to_json()["fault_policy"])),
+            "fault_policy": asdict(spec.fault_policy),  # every field, max_actions included
             "faults": list(self.faults),
             "refused": list(self.refused),
             "forfeited": sorted(self.forfeited),
@@ -472,6 +510,8 @@ class MatchRunner:
             "instance": self.instance,
             "seat_versions": versions,
         }
+        if self.aborted:
+            extra["aborted"] = self.aborted
         if self.live.version_changes:
             extra["version_changes"] = [dict(change) for change in self.live.version_changes]
         extra[THINK_KEY] = list(self.think_ms)
@@ -504,11 +544,12 @@ class MatchRunner:
         return None
 
     def end_message(self, status: str, result: dict[str, Any] | None, reason: str = "") -> Any:
-        """The ``MatchEnd`` message."""
+        """The ``MatchEnd`` message: scores and ranks only when ``completed``."""
         end = pb.MatchEnd(match_id=self.spec.match_id, status=status, reason=reason)
         if result:
-            end.scores.extend(result["scores"])
-            end.ranks.extend(result["ranks"])
+            if status == "completed":  # an aborted match has no scores or places (a no contest)
+                end.scores.extend(result["scores"])
+                end.ranks.extend(result["ranks"])
             end.forfeited.extend(result.get("forfeited") or ())
         return pb.ServerMessage(match_end=end)
 
@@ -560,11 +601,12 @@ class MatchRunner:
         except Exception:
             recorded = None
         if recorded is not None:
-            return "completed", recorded, SUPERSEDED
+            return end_status(recorded), recorded, SUPERSEDED
         return "voided", None, LEASE_LOST
 
     async def run(self, *, on_done: Callable[[str], None] | None = None) -> str:
-        """Join, play and record the match; returns ``completed`` or ``voided``.
+        """Join, play and record the match; returns ``completed``, ``aborted`` (stopped at its
+        action limit and recorded) or ``voided``.
 
         Cancelled (a server shutting down past its grace) or failed: the match is voided —
         given back to the queue with nothing recorded.  Stopped because it lost its lease
@@ -592,10 +634,12 @@ class MatchRunner:
             await asyncio.sleep(0)
             result, replay = self.outcome()
             recorded = await asyncio.to_thread(self._record, result, replay)
-            status = "completed"
             if recorded is not None:  # another run's result is the match's: the bots are told it
                 result, outcome = recorded, "superseded"
                 reason = SUPERSEDED
+            elif self.aborted:
+                reason = ACTION_LIMIT_REASON.format(limit=spec.fault_policy.max_actions)
+            status = end_status(result)
         except Voided as exc:
             reason = str(exc)
         except asyncio.CancelledError:
@@ -628,10 +672,15 @@ class MatchRunner:
             self.hub.finish(spec.match_id)
             self.metrics.live_matches.dec()
             self.metrics.matches.labels(status=outcome or status).inc()
-            (log.warning if outcome else log.info)(
-                "match_" + (outcome or status),
-                extra={"fields": {"match_id": spec.match_id, "reason": reason, "result": result}},
-            )
+            fields: dict[str, Any] = {"match_id": spec.match_id, "reason": reason, "result": result}
+            if outcome:
+                level = log.warning
+            elif status == "aborted":  # a game that loops: its designer (or the organiser) must know
+                level = log.error
+                fields |= {"game": spec.game, "tournament": spec.tournament, "actions": self.actions}
+            else:
+                level = log.info
+            level("match_" + (outcome or status), extra={"fields": fields})
             if on_done:
                 on_done(status)
         return status

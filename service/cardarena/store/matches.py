@@ -41,6 +41,7 @@ from typing import Any
 
 import redis
 
+from ..engine import MAX_ACTIONS
 from .bots import stat_increments
 from .keys import key
 
@@ -129,6 +130,11 @@ class FaultPolicy:
     connected to another instance); from this claim on it is played anyway, every seat
     forfeiting from the start, so that a tournament with absent bots still finishes.  0: void
     every time."""
+    max_actions: int = MAX_ACTIONS
+    """Player actions after which a match that has not ended is stopped: a game that loops (or
+    bots that found a loop in it) would hold the match, and its tournament, for ever.  The
+    match is recorded as a no contest with ``aborted: "action_limit"`` and its replay so far,
+    and never played again (it would loop again); docs/service.md, "The action limit"."""
 
     @classmethod
     def checked(cls, given: Mapping[str, Any] | None) -> FaultPolicy:
@@ -138,6 +144,8 @@ class FaultPolicy:
             raise ValueError(f"fault policy: default_action is 'first' or 'random', not {policy.default_action!r}")
         if policy.join_timeout_ms <= 0:
             raise ValueError("fault policy: join_timeout_ms must be positive")
+        if policy.max_actions <= 0:
+            raise ValueError("fault policy: max_actions must be positive (every match needs a limit)")
         return policy
 
 
@@ -161,9 +169,14 @@ class MatchSpec:
     own, so it never plays, nor is played by, the matches of a platform on the same Redis)."""
 
     def to_json(self) -> dict[str, Any]:
-        """JSON form (as stored)."""
+        """JSON form (as stored).  The fault policy's ``max_actions`` is left out when it is the
+        default (:data:`~cardarena.engine.MAX_ACTIONS`): a service instance of the release before
+        it, during a rolling upgrade, reads the spec (its ``FaultPolicy`` refuses unknown fields)
+        and plays the match as before."""
         data = asdict(self)
         data["seats"] = list(self.seats)
+        if self.fault_policy.max_actions == MAX_ACTIONS:
+            del data["fault_policy"]["max_actions"]
         return data
 
     @classmethod

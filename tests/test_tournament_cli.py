@@ -774,11 +774,13 @@ def test_standings_csv_cells_a_spreadsheet_would_run_as_formulas_are_text() -> N
 
 
 def _subcommands(parser: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """Every leaf command of ``parser`` with its words (``("tournament", "status")``)."""
+    """Every command of ``parser`` that runs with its words (``("tournament", "status")``):
+    the leaves, and a command whose subcommands are optional (``service``, beside ``service
+    health``)."""
     import argparse
 
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not subs:
+    if not subs or not any(a.required for a in subs):
         yield path, parser
     for action in subs:
         for name, child in action.choices.items():

@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from . import quiet_grpc_core_logs
 from .cliargs import at_least, json_object
 from .engine import (
     MAX_ACTIONS,
@@ -246,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cardarena`` console command."""
+    quiet_grpc_core_logs()  # before the commands' modules import grpc
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "seed", None) is not None and isinstance(args.seed, str) and args.seed.isdigit():

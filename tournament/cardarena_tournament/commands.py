@@ -200,9 +200,8 @@ def aborted_lines(aborted: dict[str, str]) -> list[str]:
     (the standings snapshot's ``aborted``), which count for nobody, and where to see why."""
     if not aborted:
         return []
-    n = len(aborted)
     out = [
-        f"aborted: {n} match{'es' if n != 1 else ''} stopped at the action limit (fault policy max_actions): "
+        f"aborted: {how_many(len(aborted), 'match')} stopped at the action limit (fault policy max_actions): "
         "no contests, in nobody's standing; the game loops, or the bots found a loop in it (its replay shows where; "
         "`cardarena conformance GAME` looks for loops)"
     ]
@@ -215,9 +214,9 @@ def notify_lines(targets: list[dict[str, Any]]) -> list[str]:
     and, once the end was announced, how each delivery stands."""
     if not targets:
         return []
-    out = [f"notify: {len(targets)} target{'s' if len(targets) != 1 else ''} ({', '.join(d['host'] for d in targets)})"]
+    out = [f"notify: {how_many(len(targets), 'target')} ({', '.join(d['host'] for d in targets)})"]
     for d in targets:
-        state, tries = d["state"], f"{d['attempts']} attempt{'s' if d['attempts'] != 1 else ''}"
+        state, tries = d["state"], how_many(d["attempts"], "attempt")
         if state is None:
             continue  # not ended (or not announced yet): the line above says it all
         when = f" {_utc(d['updated_at'])} UTC" if d.get("updated_at") else ""

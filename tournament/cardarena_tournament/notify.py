@@ -126,7 +126,7 @@ def in_clear(urls: Sequence[str]) -> list[str]:
 
 def hosts(urls: Sequence[str]) -> str:
     """``N target(s) (host, host ...)``: what is shown of a list of targets."""
-    return f"{len(urls)} target{'s' if len(urls) != 1 else ''} ({', '.join(webhook.host(u) for u in urls)})"
+    return f"{how_many(len(urls), 'target')} ({', '.join(webhook.host(u) for u in urls)})"
 
 
 DEADLINE = "CARDARENA_NOTIFY_DEADLINE_S"

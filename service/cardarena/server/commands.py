@@ -657,9 +657,8 @@ def _match_checked(args: argparse.Namespace) -> int:
         for s in range(players):
             print(f"  {run.seats[s]:>16}: {run.think_line(s)}")
     if run.aborted:
-        stopped = f"{len(run.aborted)} match{'es' if len(run.aborted) != 1 else ''}"
         print(
-            f"aborted: {stopped} stopped at the action limit ({args.max_actions} actions, "
+            f"aborted: {how_many(len(run.aborted), 'match')} stopped at the action limit ({args.max_actions} actions, "
             "--max-actions): no contests, left out of the wins and scores above; the game loops, or the bots found a "
             f"loop in it (`cardarena conformance {game.id}` looks for loops): {', '.join(run.aborted)}"
         )

@@ -148,6 +148,37 @@ def test_leaderboard_min_matches_shows_established_bots_ranked_among_themselves(
         _json(client, f"/api/v1/games/knaves/leaderboard?min_matches={bad}", 400)
 
 
+def test_leaderboard_ties_read_in_people_order_on_every_page(
+    client: FlaskClient, redis_url: str, key_prefix: str
+) -> None:
+    """Regression: bots of equal rating were listed in Redis's byte order on the API and the page
+    (``<i>carol</i>``, ``Bob`` and ``_dora`` first, ``Émile`` and ``Éve`` after ``zed``); they read
+    in people order now, as every list of bots, with the same ranks, and pages that split the tie
+    show each bot once."""
+    from cardarena.store.bots import BotStore
+
+    tied = {name: (30.0, 2.0, 5) for name in reversed(CLASS_IN_PEOPLE_ORDER)}
+    seed_ratings(redis_url, "knaves", {"leader": (40.0, 1.0, 9), **tied, "last": (10.0, 1.0, 9)})
+    expected = [("leader", 1), *[(b, 2) for b in CLASS_IN_PEOPLE_ORDER], ("last", 12)]
+    for limit in (1, 3, 4, 50):
+        rows, total = _board(client, limit=limit)
+        assert total == 12 and [(r["bot"], r["rank"]) for r in rows] == expected, limit
+    rows, _ = _board(client, "&min_matches=5", limit=4)
+    assert [(r["bot"], r["rank"]) for r in rows] == expected
+    linked: list[tuple[int, str]] = []
+    for offset in (0, 4, 8):
+        page = client.get(f"/games/knaves?limit=4&offset={offset}").get_data(as_text=True)
+        rows_html = re.findall(r'<td class="num">(\d+)</td>\s*<td><a href="/bots/[^"]+">([^<]*)</a>', page)
+        linked += [(int(rank), html.unescape(name)) for rank, name in rows_html]
+    assert [(b, r) for r, b in linked] == expected
+    BotStore(client_for(redis_url)).retire("leader")
+    BotStore(client_for(redis_url)).retire("eve")
+    rows, total = _board(client, limit=3)
+    assert total == 10
+    still = [(b, 1) for b in CLASS_IN_PEOPLE_ORDER if b != "eve"]
+    assert [(r["bot"], r["rank"]) for r in rows] == [*still, ("last", 10)]
+
+
 def test_a_practice_tournament_leaves_the_leaderboard_alone(
     client: FlaskClient, redis_url: str, key_prefix: str
 ) -> None:

@@ -58,6 +58,14 @@ def test_simulate_reports_a_solitaire_by_the_engines_won(tmp_path: Path, capsys:
     assert f"seat 0: won {won} of 4 ({100 * won / 4:.1f}%)  mean score" in text
 
 
+def test_the_summary_counts_one_match_and_one_player_in_the_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: "1 matches" (and "1 players ..., random bots" for a solitaire)."""
+    assert main(["simulate", "glaves", "--seed", "3"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "Glaves, 2 players, 1 match (seed 3), random bots"
+    assert main(["simulate", "loot_the_loop", "--matches", "2", "--seed", "3"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "Loot the Loop, 1 player, 2 matches (seed 3), a random bot"
+
+
 def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "cardarena.cli", *argv], capture_output=True, text=True, timeout=120)
 

@@ -126,6 +126,7 @@ def test_reindex_indexes_every_match_again_and_exits(redis_url: str, key_prefix:
     """``cardarena dashboard --reindex``: the matches lose their game and bot indexes (as an
     earlier version stored them, or a worker of one that still ran); the command lists them again
     and exits."""
+    from cardarena.names import name_order_bytes
     from cardarena.store.connection import client_for
     from cardarena.store.matches import MatchStore
     from cardarena.store.tournaments import TournamentStore
@@ -137,7 +138,7 @@ def test_reindex_indexes_every_match_again_and_exits(redis_url: str, key_prefix:
     ratings = TournamentStore(store.r)
     board = [r["bot"] for r in ratings.leaderboard("glaves")[0]]
     # a rating an old worker changed without the leaderboard index: the index says it is first
-    store.r.zadd(f"{key_prefix}ratings:glaves:ranked", {board[-1]: -1000.0})
+    store.r.zadd(f"{key_prefix}ratings:glaves:leaderboard", {name_order_bytes(board[-1]): -1000.0})
     assert ratings.leaderboard("glaves", 0, 1)[0][0]["bot"] == board[-1]
     env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_PREFIX": key_prefix}
     done = subprocess.run(

@@ -237,6 +237,26 @@ def test_import_refuses_existing_keys_unless_replace(
     assert client.hget(f"{target}tournament:glaves2", "name") == client.hget(f"{key_prefix}tournament:glaves2", "name")
 
 
+def test_one_key_is_said_in_the_singular(
+    redis_url: str, key_prefix: str, target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression: "1 keys written", "1 of the file's keys exist already", "cut short after 1 keys"."""
+    client = client_for(redis_url)
+    client.set(f"{key_prefix}only", "1")
+    out = tmp_path / "one.json.gz"
+    code, err = _run(["data", "export", str(out), "--redis-url", redis_url], capsys)
+    assert code == 0 and f"cardarena data export: 1 key under the prefix {key_prefix!r}" in err
+    code, err = _run(["data", "import", str(out), "--prefix", target, "--redis-url", redis_url], capsys)
+    assert code == 0 and f"cardarena data import: 1 key written under the prefix {target!r}" in err
+    code, err = _run(["data", "import", str(out), "--prefix", target, "--redis-url", redis_url], capsys)
+    assert code == 2 and f"1 of the file's keys exists already under {target}" in err
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(_edit(lambda lines: lines[:-1])(out.read_bytes()))
+    code, err = _run(["data", "import", str(cut), "--prefix", target + "x:", "--redis-url", redis_url], capsys)
+    assert code == 2 and "the file is cut short after 1 key (no end line)" in err
+    client.close()
+
+
 def _gzip_lines(lines: list[Any]) -> bytes:
     return gzip.compress(b"".join(json.dumps(x).encode() + b"\n" for x in lines))
 

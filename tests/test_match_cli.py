@@ -79,10 +79,11 @@ def test_match_reports_each_seats_faults_and_logs_its_output(tmp_path: Path, red
     assert done.returncode == 0, done.stderr
     logs = out / "logs"
     assert (
-        f"raises-1: 3 handed-back moves, forfeited 1 of 1 matches; 3 errors logged; see {logs / 'raises-1.log'}"
+        f"raises-1: 3 handed-back moves, forfeited 1 of 1 match; 3 errors logged; see {logs / 'raises-1.log'}"
         in done.stdout
     )
-    assert "illegal-2: 3 illegal-action faults, forfeited 1 of 1 matches; " in done.stdout
+    assert "illegal-2: 3 illegal-action faults, forfeited 1 of 1 match; " in done.stdout
+    assert done.stdout.startswith("Glaves, 3 players, 1 match (seed ")  # it said "1 matches"
     assert "printer-3: " not in done.stdout.split("faults and errors:")[1]  # printing freely is no fault
     assert f"bot logs in {logs}/" in done.stdout
     replay = json.loads(next(out.glob("*.json")).read_text())
@@ -124,6 +125,7 @@ def test_a_solitaire_reports_the_engines_won(tmp_path: Path, redis_url: str, key
     assert done.returncode == 0, done.stderr
     won = sum(bool(json.loads(f.read_text())["result"]["won"][0]) for f in out.glob("*.json"))
     assert f"heuristic-1: won {won} of 2 ({50 * won:.1f}%)  mean score" in done.stdout
+    assert done.stdout.startswith("Loot the Loop, 1 player, 2 matches (seed ")  # it said "1 players"
 
 
 @pytest.mark.parametrize(

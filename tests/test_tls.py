@@ -224,6 +224,39 @@ def test_a_tls_client_of_a_plaintext_port_is_told_and_stops(
         plain.stop()
 
 
+NOT_TLS = "TLS handshake failed: the server does not speak TLS on this port (connect without --tls, or check the port)"
+
+
+def test_bot_run_tls_at_a_plaintext_port_prints_only_its_own_line(
+    redis_url: str, key_prefix: str, stores: tuple[MatchStore, BotStore]
+) -> None:
+    """Regression: before ``cardarena: error: ...`` the bot printed a line of gRPC's C core
+    (``I1122 07:52:07.388417 17041 ssl_transport_security.cc:2563] Handshake failed with error
+    SSL_ERROR_SSL ...``).  The command-line entry points now keep the C core to its errors, so
+    the output is exactly our line; ``GRPC_VERBOSITY`` or ``GRPC_TRACE`` set by the user still
+    show what gRPC logs."""
+    _, bots = stores
+    plain = ServiceProcess(redis_url, "--grace", "0")
+    unset = {k: v for k, v in plain.env.items() if k not in ("GRPC_VERBOSITY", "GRPC_TRACE")}
+    env = {**unset, "CARDARENA_TOKEN": bots.register("eager")}
+
+    def bot_run(entry: str, **extra: str) -> str:
+        argv = [sys.executable, "-m", entry, "bot", "run", "random", "--server", plain.address, "--tls"]
+        done = subprocess.run(argv, env={**env, **extra}, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1 and done.stdout == "", done.stderr
+        return done.stderr
+
+    try:
+        for entry in ("cardarena.cli", "cardarena.server"):
+            said = bot_run(entry)
+            assert said.startswith(f"cardarena: error: {plain.address}: {NOT_TLS} (UNAVAILABLE: ")
+            assert said.count("\n") == 1 and said.endswith("\n"), said
+        assert "] Handshake failed" in bot_run("cardarena.cli", GRPC_VERBOSITY="INFO")
+        assert "] Handshake failed" in bot_run("cardarena.cli", GRPC_TRACE="handshaker")
+    finally:
+        plain.stop()
+
+
 def test_the_admin_api_over_tls(
     redis_url: str, key_prefix: str, pki: Pki, stores: tuple[MatchStore, BotStore], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -672,6 +672,34 @@ def test_the_run_summary_names_the_bots_that_had_faults(tmp_path: Path) -> None:
     assert lines[1:] == ["  t1:ab: action_limit"]
 
 
+def test_counts_of_one_are_in_the_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: "1 matches counted", "1 strikes, forfeited 1 of 1 matches", "1 players",
+    "1 matches examined", "1 entries" in the standings table (``tournament run``, ``demo``,
+    ``tournament standings``), the faults below it, ``tournament status`` and ``prune``."""
+    from cardarena.store.retention import PruneReport, StreamReport
+    from cardarena.store.tournaments import Tournament
+    from cardarena_tournament.commands import prune_lines, render_standings, standings_fault_lines, status_lines
+    from cardarena_tournament.run import fault_lines
+    from cardarena_tournament.standings import Outcome, compute
+
+    one = [Outcome("t:0:0:0:0", ("a", "b"), (2.0, 1.0), (1, 2), "0")]
+    render_standings({**compute(one, ["a", "b"], resamples=20).to_json(), "tournament": "t"})
+    assert "t standings (1 match counted)" in capsys.readouterr().out
+    match = {"seats": ["a", "b"], "result": {"strikes": [0, 1], "forfeited": [1]}}
+    assert fault_lines([match], tmp_path)[1] == f"  b: 1 strike, forfeited 1 of 1 match; log: {tmp_path / 'b.log'}"
+    row = {"bot": "b", "matches": 1, "strikes": 1, "forfeits": 0, "no_shows": 0}
+    assert standings_fault_lines([row])[1] == "  b: 1 strike, forfeited 0 of 1 match"
+    solo = Tournament(id="s", game="loot_the_loop", players=1, entrants=("a",), deal_sets=1)
+    assert status_lines(solo)[0] == "s  [upcoming]  loot_the_loop  1 player  0/0 matches counted"
+    report = PruneReport(30.0, 0.0, False, examined=1, replays=1, stream=StreamReport(length=1, trimmed=1, groups=1))
+    lines = prune_lines(report)
+    assert lines[1].startswith("  1 match examined (the first run: every older match)")
+    assert lines[2] == "results stream: dropped 1 of 1 entry (acknowledged by every consumer group)"
+    assert prune_lines(PruneReport(None, None, True, stream=StreamReport(length=1)))[1].startswith(
+        "results stream: 1 entry, no consumer group yet"
+    )
+
+
 def test_standings_export_for_grading_has_every_bot_with_its_faults_in_this_tournament(
     redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

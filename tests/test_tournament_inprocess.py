@@ -134,6 +134,14 @@ def test_heuristic_beats_random_with_separated_intervals() -> None:
     assert unrated["rated"] is False and {r["rating"] for r in unrated["standings"]} == {None}
 
 
+def test_a_run_of_one_match_says_one_match(tmp_path: Path) -> None:
+    """Regression: "in-process: 1 matches played" and "(1 matches counted)"."""
+    done = _cli("--game", "loot_the_loop", "--players", "1", "--bots", "heuristic", "--seed", "1",
+                env={"XDG_DATA_HOME": str(tmp_path)})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("in-process: 1 match played in this process") and "(1 match counted)" in done.stdout
+
+
 def test_a_raising_bot_gets_strikes_and_forfeits_listed_with_the_log(tmp_path: Path) -> None:
     """A `choose` that raises is handed back as over the wire: the default action, a strike,
     `max_strikes` forfeit; the summary lists the bot's faults and where its output went (the

@@ -571,8 +571,8 @@ def test_the_leaderboard_index_follows_the_ratings_and_is_built_for_older_ones(s
     assert total == 4 and [r["bot"] for r in board] == _best_first(store, "glaves") == ["a", "b", "c", "d"]
     assert [(r["rank"], r["ordinal"]) for r in board] == [(1, 3.0), (2, 1.0), (2, 1.0), (2, 1.0)]
     assert [r["bot"] for r in store.leaderboard("glaves", 1, 2)[0]] == ["b", "c"]
-    index = key("ratings", "glaves", "ranked")
-    store.r.delete(index)  # as an earlier version left it
+    index = key("ratings", "glaves", "leaderboard")
+    store.r.delete(index, key("ratings", "glaves", "leaderboard", "members"))  # as an earlier version left it
     store.r.hset(key("ratings", "glaves"), "e", json.dumps({"mu": 9.0, "ordinal": 2.0}))  # an old worker's bot
     assert [r["bot"] for r in store.leaderboard("glaves")[0]] == ["a", "e", "b", "c", "d"]
     assert store.r.zcard(index) == 5
@@ -581,6 +581,60 @@ def test_the_leaderboard_index_follows_the_ratings_and_is_built_for_older_ones(s
     assert total == 3 and [(r["bot"], r["rank"]) for r in board] == [("e", 1), ("b", 2), ("d", 2)]
     assert [r["bot"] for r in store.leaderboard("glaves", 1, 1, leave_out=key("gone"))[0]] == ["b"]
     assert store.leaderboard("knaves") == ([], 0)
+
+
+TIED = ["9lives", "alice", "Bob", "bot-2", "bot-10", "_dora", "Émile", "eve", "Éve", "<i>carol</i>", "zed"]
+"""Bots of one rating in the order people look for names (``cardarena.names.name_order``); Redis's
+byte order, the leaderboard's tie order before, starts ``9lives``, ``<i>carol</i>``, ``Bob``,
+``_dora`` and ends ``zed``, ``Émile``, ``Éve``."""
+
+
+def _rate(store: TournamentStore, game: str, ordinals: dict[str, float]) -> None:
+    """Each bot's rating set to ``ordinals`` (one rated match each, as the workers apply them)."""
+
+    def fixed(bot: str, ordinal: float) -> Any:
+        return lambda current: {bot: {"mu": ordinal + 3, "sigma": 1.0, "ordinal": ordinal, "matches": 1.0}}
+
+    assert all(store.apply_ratings(game, [(f"m-{bot}", [bot], fixed(bot, o)) for bot, o in ordinals.items()]))
+
+
+def _paged(store: TournamentStore, limit: int, **kw: Any) -> list[tuple[str, int]]:
+    """The whole board read ``limit`` bots at a time: (bot, rank) of each row."""
+    rows: list[tuple[str, int]] = []
+    while page := store.leaderboard("glaves", len(rows), limit, **kw)[0]:
+        rows += [(r["bot"], r["rank"]) for r in page]
+    return rows
+
+
+def test_leaderboard_ties_are_in_people_order_and_pages_split_them_cleanly(store: TournamentStore) -> None:
+    """Bots of equal rating were listed in Redis's byte order (``Bob`` before ``alice``,
+    ``Émile`` after ``zed``); they read in people order now, with the same ranks, and a page
+    boundary inside a tie shows every bot once, whatever the page size, with retired bots left
+    out or with ``min_matches``."""
+    _rate(store, "glaves", {"top": 9.0, **{b: 5.0 for b in reversed(TIED)}, "Alpha": 1.0, "alpha-2": 1.0, "ZZ": 1.0})
+    whole = [("top", 1), *[(b, 2) for b in TIED], ("Alpha", 13), ("alpha-2", 13), ("ZZ", 13)]
+    board, total = store.leaderboard("glaves", 0, 50)
+    assert total == 15 and [(r["bot"], r["rank"]) for r in board] == whole
+    for limit in range(1, 16):
+        assert _paged(store, limit) == whole, limit
+        assert _paged(store, limit, min_matches=1) == whole, limit
+    store.r.sadd(key("retired"), "bot-2", "eve", "top")
+    shown = [(b, 1) for b in TIED if b not in ("bot-2", "eve")] + [("Alpha", 10), ("alpha-2", 10), ("ZZ", 10)]
+    for limit in (1, 2, 4, 7):
+        assert _paged(store, limit, leave_out=key("retired")) == shown, limit
+        assert _paged(store, limit, leave_out=key("retired"), min_matches=1) == shown, limit
+
+
+def test_an_earlier_versions_leaderboard_index_is_rebuilt_in_people_order(store: TournamentStore) -> None:
+    """The index an earlier version kept (``ratings:<game>:ranked``, bare names in byte order)
+    is replaced at the first read: the board reads in people order and the old key is gone."""
+    _rate(store, "glaves", {b: 5.0 for b in TIED})
+    store.r.delete(key("ratings", "glaves", "leaderboard"), key("ratings", "glaves", "leaderboard", "members"))
+    old = key("ratings", "glaves", "ranked")
+    store.r.zadd(old, {b: -5.0 for b in TIED})
+    assert [r["bot"] for r in store.leaderboard("glaves", 0, 50)[0]] == TIED
+    assert not store.r.exists(old)
+    assert store.r.zcard(key("ratings", "glaves", "leaderboard")) == len(TIED)
 
 
 def test_a_running_snapshot_never_replaces_the_final_one(store: TournamentStore) -> None:

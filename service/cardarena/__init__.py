@@ -11,4 +11,18 @@ import os
 # first.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
+
+def quiet_grpc_core_logs() -> None:
+    """Keep gRPC's C core to its errors in this process and the children it starts, unless the
+    environment sets ``GRPC_VERBOSITY`` or ``GRPC_TRACE``: otherwise it writes INFO lines of its
+    own to stderr (``I... ssl_transport_security.cc] Handshake failed ...`` before ``bot run
+    --tls`` says, in one line, that the port does not speak TLS), which tell a bot author or an
+    operator nothing our messages do not.  ``GRPC_TRACE`` alone keeps gRPC's default, so that
+    the traces it asks for are shown.  The C core reads the setting when grpc is imported: the
+    command-line entry points (:func:`cardarena.cli.main`, ``python -m cardarena.server``) call
+    this first; a program that imports the SDK or the service as a library keeps its own."""
+    if not os.environ.get("GRPC_VERBOSITY") and not os.environ.get("GRPC_TRACE"):
+        os.environ["GRPC_VERBOSITY"] = "ERROR"
+
+
 __version__ = "0.1.0"

@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from . import quiet_grpc_core_logs
 from .cliargs import at_least, json_object
 from .engine import (
     MAX_ACTIONS,
@@ -26,7 +27,7 @@ from .engine import (
     rerun,
 )
 from .engine.registry import GameRegistrationError
-from .summary import Tally
+from .summary import Tally, how_many
 
 AREA_COMMANDS = (
     "cardarena.server.commands",
@@ -89,7 +90,8 @@ def _simulate(args: argparse.Namespace) -> int:
             except GameError as exc:
                 raise GameError(f"the replay of match {m + 1} (seed {seed}) does not re-run: {exc}") from exc
             (out / f"{game.id}-{m + 1:05d}.json").write_text(json.dumps(replay, separators=(",", ":")))
-    print(f"{game.name}, {players} players, {args.matches} matches (seed {args.seed}), random bots")
+    who = "a random bot" if players == 1 else "random bots"
+    print(f"{game.name}, {how_many(players, 'player')}, {how_many(args.matches, 'match')} (seed {args.seed}), {who}")
     for s in range(players):
         print(f"  seat {s}: {tally.line(s)}")
     if out:
@@ -108,8 +110,10 @@ def _conformance(args: argparse.Namespace) -> int:
     checks: list[tuple[str, Callable[[], None]]] = [("rules code is pure", lambda: check_purity(game.id))]
     for players in counts:
         for name, run in PER_PLAYER_COUNT:
-            checks.append((f"{players} players: {name}", partial(run, game.id, players, seeds)))
-    print(f"{game.name} ({game.id}): the conformance suite, {args.seeds} seeds per player count", flush=True)
+            checks.append((f"{how_many(players, 'player')}: {name}", partial(run, game.id, players, seeds)))
+    print(
+        f"{game.name} ({game.id}): the conformance suite, {how_many(args.seeds, 'seed')} per player count", flush=True
+    )
     if game.hidden_information == "own_tests":
         print(
             "  note  hidden_information = 'own_tests': secrets() stays empty, so nothing here checks what a seat "
@@ -243,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cardarena`` console command."""
+    quiet_grpc_core_logs()  # before the commands' modules import grpc
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "seed", None) is not None and isinstance(args.seed, str) and args.seed.isdigit():

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .cliargs import add_redis_url
+from .summary import how_many
 
 PRIVATE_WARNING = (
     "cardarena data export: warning: the export holds every bot's token hash, the secret seeds "
@@ -80,7 +81,8 @@ def _export(args: argparse.Namespace) -> int:
         if partial is not None:
             partial.unlink(missing_ok=True)
         return _fail(f"export failed, no file written: {exc}" if path is not None else f"export failed: {exc}", 1)
-    print(f"cardarena data export: {count} keys under the prefix {where!r} written to {args.file}", file=sys.stderr)
+    said = f"cardarena data export: {how_many(count, 'key')} under the prefix {where!r} written to {args.file}"
+    print(said, file=sys.stderr)
     return 0
 
 
@@ -115,8 +117,9 @@ def _import(args: argparse.Namespace) -> int:
         return _fail(f"{label}: {exc}; nothing written")
     except dump.KeysExist as exc:
         target = args.prefix or "the file's prefix"
+        exist = "exists" if exc.count == 1 else "exist"
         return _fail(
-            f"{exc.count} of the file's keys exist already under {target} (e.g. {', '.join(exc.names)}); "
+            f"{exc.count} of the file's keys {exist} already under {target} (e.g. {', '.join(exc.names)}); "
             "nothing written: import under an unused --prefix, or overwrite them with --replace"
         )
     except (redis.RedisError, OSError) as exc:
@@ -124,7 +127,7 @@ def _import(args: argparse.Namespace) -> int:
     target = args.prefix or head["prefix"]
     when = datetime.fromtimestamp(float(head.get("exported_at", 0)), UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     print(
-        f"cardarena data import: {count} keys written under the prefix {target!r} "
+        f"cardarena data import: {how_many(count, 'key')} written under the prefix {target!r} "
         f"(exported under {head['prefix']!r} at {when} by cardarena {head.get('cardarena', '?')})",
         file=sys.stderr,
     )

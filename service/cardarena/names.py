@@ -5,7 +5,9 @@
 * :func:`plain`: what a name reads as (its look without accents).
 * :func:`name_order`: the order a person looks for names in a list, the one every list of bots
   is shown in (the bot store's lists, ``cardarena bot list``, the dashboard and the API) and
-  the order of bots sharing a place in the standings (``cardarena_tournament.standings``).
+  the order of bots sharing a place in the standings (``cardarena_tournament.standings``);
+  :func:`name_order_bytes`: the same order as bytes, for Redis to keep (the game leaderboards'
+  index lists bots of equal rating in it).
 
 Here rather than in :mod:`cardarena.store.bots` so that the pure layers (the tournaments'
 standings) can order names as the store does without depending on the store (Redis).
@@ -59,3 +61,34 @@ def name_order(name: str) -> tuple[tuple[tuple[int, int, str], ...], str, str, s
     folded = plain(name)
     words = tuple((0, int(w), w) if w.isdigit() else (1, 0, w) for w in _WORDS.findall(folded))
     return words, folded, look(name), name
+
+
+def _text(text: str) -> bytes:
+    """``text`` as bytes that end themselves and sort as the text: its UTF-8 (which sorts as the
+    code points) with the bytes 0 and 1 written as 1 2 and 1 3, then 1 1, below any character."""
+    return text.encode().replace(b"\x01", b"\x01\x03").replace(b"\x00", b"\x01\x02") + b"\x01\x01"
+
+
+def name_order_bytes(name: str) -> bytes:
+    """``name`` as bytes in :func:`name_order`'s order when compared byte by byte, as Redis
+    orders the members of a sorted set that share a score: the parts of its key, each ending
+    itself (a number as its count of digits, then its digits, so by value; a word or a text as
+    :func:`_text` writes it), then a 0 byte and ``name`` in UTF-8.  No byte before that 0 is 0,
+    so the name is what follows the first 0 byte (:func:`name_of_order_bytes`)."""
+    words, folded, shown, _ = name_order(name)
+    out = bytearray()
+    for kind, value, text in words:
+        if kind == 0:  # a number: 3, its count of digits in two bytes (never 0), the digits
+            digits = str(value).encode()
+            out += bytes((3, 1 + len(digits) // 255, 1 + len(digits) % 255)) + digits
+        else:  # a word: 4, above a number, as in name_order
+            out += b"\x04"
+        out += _text(text)
+    out += b"\x02"  # the words end, below another word: fewer words first
+    out += _text(folded) + _text(shown) + b"\x00" + name.encode()
+    return bytes(out)
+
+
+def name_of_order_bytes(raw: bytes) -> str:
+    """The name :func:`name_order_bytes` wrote ``raw`` for."""
+    return raw[raw.index(b"\x00") + 1 :].decode()

@@ -1,4 +1,5 @@
-"""Per-seat names and tallies for the summaries of ``cardarena simulate``, ``match`` and ``play``.
+"""Per-seat names and tallies for the summaries of ``cardarena simulate``, ``match`` and ``play``,
+and counts in the words of what the commands print (:func:`how_many`: ``1 match``, ``2 matches``).
 
 With several players a seat's wins are its first places (shared on a tie); a solitaire has
 no opponent to beat, so its wins are the engine's own ``won`` (the game's standard, e.g. all
@@ -9,6 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+
+
+def how_many(n: int, noun: str, plural: str = "") -> str:
+    """``n`` and ``noun`` agreeing with it, as the commands print counts: ``1 match``, ``0
+    matches``, ``2 players``.  ``plural``: the plural where it is not ``noun`` with ``s`` (``es``
+    after s, x, ch, sh), e.g. ``entries``."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {plural or noun + ('es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's')}"
 
 
 def seat_names(kinds: Sequence[str]) -> list[str]:

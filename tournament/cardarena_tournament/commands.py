@@ -19,6 +19,7 @@ from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.retention import PruneReport
 from cardarena.store.tournaments import STATUSES, Tournament, TournamentError, TournamentStore
+from cardarena.summary import how_many
 
 from . import lifecycle, notify, standings, webhook
 from .formats import FormatError
@@ -199,9 +200,8 @@ def aborted_lines(aborted: dict[str, str]) -> list[str]:
     (the standings snapshot's ``aborted``), which count for nobody, and where to see why."""
     if not aborted:
         return []
-    n = len(aborted)
     out = [
-        f"aborted: {n} match{'es' if n != 1 else ''} stopped at the action limit (fault policy max_actions): "
+        f"aborted: {how_many(len(aborted), 'match')} stopped at the action limit (fault policy max_actions): "
         "no contests, in nobody's standing; the game loops, or the bots found a loop in it (its replay shows where; "
         "`cardarena conformance GAME` looks for loops)"
     ]
@@ -214,9 +214,9 @@ def notify_lines(targets: list[dict[str, Any]]) -> list[str]:
     and, once the end was announced, how each delivery stands."""
     if not targets:
         return []
-    out = [f"notify: {len(targets)} target{'s' if len(targets) != 1 else ''} ({', '.join(d['host'] for d in targets)})"]
+    out = [f"notify: {how_many(len(targets), 'target')} ({', '.join(d['host'] for d in targets)})"]
     for d in targets:
-        state, tries = d["state"], f"{d['attempts']} attempt{'s' if d['attempts'] != 1 else ''}"
+        state, tries = d["state"], how_many(d["attempts"], "attempt")
         if state is None:
             continue  # not ended (or not announced yet): the line above says it all
         when = f" {_utc(d['updated_at'])} UTC" if d.get("updated_at") else ""
@@ -250,7 +250,7 @@ def _list(args: argparse.Namespace) -> int:
         name = f"  {t.name!r}" if t.name and t.name != _default_name(t.game, t.players) else ""
         when = _utc(t.created_at) + " UTC" if t.created_at else "-"
         print(
-            f"{printable(t.id)}{name}  [{t.status}]  {t.game} {t.players}p  {len(t.entrants)} bots  "
+            f"{printable(t.id)}{name}  [{t.status}]  {t.game} {t.players}p  {how_many(len(t.entrants), 'bot')}  "
             f"{t.counted}/{t.total_matches} matches counted  created {when}" + ("" if t.rated else "  practice")
         )
     return 0
@@ -278,7 +278,7 @@ def status_lines(t: Tournament) -> list[str]:
 
     name = f"  {t.name!r}" if t.name and t.name != _default_name(t.game, t.players) else ""
     return [
-        f"{printable(t.id)}{name}  [{t.status}]  {t.game}  {t.players} players  "
+        f"{printable(t.id)}{name}  [{t.status}]  {t.game}  {how_many(t.players, 'player')}  "
         f"{t.counted}/{t.total_matches} matches counted",
         f"entrants: {printable(', '.join(t.entrants))}  deal sets: {t.deal_sets}",
         f"time control: {_fields({**asdict(TimeControl()), **t.time_control})}",  # empty: the defaults
@@ -362,7 +362,8 @@ def render_standings(
     solitaire = metric == "score"  # solitaires show the win rate where others show places
     table = Table(
         title=Text(
-            f"{printable(str(snapshot.get('tournament', '')))} standings ({snapshot.get('counted', 0)} matches counted)"
+            f"{printable(str(snapshot.get('tournament', '')))} standings "
+            f"({how_many(int(snapshot.get('counted', 0)), 'match')} counted)"
         ),
         caption=None
         if solitaire
@@ -559,7 +560,8 @@ def standings_fault_lines(rows: list[dict[str, Any]]) -> list[str]:
     if faulty:
         lines.append("faults (strikes: time-outs, disconnects, runs of illegal answers, handed-back requests):")
         for r in faulty:
-            counts = f"{r.get('strikes', 0)} strikes, forfeited {r.get('forfeits', 0)} of {r['matches']} matches"
+            counts = f"{how_many(r.get('strikes', 0), 'strike')}, forfeited {r.get('forfeits', 0)} of "
+            counts += how_many(r["matches"], "match")
             line = f"  {printable(str(r['bot']))}: {counts}"
             if r.get("no_shows"):
                 line += f" (never joined {r['no_shows']})"
@@ -608,15 +610,17 @@ def prune_lines(report: PruneReport) -> list[str]:
             else f"those created after {_utc(report.resumed_after)} UTC and those held before"
         )
         out.append(
-            f"  {report.examined} matches examined ({since}); kept: {report.kept_live} of tournaments still "
+            f"  {how_many(report.examined, 'match')} examined ({since}); kept: {report.kept_live} of tournaments still "
             f"upcoming or running, {report.kept_recent} that ended later or have not ended; "
             f"{report.never_played} never played (withdrawn: no replay); {report.already_pruned} pruned before"
         )
     st = report.stream
     if not st.groups:
-        out.append(f"results stream: {st.length} entries, no consumer group yet: nothing trimmed")
+        entries = how_many(st.length, "entry", "entries")
+        out.append(f"results stream: {entries}, no consumer group yet: nothing trimmed")
     else:
-        out.append(f"results stream: {verb} {st.trimmed} of {st.length} entries (acknowledged by every consumer group)")
+        entries = how_many(st.length, "entry", "entries")
+        out.append(f"results stream: {verb} {st.trimmed} of {entries} (acknowledged by every consumer group)")
     if report.dry_run:
         out.append("dry run: nothing was changed")
     return out

@@ -40,6 +40,7 @@ from urllib.parse import quote, urlsplit
 
 from cardarena.store.notifications import CONCLUDED, Delivery, NotificationStore
 from cardarena.store.tournaments import Tournament, TournamentStore
+from cardarena.summary import how_many
 
 from . import webhook
 
@@ -125,7 +126,7 @@ def in_clear(urls: Sequence[str]) -> list[str]:
 
 def hosts(urls: Sequence[str]) -> str:
     """``N target(s) (host, host ...)``: what is shown of a list of targets."""
-    return f"{len(urls)} target{'s' if len(urls) != 1 else ''} ({', '.join(webhook.host(u) for u in urls)})"
+    return f"{how_many(len(urls), 'target')} ({', '.join(webhook.host(u) for u in urls)})"
 
 
 DEADLINE = "CARDARENA_NOTIFY_DEADLINE_S"
@@ -262,7 +263,7 @@ def line(t: Tournament, rows: Sequence[Mapping[str, Any]], metric: str, url: str
             winner = "no results"
         text = f"{head} finished: {winner}. {table}" if rows else f"{head} finished with no results."
     else:
-        text = f"{head} was {t.status} after {t.counted} of {t.total_matches} matches"
+        text = f"{head} was {t.status} after {t.counted} of {how_many(t.total_matches, 'match')}"
         text += f". Standings then: {table}" if rows else " (none counted)."
     return f"{text} {url}" if url else text
 

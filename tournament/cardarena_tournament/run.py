@@ -32,6 +32,7 @@ from cardarena.cliargs import GAME_HELP, PLAYERS_HELP
 from cardarena.engine import GameError
 from cardarena.store.bots import BotError
 from cardarena.store.tournaments import Tournament, TournamentError
+from cardarena.summary import how_many
 
 from .export import export_rows
 from .formats import FormatError
@@ -316,7 +317,9 @@ def _run_in_process(args: argparse.Namespace, bots: list[tuple[str, str]], rules
             results = inprocess.play(play_rules, matches, jobs=jobs, on_played=played, timeout=args.timeout)
     except KeyboardInterrupt:
         done = int(progress.tasks[0].completed)
-        raise Interrupted(f"in-process run stopped after {done} of {len(matches)} matches; nothing stored") from None
+        raise Interrupted(
+            f"in-process run stopped after {done} of {how_many(len(matches), 'match')}; nothing stored"
+        ) from None
     finally:
         log.close()
     records = [p.record for p in results]
@@ -325,7 +328,8 @@ def _run_in_process(args: argparse.Namespace, bots: list[tuple[str, str]], rules
         print(json.dumps({**run_json(t, snap, records), "in_process": True}))
         return 0
     workers = "in this process" if jobs == 1 else f"by {jobs} worker processes"
-    print(f"in-process: {len(results)} matches played {workers} with the SDK's local match runner: {inprocess.NOTE}")
+    count = how_many(len(results), "match")
+    print(f"in-process: {count} played {workers} with the SDK's local match runner: {inprocess.NOTE}")
     render_standings(snap, ratings_over="this run's matches (in schedule order)")
     for line in fault_lines(records, log.directory, log_name=lambda bot: inprocess.BotsLog.NAME):
         print(line)
@@ -367,7 +371,8 @@ def fault_lines(
     for bot in bots:
         where = f"; log: {logs / log_name(bot)}" if logs else ""
         t = totals[bot]
-        lines.append(f"  {bot}: {t['strikes']} strikes, forfeited {t['forfeits']} of {played[bot]} matches{where}")
+        counts = f"{how_many(t['strikes'], 'strike')}, forfeited {t['forfeits']} of {how_many(played[bot], 'match')}"
+        lines.append(f"  {bot}: {counts}{where}")
     stopped = {m["match_id"]: m["result"] for m in matches if (m.get("result") or {}).get("aborted")}
     return lines + aborted_lines(aborted_matches(stopped))
 

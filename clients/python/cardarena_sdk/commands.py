@@ -16,6 +16,7 @@ from typing import Any
 from cardarena.cliargs import at_least
 from cardarena.engine import get_game
 from cardarena.engine.replay import annotation_text
+from cardarena.summary import how_many
 from cardarena.think import clock_text, has_bank
 
 from . import play_command
@@ -126,7 +127,8 @@ def _header(replay: dict[str, Any], seat: int, asking: bool) -> str:
     match = f" {replay['match_id']}," if replay.get("match_id") else ""
     players = int(replay.get("players") or len(seats))
     again = ", asked again" if asking else ""
-    return f"{game.name},{match} {players} players: seat {seat}{name}{again} (step: the dashboard's replay step)"
+    who = how_many(players, "player")
+    return f"{game.name},{match} {who}: seat {seat}{name}{again} (step: the dashboard's replay step)"
 
 
 def _show(row: Reasked | Decision, step: int | None, banked: bool) -> None:
@@ -192,7 +194,7 @@ def _summary(rows: list[Reasked | Decision], step: int | None) -> str:
     upto = f" up to step {step}" if step is not None else ""
     asked = [r for r in rows if isinstance(r, Reasked) and r.decision.asked]
     if not any(isinstance(r, Reasked) for r in rows):
-        return f"{len(rows)} decisions{upto}"
+        return f"{how_many(len(rows), 'decision')}{upto}"
     unasked = len(rows) - len(asked)
     also = f" ({unasked} more not asked: the seat had forfeited or resigned)" if unasked else ""
     return f"{sum(r.differs for r in asked)} of {len(asked)} decisions differ{upto}{also}"

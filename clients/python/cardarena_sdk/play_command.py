@@ -27,7 +27,7 @@ from typing import Any
 from cardarena.cli import UsageError
 from cardarena.cliargs import at_least, json_object
 from cardarena.engine import Game, MatchRng, get_game, rerun
-from cardarena.summary import Tally, seat_names
+from cardarena.summary import Tally, how_many, seat_names
 from rich.table import Table
 from rich.text import Text
 
@@ -116,11 +116,12 @@ def _checked(args: argparse.Namespace) -> Seating:
     elif not against:
         against = [DEFAULT_OPPONENT] * others
     if len(against) != others:
-        raise ValueError(f"--against needs {others} bots for {players} players (or one for all), got {len(against)}")
+        needs = f"{how_many(others, 'bot')} for {how_many(players, 'player')}"
+        raise ValueError(f"--against needs {needs} (or one for all), got {len(against)}")
     options = game.options(players, json_object(args.options, "--options"))
     game.new_state(players, options)  # ranges too: a match must be playable
     if args.seat >= players:
-        raise ValueError(f"--seat {args.seat}: the seats of {players} players are 0 to {players - 1}")
+        raise ValueError(f"--seat {args.seat}: the seats of {how_many(players, 'player')} are 0 to {players - 1}")
     kinds = list(against)
     kinds.insert(args.seat, "")
     names = seat_names([kind or "you" for kind in kinds])

@@ -6,12 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .. import quiet_grpc_core_logs
 from ..engine import GameError
 from .commands import register
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse and run one of the service's commands."""
+    quiet_grpc_core_logs()  # before the commands import grpc
     parser = argparse.ArgumentParser(prog="python -m cardarena.server")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)

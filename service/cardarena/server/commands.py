@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from ..cliargs import add_failed_auths_per_minute, add_redis_url, add_tls_files, at_least, json_object, port_number
 from ..processes import parent_death_signal, sigterm_as_keyboard_interrupt
-from ..summary import seat_names
+from ..summary import how_many, seat_names
 from ..think import Times, action_seats, seconds_text
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ def _register_many(args: argparse.Namespace, names: list[str]) -> int:
     out.writerows(issued)
     sys.stdout.flush()
     skipped = f"; skipped {len(taken)} already registered: {', '.join(taken)}" if taken else ""
-    done = _plural(len(issued), "bot")
+    done = how_many(len(issued), "bot")
     print(f"registered {done}{skipped} (the tokens are shown once; keep them private)", file=sys.stderr)
     return 0
 
@@ -242,7 +242,10 @@ def _bot_list(args: argparse.Namespace) -> int:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(b.created_at)) + " UTC" if b.created_at else "-"
         faults = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in b.stats.items() if k != "matches" and v)
         tag = "  (local run)" if b.name in local else "  (retired)" if b.name in retired else ""
-        print(f"{b.name}{tag}  registered {when}  {b.stats['matches']} matches" + (f"  {faults}" if faults else ""))
+        print(
+            f"{b.name}{tag}  registered {when}  {how_many(b.stats['matches'], 'match')}"
+            + (f"  {faults}" if faults else "")
+        )
     return 0
 
 
@@ -263,7 +266,7 @@ def _bot_retire(args: argparse.Namespace) -> int:
     else:
         state = "retired" if changed else "already retired"
         print(f"{args.name}: {state}; the --all tournaments that start from now on leave it out")
-    print(f"--all takes {len(entrants)} bots: {', '.join(entrants) or '(none)'}")
+    print(f"--all takes {how_many(len(entrants), 'bot')}: {', '.join(entrants) or '(none)'}")
     return 0
 
 
@@ -617,7 +620,7 @@ def _match_checked(args: argparse.Namespace) -> int:
     game.new_state(players, game.options(players, options))  # ranges too: a match must be playable
     kinds = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(kinds) != players:
-        _usage(f"--bots needs {players} entries, got {len(kinds)}")
+        _usage(f"--bots needs {how_many(players, 'entry', 'entries')}, got {len(kinds)}")
     for kind in dict.fromkeys(kinds):
         try:
             check_bot_spec(kind)
@@ -645,7 +648,7 @@ def _match_checked(args: argparse.Namespace) -> int:
     except BotError as exc:  # a name taken by a registered bot
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
-    print(f"{game.name}, {players} players, {args.matches} matches (seed {args.seed}) over gRPC")
+    print(f"{game.name}, {how_many(players, 'player')}, {how_many(args.matches, 'match')} (seed {args.seed}) over gRPC")
     for s in range(players):
         print(f"  {run.seats[s]:>16}: {run.tally.line(s)}")
     if any(run.think):
@@ -654,9 +657,8 @@ def _match_checked(args: argparse.Namespace) -> int:
         for s in range(players):
             print(f"  {run.seats[s]:>16}: {run.think_line(s)}")
     if run.aborted:
-        stopped = f"{len(run.aborted)} match{'es' if len(run.aborted) != 1 else ''}"
         print(
-            f"aborted: {stopped} stopped at the action limit ({args.max_actions} actions, "
+            f"aborted: {how_many(len(run.aborted), 'match')} stopped at the action limit ({args.max_actions} actions, "
             "--max-actions): no contests, left out of the wins and scores above; the game loops, or the bots found a "
             f"loop in it (`cardarena conformance {game.id}` looks for loops): {', '.join(run.aborted)}"
         )
@@ -835,34 +837,32 @@ class _MatchRun:
 
     def unfinished(self) -> str:
         """What became of the matches of an aborted run."""
-        return f"{self.done} of {len(self.ids) or self.args.matches} matches done, {self.withdrawn} withdrawn"
+        return (
+            f"{self.done} of {how_many(len(self.ids) or self.args.matches, 'match')} done, {self.withdrawn} withdrawn"
+        )
 
     def think_line(self, seat: int) -> str:
         """``median 3 ms, max 41 ms over 120 requests`` (the lower median; "never asked")."""
         took = self.think[seat]
         if not took:
             return "never asked"
-        return f"median {statistics.median_low(took)} ms, max {max(took)} ms over {_plural(len(took), 'request')}"
+        return f"median {statistics.median_low(took)} ms, max {max(took)} ms over {how_many(len(took), 'request')}"
 
     def trouble(self, seat: int) -> str:
-        """``3 timeouts, forfeited 1 of 1 matches; 3 errors in <log>`` ("" when all went well)."""
+        """``3 timeouts, forfeited 1 of 1 match; 3 errors in <log>`` ("" when all went well)."""
         names = {"timeout": "timeout", "illegal": "illegal-action fault", "disconnect": "disconnect"}
         names |= {"error": "handed-back move"}
         names |= {"no-show": "no-show", "resign": "resignation"}
-        parts = [_plural(n, names.get(kind, kind)) for kind, n in sorted(self.faults[seat].items())]
+        parts = [how_many(n, names.get(kind, kind)) for kind, n in sorted(self.faults[seat].items())]
         if self.forfeits[seat]:
-            parts.append(f"forfeited {self.forfeits[seat]} of {len(self.ids)} matches")
+            parts.append(f"forfeited {self.forfeits[seat]} of {how_many(len(self.ids), 'match')}")
         errors = _error_lines(self.log_path(seat))
         text = ", ".join(parts)
         if errors:
-            text += f"{'; ' if text else ''}{_plural(errors, 'error')} logged"
+            text += f"{'; ' if text else ''}{how_many(errors, 'error')} logged"
         if not text:
             return ""
         return f"{text}; see {self.log_path(seat)}"
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _error_lines(path: Path) -> int:

@@ -35,6 +35,8 @@ from typing import IO, Any
 
 import redis
 
+from ..summary import how_many
+
 FORMAT = "cardarena-export"
 """The ``format`` field of an export's header."""
 VERSION = 1
@@ -274,7 +276,7 @@ def _entries(lines: Iterator[bytes]) -> Iterator[tuple[str, dict[str, Any]]]:
             raise DumpError(f"line {number} is not a key (key, type, ttl_ms, value)")
         count += 1
         yield name, item
-    raise DumpError(f"the file is cut short after {count} keys (no end line)")
+    raise DumpError(f"the file is cut short after {how_many(count, 'key')} (no end line)")
 
 
 # ---------------------------------------------------------------- writing a Redis

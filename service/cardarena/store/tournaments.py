@@ -46,6 +46,7 @@ from typing import Any
 
 import redis
 
+from ..names import name_of_order_bytes, name_order_bytes
 from .bots import BotStore
 from .keys import key
 from .notifications import SCHEDULE_FIELD, NotificationStore
@@ -171,20 +172,22 @@ return out
 """
 
 _LEADERBOARD = """
--- KEYS: the game's leaderboard index (score -ordinal), its ratings hash, a set of names to
--- leave out (or an absent key).  ARGV: offset, limit.  Returns {-1} when the index does not
--- hold every rated bot (written by an earlier version), else {shown, bot, rank, rating, ...}.
+-- KEYS: the game's leaderboard index (score -ordinal; each member a bot's name_order_bytes, so
+-- equal scores in people order), its members by bot name, its ratings hash, a set of names to
+-- leave out (or an absent key).  ARGV: offset, limit.  Returns {-1} when the index does not hold
+-- every rated bot (none: written by an earlier version), else {shown, bot, rank, rating, ...}.
 local n = redis.call('ZCARD', KEYS[1])
-if n ~= redis.call('HLEN', KEYS[2]) then return {-1} end
+if n ~= redis.call('HLEN', KEYS[3]) or n ~= redis.call('HLEN', KEYS[2]) then return {-1} end
 local offset, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 local function num(x)
   if x == 'inf' then return math.huge elseif x == '-inf' then return -math.huge end
   return tonumber(x)
 end
 local gone, below = {}, {}
-for _, b in ipairs(redis.call('SMEMBERS', KEYS[3])) do
-  local at = redis.call('ZRANK', KEYS[1], b)
-  if at then gone[#gone + 1] = at; below[#below + 1] = num(redis.call('ZSCORE', KEYS[1], b)) end
+for _, b in ipairs(redis.call('SMEMBERS', KEYS[4])) do
+  local m = redis.call('HGET', KEYS[2], b)
+  local at = m and redis.call('ZRANK', KEYS[1], m)
+  if at then gone[#gone + 1] = at; below[#below + 1] = num(redis.call('ZSCORE', KEYS[1], m)) end
 end
 table.sort(gone)
 local pos = offset
@@ -194,13 +197,13 @@ local rows = redis.call('ZRANGE', KEYS[1], pos, pos + limit + #gone - 1, 'WITHSC
 local left = limit
 for i = 1, #rows, 2 do
   if left == 0 then break end
-  local bot, score = rows[i], rows[i + 1]
-  if redis.call('SISMEMBER', KEYS[3], bot) == 0 then
+  local bot, score = string.sub(rows[i], string.find(rows[i], '\\0', 1, true) + 1), rows[i + 1]
+  if redis.call('SISMEMBER', KEYS[4], bot) == 0 then
     local rank = 1 + redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. score)
     for _, s in ipairs(below) do if s < num(score) then rank = rank - 1 end end
     out[#out + 1] = bot
     out[#out + 1] = rank
-    out[#out + 1] = redis.call('HGET', KEYS[2], bot)
+    out[#out + 1] = redis.call('HGET', KEYS[3], bot)
     left = left - 1
   end
 end
@@ -237,7 +240,7 @@ def _stored(name: str, value: Any) -> Any:
 
 def _rank_scores(ratings: dict[str, dict[str, Any]]) -> dict[str, float]:
     """The leaderboard index's scores of ``ratings``: each bot's negated ordinal (``mu - 3 sigma``
-    when it has none; last when it has neither)."""
+    when it has none; last when it has neither), by bot name."""
 
     def ordinal(r: dict[str, Any]) -> float:
         if isinstance(r.get("ordinal"), int | float):
@@ -764,8 +767,7 @@ class TournamentStore:
             now = time.time()
             pipe.multi()
             pipe.sadd(applied, match_id)
-            if new:
-                pipe.zadd(self._ranked(game), _rank_scores(new))
+            self._index_board(pipe, game, new)
             for bot, rating in new.items():
                 pipe.hset(table, bot, json.dumps(rating, sort_keys=True))
                 point = {**rating, "match_id": match_id, "t": now}
@@ -819,7 +821,7 @@ class TournamentStore:
                 pipe.sadd(applied, *sorted(seen))
             if changed:
                 pipe.hset(table, mapping={b: json.dumps(r, sort_keys=True) for b, r in changed.items()})
-                pipe.zadd(self._ranked(game), _rank_scores(changed))
+            self._index_board(pipe, game, changed)
             for bot, points in history.items():
                 pipe.rpush(key("ratings", game, "history", bot), *points)
             return out
@@ -828,24 +830,42 @@ class TournamentStore:
         return result
 
     @staticmethod
-    def _ranked(game: str) -> str:
+    def _board(game: str) -> str:
         """The leaderboard index of ``game``: a sorted set of its rated bots scored by their
-        negated ordinal (best first in ``ZRANGE`` order, equal ordinals in name order), written
-        in the same transaction as the ratings."""
-        return key("ratings", game, "ranked")
+        negated ordinal, each member the bot's :func:`~cardarena.names.name_order_bytes`, so
+        ``ZRANGE`` lists them best first and equal ordinals in the order people look for names
+        (Redis orders members of equal score by their bytes); written in the same transaction
+        as the ratings, with :meth:`_board_members`."""
+        return key("ratings", game, "leaderboard")
+
+    @staticmethod
+    def _board_members(game: str) -> str:
+        """The hash of each rated bot's member in :meth:`_board` (bot name -> member)."""
+        return key("ratings", game, "leaderboard", "members")
+
+    _EARLIER_BOARD = "ranked"
+    """The last part of the key of the index an earlier version kept (bare names as members, so
+    equal ordinals in byte order); :meth:`index_ratings` deletes it."""
+
+    def _index_board(self, pipe: Any, game: str, ratings: dict[str, dict[str, Any]]) -> None:
+        """Queue on ``pipe`` (inside ``MULTI``) the leaderboard index entries of ``ratings``."""
+        if not ratings:
+            return
+        members = {bot: name_order_bytes(bot) for bot in ratings}
+        pipe.zadd(self._board(game), {members[b]: score for b, score in _rank_scores(ratings).items()})
+        pipe.hset(self._board_members(game), mapping=members)
 
     def index_ratings(self, game: str) -> int:
         """Build the leaderboard index of ``game`` again from its ratings (those an earlier
-        version stored without it); returns how many bots it holds.  Safe beside writers: a
-        rating applied meanwhile makes it start again (``WATCH``)."""
-        table, ranked = key("ratings", game), self._ranked(game)
+        version stored without it, or with the index it kept); returns how many bots it holds.
+        Safe beside writers: a rating applied meanwhile makes it start again (``WATCH``)."""
+        table = key("ratings", game)
 
         def tx(pipe: Any) -> int:
             current = {_s(b): json.loads(raw) for b, raw in pipe.hgetall(table).items()}
             pipe.multi()
-            pipe.delete(ranked)
-            if current:
-                pipe.zadd(ranked, _rank_scores(current))
+            pipe.delete(self._board(game), self._board_members(game), key("ratings", game, self._EARLIER_BOARD))
+            self._index_board(pipe, game, current)
             return len(current)
 
         count: int = self.r.transaction(tx, table, value_from_callable=True)
@@ -866,11 +886,12 @@ class TournamentStore:
         min_matches: int = 0,
     ) -> tuple[builtins.list[dict[str, Any]], int | None]:
         """A page of the bots rated in ``game``, best first by ordinal (equal ordinals share a
-        rank, the next rank skips: 1, 1, 3; in name order within the rank), and how many bots the
+        rank, the next rank skips: 1, 1, 3; within a rank in the order people look for names,
+        :func:`~cardarena.names.name_order`, as every list of bots), and how many bots the
         whole board has.  Each row: ``bot``, ``rank`` and the stored rating (``mu``, ``sigma``,
         ``ordinal``, ``matches``).  ``leave_out``: the key of a set of bot names not on the board
         (nor counted in the ranks), e.g. ``BotStore.RETIRED``.  One round trip from the index
-        (:meth:`_ranked`), whatever the number of bots; built first if an earlier version's
+        (:meth:`_board`), whatever the number of bots; built first if an earlier version's
         ratings are not in it (:meth:`index_ratings`).
 
         ``min_matches``: only bots with at least that many rated matches, ranked among
@@ -878,7 +899,8 @@ class TournamentStore:
         the reading before the end of the board)."""
         if min_matches > 0:
             return self._leaderboard_filtered(game, offset, limit, leave_out, min_matches)
-        keys = [self._ranked(game), key("ratings", game), leave_out or key("ratings", game, "none")]
+        keys = [self._board(game), self._board_members(game), key("ratings", game)]
+        keys.append(leave_out or key("ratings", game, "none"))
         raw = self._leaderboard(keys=keys, args=[offset, limit])
         if int(raw[0]) < 0:
             self.index_ratings(game)
@@ -894,13 +916,14 @@ class TournamentStore:
         qualify, until the page is full and one more qualifies (or the board ends), reading at
         most :attr:`LEADERBOARD_SCAN` bots.  The total is exact when the board was read to its
         end, else ``None``."""
-        ranked, table = self._ranked(game), key("ratings", game)
+        ranked, table = self._board(game), key("ratings", game)
         pipe = self.r.pipeline(transaction=False)
         pipe.zcard(ranked)
+        pipe.hlen(self._board_members(game))
         pipe.hlen(table)
         pipe.smembers(leave_out or key("ratings", game, "none"))
-        size, rated, gone_raw = pipe.execute()
-        if int(size) != int(rated):
+        size, members, rated, gone_raw = pipe.execute()
+        if not int(size) == int(members) == int(rated):
             self.index_ratings(game)
         gone = {_s(b) for b in gone_raw}
         rows: builtins.list[dict[str, Any]] = []
@@ -908,7 +931,8 @@ class TournamentStore:
         start = 0
         while start < self.LEADERBOARD_SCAN:
             count = min(self.LEADERBOARD_BATCH, self.LEADERBOARD_SCAN - start)
-            batch = [(_s(b), float(sc)) for b, sc in self.r.zrange(ranked, start, start + count - 1, withscores=True)]
+            found_raw = self.r.zrange(ranked, start, start + count - 1, withscores=True)
+            batch = [(name_of_order_bytes(m), float(sc)) for m, sc in found_raw]
             if not batch:
                 return rows, shown
             found = self.r.hmget(table, [b for b, _ in batch])

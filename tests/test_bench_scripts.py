@@ -118,3 +118,13 @@ def test_crosstable_bench(tmp_path: Path) -> None:
         ("api", 200),
         ("api, one bot", 200),
     ]
+
+
+def test_cli_startup_bench(tmp_path: Path) -> None:
+    """Every command it times runs with the exit status it expects, this version against itself
+    (``--against``: the alternating runs)."""
+    figures = json.loads(_run(tmp_path, "bench/cli_startup.py", "--runs", "1", "--against", str(ROOT), "--json"))
+    assert [f["command"] for f in figures][1:3] == ["cardarena --help", "cardarena bot --help"]
+    for f in figures:
+        assert f["runs"] == 1 and f["wall_s"] > 0 and f["cpu_s"] >= 0
+        assert f["against"]["wall_s"] > 0

@@ -119,12 +119,12 @@ def test_help_texts_give_the_defaults() -> None:
 def test_simulate_refuses_to_write_a_replay_that_does_not_re_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cardarena import cli
+    from cardarena import engine
 
     def broken(replay: dict[str, object]) -> None:
         raise ReplayMismatch("deal 1: scores [1] != recorded [2]")
 
-    monkeypatch.setattr(cli, "rerun", broken)
+    monkeypatch.setattr(engine, "rerun", broken)  # what ``simulate`` imports when it runs
     assert main(["simulate", "glaves", "--replays", str(tmp_path)]) == 2
     assert not list(tmp_path.glob("*.json"))
 

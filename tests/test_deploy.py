@@ -122,7 +122,7 @@ def test_the_tls_readiness_probe_of_the_manifest_sees_not_serving() -> None:
     command = probe["exec"]["command"]
     assert command[:5] == ["python", "-m", "cardarena.server", "service", "health"]
     args = build_parser().parse_args(command[3:])
-    assert args.func.__name__ == "_service_health"
+    assert args.func.target == "cardarena.server.healthcheck:service_health"
     assert args.server == "127.0.0.1:50051" and args.ca_cert.startswith("/etc/cardarena/tls/") and args.server_name
     assert args.timeout * 2 <= probe["timeoutSeconds"] <= probe["periodSeconds"]
     (mtls,) = [x for x in service.splitlines() if "add to the probe's command:" in x]

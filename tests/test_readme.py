@@ -47,6 +47,7 @@ COVERED_BY = {
     "python bench/ranking_quality.py": "tests/test_ranking_quality.py",
     "python bench/dashboard_bench.py": "tests/test_bench_scripts.py",
     "python bench/replay_bench.py": "tests/test_bench_scripts.py",
+    "python bench/cli_startup.py": "tests/test_bench_scripts.py",
 }
 
 

@@ -39,10 +39,10 @@ def _unsupervised() -> tuple[str, ...]:
     default: the watchdog's exit status is asserted on the Celery worker process itself."""
     import argparse
 
-    from cardarena_tournament import commands
+    from cardarena_tournament import arguments
 
     sub = argparse.ArgumentParser().add_subparsers()
-    commands.register(sub)
+    arguments.register(sub)
     return ("--no-supervise",) if "--no-supervise" in sub.choices["worker"].format_help() else ()
 
 

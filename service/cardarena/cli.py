@@ -1,43 +1,36 @@
-"""The ``cardarena`` command."""
+"""The ``cardarena`` command.
+
+Building its parser loads only argument definitions: this module, :mod:`.cliargs` and each
+area's ``arguments`` module (:data:`AREA_COMMANDS`), which import nothing heavier.  A command's
+code, and what it needs (the engine, the stores, gRPC, Celery, Flask), is imported when that
+command runs, so ``--help``, an argument error or a health probe does not pay for the others
+(``tests/test_cli_startup.py``).
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
-from functools import partial
-from pathlib import Path
 from typing import Any
 
 from . import quiet_grpc_core_logs
-from .cliargs import at_least, json_object
-from .engine import (
-    MAX_ACTIONS,
-    ActionLimitReached,
-    GameError,
-    MatchRng,
-    build_replay,
-    get_game,
-    play_match,
-    random_policy,
-    rerun,
-)
-from .engine.registry import GameRegistrationError
-from .summary import Tally, how_many
+from .cliargs import MAX_ACTIONS, at_least, json_object
 
 AREA_COMMANDS = (
-    "cardarena.server.commands",
-    "cardarena_sdk.commands",
-    "cardarena_tournament.commands",
-    "cardarena_dashboard.commands",
-    "cardarena_tournament.platform",
+    "cardarena.server.arguments",
+    "cardarena_sdk.arguments",
+    "cardarena_tournament.arguments",
+    "cardarena_dashboard.arguments",
+    "cardarena_tournament.arguments:register_platform",
     "cardarena.datacmd",
 )
-"""Modules whose ``register(subparsers)`` adds subcommands (skipped while absent)."""
+"""Where each area adds its subcommands, in this order: ``module`` (its ``register(subparsers)``)
+or ``module:function``; an area whose package is absent is skipped.  Each module defines
+arguments only (the standard library and :mod:`.cliargs`), its commands' code behind a
+:class:`~.cliargs.Handler`."""
 
 
 class UsageError(Exception):
@@ -53,6 +46,21 @@ def _json_options(text: str | None) -> dict[str, Any] | None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from .engine import (
+        ActionLimitReached,
+        GameError,
+        MatchRng,
+        build_replay,
+        get_game,
+        play_match,
+        random_policy,
+        rerun,
+    )
+    from .summary import Tally, how_many
+
     game = get_game(args.game)
     players = args.players or game.min_players
     options = game.options(players, _json_options(args.options))
@@ -100,7 +108,12 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _conformance(args: argparse.Namespace) -> int:
+    import traceback
+    from functools import partial
+
     from .conformance import PER_PLAYER_COUNT, ConformanceError, check_purity
+    from .engine import get_game
+    from .summary import how_many
 
     game = get_game(args.game)
     if args.players:
@@ -142,7 +155,10 @@ def _conformance(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    import json
+
     from .benchmark import engine_benchmark, pyspiel_available
+    from .engine import get_game
 
     if args.game is not None:
         get_game(args.game)  # an unknown game is an error before anything runs, not an empty benchmark
@@ -234,14 +250,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Each area registers its own subcommands in its own module (``register(subparsers)``),
     # so the service, tournaments and dashboard never edit this file to add a command.
-    for name in AREA_COMMANDS:
+    for area in AREA_COMMANDS:
+        name, _, function = area.partition(":")
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name and name.startswith(exc.name):
                 continue
             raise
-        module.register(sub)
+        getattr(module, function or "register")(sub)
     return parser
 
 
@@ -256,14 +273,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.func(args))
         sys.stdout.flush()  # inside the try: a reader that left is handled below
         return code
-    except (GameError, GameRegistrationError, UsageError) as exc:
-        print(f"cardarena: error: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:
         # The reader left (``cardarena tournament status ID | head``): no traceback; stdout is
         # pointed at /dev/null so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except Exception as exc:
+        if not _told_in_one_line(exc):
+            raise
+        print(f"cardarena: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _told_in_one_line(exc: Exception) -> bool:
+    """Whether a command's ``exc`` is a mistake of the input, told as ``cardarena: error: <exc>``
+    (exit status 2): a :class:`UsageError`, an unknown game or bad options (``GameError``), a
+    game that cannot be registered.  The engine is imported only here, once a command failed."""
+    if isinstance(exc, UsageError):
+        return True
+    from .engine import GameError
+    from .engine.registry import GameRegistrationError
+
+    return isinstance(exc, GameError | GameRegistrationError)
 
 
 if __name__ == "__main__":

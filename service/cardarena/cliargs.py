@@ -1,11 +1,50 @@
-"""Argument parsing shared by every ``cardarena`` command (no IO beyond the text given)."""
+"""Argument parsing shared by every ``cardarena`` command (no IO beyond the text given, and
+:func:`usage_error`'s line).
+
+It imports nothing but the standard library: the parser of the whole ``cardarena`` command is
+built from it and from each area's ``arguments`` module, without loading the machinery of any
+command (a test checks it); a command's :class:`Handler` imports that when the command runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
+
+
+class Handler:
+    """A subcommand's ``func`` (``set_defaults(func=Handler("package.module:function"))``): the
+    function is imported when the command runs, not when the parser is built, so ``--help`` and
+    argument errors load none of the command's machinery."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        """``"package.module:function"``, the function taking the parsed arguments and returning
+        the exit status."""
+
+    def resolve(self) -> Callable[[argparse.Namespace], Any]:
+        """The function, imported now."""
+        module, _, name = self.target.partition(":")
+        function: Callable[[argparse.Namespace], Any] = getattr(importlib.import_module(module), name)
+        return function
+
+    def __call__(self, args: argparse.Namespace) -> int:
+        return int(self.resolve()(args))
+
+    def __repr__(self) -> str:
+        return f"Handler({self.target!r})"
+
+
+def usage_error(message: str) -> NoReturn:
+    """An argument error found after parsing: ``cardarena: error: <message>`` on stderr, exit
+    status 2."""
+    print(f"cardarena: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def at_least(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -36,6 +75,8 @@ def port_number(text: str) -> int:
 def json_object(text: str | None, flag: str) -> dict[str, Any] | None:
     """The JSON object given to ``flag`` (``None`` if not given); ``ValueError`` naming ``flag``
     and the problem otherwise."""
+    import json
+
     if not text:
         return None
     try:
@@ -138,6 +179,11 @@ def add_redis_url(parser: argparse.ArgumentParser) -> None:
         help="the Redis to use (default: $REDIS_URL, else the embedded default under the user's data directory)",
     )
 
+
+MAX_ACTIONS = 100_000
+"""The default of ``--max-actions`` (``simulate``, ``match``): :data:`cardarena.engine.MAX_ACTIONS`,
+written out so that building the parser does not import the engine (``tests/test_cli_startup.py``
+checks that the two are equal)."""
 
 GAME_HELP = "game id (see docs/games/; an unknown one is refused with the list of installed games)"
 PLAYERS_HELP = "players per table; the game must allow it"

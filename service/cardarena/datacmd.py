@@ -2,6 +2,9 @@
 file (:mod:`cardarena.store.dump`), for a backup or to move it to another Redis or key prefix.
 
 Redis: ``--redis-url``, else ``REDIS_URL``, else the user's shared embedded default.
+
+Importing this module (to build the ``cardarena`` parser, :func:`register`) loads the light
+standard library only; what a command needs is imported when it runs.
 """
 
 from __future__ import annotations
@@ -9,16 +12,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 from .cliargs import add_redis_url
-from .summary import how_many
 
 PRIVATE_WARNING = (
     "cardarena data export: warning: the export holds every bot's token hash, the secret seeds "
@@ -46,11 +45,14 @@ def _client(args: argparse.Namespace) -> Iterator[Any]:
 
 
 def _export(args: argparse.Namespace) -> int:
+    import tempfile
+
     import redis
 
     from . import __version__
     from .store import dump
     from .store.keys import prefix
+    from .summary import how_many
 
     where = args.prefix or prefix()
     if args.file == "-" and sys.stdout.isatty():
@@ -89,6 +91,9 @@ def _export(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _source(name: str) -> Iterator[IO[bytes]]:
     """The file to import, seekable: stdin (``-``) is copied to a temporary file first."""
+    import shutil
+    import tempfile
+
     if name != "-":
         with open(name, "rb") as f:
             yield f
@@ -100,10 +105,13 @@ def _source(name: str) -> Iterator[IO[bytes]]:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
     import redis
 
     from .store import dump
     from .store.keys import prefix
+    from .summary import how_many
 
     if args.prefix == "":
         return _fail("--prefix must not be empty (every key of the Redis)")

@@ -7,6 +7,8 @@ one address a minute, :mod:`.admin`).
 
 Redis: ``--redis-url``, else ``REDIS_URL``, else the user's shared embedded default (its data
 under the user's data directory; the one ``cardarena tournament run`` and ``match`` use).
+
+The command's arguments are defined in :mod:`.arguments`.
 """
 
 from __future__ import annotations
@@ -20,15 +22,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from cardarena.cliargs import (
-    DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_PER_CLIENT,
-    add_failed_auths_per_minute,
-    add_max_connections,
-    add_redis_url,
-    add_tls_files,
-    port_number,
-)
+from cardarena.cliargs import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_CLIENT
 from cardarena.ports import bind_problem, is_loopback, join_host_port
 
 if TYPE_CHECKING:
@@ -204,33 +198,3 @@ def fill_snapshot_faults(found: Any) -> int | None:
     from cardarena_tournament import lifecycle
 
     return lifecycle.fill_snapshot_faults(found.tournaments)
-
-
-def register(sub: Any) -> None:
-    """Add ``cardarena dashboard`` to the ``cardarena`` parser."""
-    dash = sub.add_parser("dashboard", help="serve the web dashboard and REST API")
-    dash.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
-    dash.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0 picks a free one)")
-    add_redis_url(dash)
-    add_tls_files(dash, "HTTPS", "plain HTTP")
-    add_max_connections(dash)
-    add_failed_auths_per_minute(
-        dash,
-        "admin API requests with a missing or wrong admin token",
-        "its admin requests are answered 429 for a minute",
-    )
-    dash.add_argument(
-        "--reindex",
-        action="store_true",
-        help="index every stored match by game and bot again and rebuild the game leaderboards from the "
-        "ratings (idempotent; done by itself once, at the first start after an upgrade), store the fault "
-        "totals in the standings of ended tournaments that lack them (idempotent), then exit",
-    )
-    dash.add_argument(
-        "--loglevel",
-        type=str.upper,
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        default="INFO",
-        help="least level logged to stderr, as JSON lines (default %(default)s: with each request)",
-    )
-    dash.set_defaults(func=_dashboard)

@@ -1,24 +1,23 @@
-"""``cardarena tournament ...``, ``cardarena prune``, ``cardarena worker`` and ``cardarena beat``."""
+"""``cardarena tournament ...``, ``cardarena prune``, ``cardarena worker`` and ``cardarena beat``
+(their arguments: :mod:`.arguments`)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cardarena.cliargs import GAME_HELP, PLAYERS_HELP, add_loglevel, add_redis_url, at_least
 from cardarena.names import name_order
 from cardarena.store.bots import BotStore
 from cardarena.store.connection import DEFAULT_DATA_DIR, client_for
 from cardarena.store.matches import MatchStore
 from cardarena.store.retention import PruneReport
-from cardarena.store.tournaments import STATUSES, Tournament, TournamentError, TournamentStore
+from cardarena.store.tournaments import Tournament, TournamentError, TournamentStore
 from cardarena.summary import how_many
 
 from . import lifecycle, notify, standings, webhook
@@ -65,33 +64,6 @@ def json_object(text: str | None, flag: str) -> dict[str, Any] | None:
         return parse(text, flag)
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
-
-
-def add_match_rules(parser: Any) -> None:
-    """``--options``, ``--time-control`` and ``--fault-policy`` (for ``create`` and ``run``)."""
-    parser.add_argument("--options", help="game options as JSON, e.g. '{\"deals\": 1}'")
-    parser.add_argument("--time-control", help='clocks as JSON: {"move_ms": 2000, "bank_ms": 30000} (the defaults)')
-    from cardarena.store.matches import MAX_MS
-
-    parser.add_argument(
-        "--move-ms", type=at_least(1, MAX_MS), help="move clock in ms (as cardarena match; instead of --time-control)"
-    )
-    parser.add_argument("--bank-ms", type=at_least(0, MAX_MS), help="time bank in ms (as cardarena match)")
-    parser.add_argument(
-        "--fault-policy",
-        help='as JSON: {"default_action": "first"|"random", "max_strikes": 3, "max_rejections": 10, '
-        '"join_timeout_ms": 15000, "no_show_attempts": 3, "max_actions": 100000} (the defaults); '
-        "see docs/tournaments.md",
-    )
-
-
-def add_unrated(parser: Any) -> None:
-    """``--unrated`` (for ``create`` and ``run``)."""
-    parser.add_argument(
-        "--unrated",
-        action="store_true",
-        help="a practice tournament: its matches leave the bots' OpenSkill ratings alone (standings as usual)",
-    )
 
 
 def match_rules(args: argparse.Namespace) -> dict[str, Any]:
@@ -725,155 +697,3 @@ def _run_celery(argv: list[str]) -> int:
     if code is None:
         return 0
     return code if isinstance(code, int) else 1
-
-
-def register(sub: Any) -> None:
-    """Add ``tournament``, ``prune``, ``worker`` and ``beat`` to the ``cardarena`` command."""
-    tour = sub.add_parser("tournament", help="create, run and inspect tournaments")
-    tsub = tour.add_subparsers(dest="tournament_command", required=True)
-
-    create = tsub.add_parser("create", help="create a tournament (or a recurring one with --schedule)")
-    create.add_argument("--game", required=True, help=GAME_HELP)
-    create.add_argument("--players", type=int, required=True, help=PLAYERS_HELP)
-    who = create.add_mutually_exclusive_group(required=True)
-    who.add_argument("--bots", help="comma-separated bot names")
-    who.add_argument("--all", action="store_true", help="every registered bot")
-    create.add_argument(
-        "--deal-sets", type=int, default=1, help="deals per table, each played in every seating (default %(default)s)"
-    )
-    add_match_rules(create)
-    add_unrated(create)
-    create.add_argument(
-        "--name",
-        help="shown on the dashboard and by list/status (default: '<Game> <n>p'); at most 200 printable characters",
-    )
-    create.add_argument("--schedule", help="cron ('0 2 * * *') or interval ('30s', '10m', 'every 1h')")
-    create.add_argument(
-        "--notify",
-        action="append",
-        metavar="URL",
-        help="a webhook (Slack, Mattermost, Discord, Teams ...) told when the tournament ends, finished or "
-        "cancelled (with --schedule: when each run ends); repeat for several; http(s) only, kept secret; "
-        "public addresses only unless CARDARENA_NOTIFY_ALLOW_INTERNAL lists the host",
-    )
-    add_redis_url(create)
-    create.set_defaults(func=_create)
-
-    listing = tsub.add_parser("list", help="the tournaments, newest first")
-    listing.add_argument("--status", choices=STATUSES, help="only those with this status")
-    listing.add_argument("--limit", type=at_least(1), default=20, help="at most this many (default %(default)s)")
-    listing.add_argument(
-        "--offset", type=at_least(0), default=0, help="skip the newest N (the next page: --offset LIMIT; default 0)"
-    )
-    listing.add_argument(
-        "--json", action="store_true", help='{"tournaments": [...]}, each as `status --json` prints it'
-    )
-    add_redis_url(listing)
-    listing.set_defaults(func=_list)
-
-    status = tsub.add_parser("status", help="a tournament's status")
-    status.add_argument("id")
-    status.add_argument(
-        "--json", action="store_true", help="the stored record as JSON (with notify: its targets' hosts and deliveries)"
-    )
-    add_redis_url(status)
-    status.set_defaults(func=_status)
-
-    cancel = tsub.add_parser(
-        "cancel", help="cancel an upcoming or running tournament (its unplayed matches are withdrawn)"
-    )
-    cancel.add_argument("id")
-    add_redis_url(cancel)
-    cancel.set_defaults(func=_cancel)
-
-    scheds = tsub.add_parser("schedules", help="list the recurring tournaments: next run, last run, last error")
-    scheds.add_argument("--json", action="store_true", help='{"schedules": [...]} (webhooks by host only)')
-    add_redis_url(scheds)
-    scheds.set_defaults(func=_schedules)
-
-    unsched = tsub.add_parser("unschedule", help="remove a recurring tournament (runs already started go on)")
-    unsched.add_argument("id")
-    add_redis_url(unsched)
-    unsched.set_defaults(func=_unschedule)
-
-    stand = tsub.add_parser("standings", help="a tournament's standings (or every run of a schedule's)")
-    stand.add_argument("id", nargs="?", help="the tournament (or --schedule)")
-    stand.add_argument(
-        "--schedule",
-        metavar="SCHEDULE_ID",
-        help="every finished run of this schedule, oldest first: a term of weekly runs in one CSV (--csv), "
-        "one JSON document or one table after another",
-    )
-    form = stand.add_mutually_exclusive_group()
-    form.add_argument(
-        "--json", action="store_true", help="the snapshot as JSON, each row with its strikes, forfeits and no-shows"
-    )
-    form.add_argument(
-        "--csv",
-        action="store_true",
-        help="one CSV row per bot (for a spreadsheet): rank, mean and CI, matches, win share, places, "
-        "rating, and its strikes, forfeits and no-shows in this tournament",
-    )
-    stand.add_argument(
-        "--crosstable",
-        action="store_true",
-        help="also every pair of bots' record against each other (mean score difference per deal set with its "
-        "95%% interval, ahead/behind/level): a text matrix after the table, or a 'crosstable' key with --json",
-    )
-    add_redis_url(stand)
-    stand.set_defaults(func=_standings)
-
-    from .run import register_run
-
-    register_run(tsub)
-
-    prune = sub.add_parser(
-        "prune",
-        help="drop replays of tournaments that ended long ago and the results stream's acknowledged entries",
-        description="Drop the replays of matches whose tournament ended more than DAYS ago (results, "
-        "standings, ratings and match lists are kept) and the results-stream entries every consumer group has "
-        "acknowledged. Tournaments still upcoming or running are never touched. Redis: --redis-url, else "
-        "REDIS_URL, else the embedded default. The deployment does this by itself: beat sends the prune task every "
-        "CARDARENA_PRUNE_S seconds (default 3600) and a worker runs it with the CARDARENA_REPLAY_RETENTION_DAYS "
-        "of the worker's environment.",
-    )
-    prune.add_argument(
-        "--older-than",
-        metavar="DAYS",
-        help="the retention period in days (default: CARDARENA_REPLAY_RETENTION_DAYS; unset: replays are kept)",
-    )
-    prune.add_argument("--dry-run", action="store_true", help="report what would be dropped, change nothing")
-    prune.add_argument("--json", action="store_true", help="the report as JSON")
-    add_redis_url(prune)
-    prune.set_defaults(func=_prune)
-
-    worker = sub.add_parser("worker", help="run one Celery tournament worker (needs REDIS_URL)")
-    worker.add_argument(
-        "--concurrency",
-        type=at_least(1),
-        default=max(2, os.cpu_count() or 2),
-        help="tasks run at once: pool processes or threads (default: the CPUs, at least 2; here %(default)s)",
-    )
-    worker.add_argument(
-        "--pool",
-        default="prefork",
-        choices=["prefork", "threads", "solo"],
-        help="Celery's pool: prefork (a process per slot, the default), threads (what `up` runs) or solo (one "
-        "task at a time, in the worker's own process)",
-    )
-    worker.add_argument(
-        "--hostname", help="the worker's Celery node name, also in its heartbeat key (default: celery@<host name>)"
-    )
-    worker.add_argument(
-        "--no-supervise", action="store_true", help="run Celery in this process (no restart after a crash)"
-    )
-    add_loglevel(worker)
-    worker.set_defaults(func=_worker)
-
-    beat = sub.add_parser(
-        "beat", help="run the Celery beat scheduler (one leads per deployment, others stand by; needs REDIS_URL)"
-    )
-    beat.add_argument("--state", help="beat's own state file (schedules themselves live in Redis)")
-    add_loglevel(beat)
-    beat.add_argument("--no-supervise", action="store_true", help="run beat in this process (no restart after a crash)")
-    beat.set_defaults(func=_beat)

@@ -47,11 +47,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 from cardarena.ports import is_loopback, join_host_port
 
+from .arguments import LOOPBACK
+
 if TYPE_CHECKING:
     from cardarena.server.tls import ServerTls
-
-DEMO_BOTS = "heuristic,heuristic,random,random"
-"""The demo's entrants (named heuristic-1, heuristic-2, random-1, random-2)."""
 
 KEEP_LOG_RUNS = 20
 """How many runs' log directories ``up``/``demo`` keep under ``<data dir>/logs``."""
@@ -61,8 +60,6 @@ LOG_TAIL_LINES = 12
 
 _PORT_IN_USE = re.compile(r"already in use|failed to bind to address|is in use by another program", re.I)
 
-
-LOOPBACK = "127.0.0.1"
 _WILDCARDS = ("0.0.0.0", "::", "")
 
 
@@ -693,88 +690,3 @@ def _run_demo(args: argparse.Namespace, bots: list[tuple[str, str]]) -> int:
         except KeyboardInterrupt:
             print("stopped.", file=sys.stderr)
     return 0
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0-65535, not {value}")
-    return value
-
-
-def register(sub: Any) -> None:
-    """Add ``up`` and ``demo``."""
-    from cardarena.cliargs import add_failed_auths_per_minute, add_max_connections, add_tls_files, host_and_port
-    from cardarena.server.commands import add_keep_data
-
-    up = sub.add_parser("up", help="start Redis, service, worker, beat and dashboard (on loopback unless --host)")
-    up.add_argument(
-        "--grpc-port",
-        type=_port,
-        default=50051,
-        help="gRPC port bots connect to (default %(default)s; 0 picks a free one)",
-    )
-    up.add_argument(
-        "--http-port", type=_port, default=8080, help="dashboard port (default %(default)s; 0 picks a free one)"
-    )
-    up.add_argument(
-        "--host",
-        default=LOOPBACK,
-        help="interface the gRPC port and the dashboard listen on (default %(default)s; 0.0.0.0: every "
-        "interface, for bots on other machines: serve TLS then)",
-    )
-    up.add_argument(
-        "--advertise",
-        type=host_and_port,
-        metavar="HOST[:PORT]",
-        help="the address bots are told to connect to (the printed `bot run` line, invitations from other "
-        "service instances); the certificate must name HOST (default: --host, this machine's name for "
-        "0.0.0.0; PORT: the gRPC port)",
-    )
-    add_tls_files(up, "TLS (the gRPC port) and HTTPS (the dashboard)", "plaintext")
-    up.add_argument(
-        "--tls-client-ca",
-        metavar="FILE",
-        help="mutual TLS: bots must also present a client certificate this PEM CA signed (needs --tls-cert)",
-    )
-    add_max_connections(up)
-    add_failed_auths_per_minute(
-        up,
-        "bot streams, Admin calls and dashboard admin requests with a missing or wrong token (the service and the "
-        "dashboard counting their own)",
-        "the address is refused for a minute (the service: RESOURCE_EXHAUSTED; the dashboard: 429)",
-    )
-    up.add_argument("--verbose", action="store_true", help="every process logs to stderr (not to log files)")
-    up.set_defaults(func=_up)
-
-    demo = sub.add_parser("demo", help="up, plus example bots and a Glaves round robin with duplicate deals")
-    demo.add_argument("--once", action="store_true", help="run the tournament, print the standings and exit")
-    demo.add_argument("--grpc-port", type=_port, default=0, help="gRPC port (default %(default)s: a free one)")
-    demo.add_argument(
-        "--http-port", type=_port, default=8080, help="dashboard port (default %(default)s; 0 picks a free one)"
-    )
-    demo.add_argument("--game", default="glaves", help="game id, see docs/games/ (default %(default)s)")
-    demo.add_argument(
-        "--players", type=int, default=3, help="players per match; the game must allow it (default %(default)s)"
-    )
-    demo.add_argument(
-        "--bots",
-        default=DEMO_BOTS,
-        help="entrants, comma-separated: built-in bots (random, heuristic) or .py files defining a Bot; "
-        "repeats are numbered heuristic-1, heuristic-2 ... (default %(default)s)",
-    )
-    demo.add_argument(
-        "--deal-sets",
-        type=int,
-        default=2,
-        help="deal sets, at least 1; each plays every seating on the same deals (default %(default)s)",
-    )
-    demo.add_argument(
-        "--timeout", type=float, default=1800, help="give up after this many seconds (default %(default)s)"
-    )
-    demo.add_argument("--verbose", action="store_true", help="every process logs to stderr (not to log files)")
-    add_keep_data(demo, external="REDIS_URL")
-    demo.set_defaults(func=_demo)

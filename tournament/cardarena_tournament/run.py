@@ -28,7 +28,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from cardarena.cliargs import GAME_HELP, PLAYERS_HELP
 from cardarena.engine import GameError
 from cardarena.store.bots import BotError
 from cardarena.store.tournaments import Tournament, TournamentError
@@ -69,54 +68,6 @@ def bot_names(specs: str) -> list[tuple[str, str]]:
     if not out:
         raise TournamentError("--bots names no bot")
     return out
-
-
-def register_run(tsub: Any) -> None:
-    """Add ``tournament run``."""
-    run = tsub.add_parser(
-        "run", help="run one tournament locally end to end (embedded default Redis unless --redis-url or REDIS_URL)"
-    )
-    run.add_argument("--game", required=True, help=GAME_HELP)
-    run.add_argument("--players", type=int, required=True, help=PLAYERS_HELP)
-    run.add_argument(
-        "--bots",
-        required=True,
-        help="bot specs, comma-separated: random, heuristic or a .py bot file (repeats get -1, -2 ...)",
-    )
-    run.add_argument(
-        "--deal-sets", type=int, default=1, help="deals per table, each played in every seating (default %(default)s)"
-    )
-    from cardarena.cliargs import at_least
-
-    from .commands import add_match_rules, add_unrated
-
-    add_match_rules(run)
-    add_unrated(run)
-    run.add_argument("--seed", help="tournament seed (default: a random one; --json lists each match's seed)")
-    run.add_argument(
-        "--timeout", type=float, default=3600, help="give up after this many seconds (default %(default)g)"
-    )
-    run.add_argument("--json", action="store_true", help="print standings and matches as JSON")
-    run.add_argument(
-        "--in-process",
-        action="store_true",
-        help="play the matches here with the SDK's local match runner: no Redis, service, gRPC or bot "
-        "processes, no clocks; the same schedule, seeds, fault policy and standings (a bot author's quick A/B test)",
-    )
-    run.add_argument(
-        "--jobs",
-        type=at_least(0),
-        help="with --in-process: worker processes playing the matches (default 1: in this process; 0: one per CPU)",
-    )
-    run.add_argument(
-        "--verbose", action="store_true", help="child processes log to stderr (--in-process: the bots' output)"
-    )
-    from cardarena.cliargs import add_redis_url
-    from cardarena.server.commands import add_keep_data
-
-    add_redis_url(run)
-    add_keep_data(run)
-    run.set_defaults(func=_run)
 
 
 class Interrupted(Exception):

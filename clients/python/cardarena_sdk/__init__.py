@@ -28,8 +28,14 @@ A bot file must do nothing but define its bot when imported: ``cardarena match``
 so code that runs something (``run``, ``local.play``) goes under ``if __name__ == "__main__":``.
 """
 
-from .bot import Bot, HeuristicBot, LegalAction, MatchResult, RandomBot, builtin_bot, check_bot_spec, load_bot
-from .client import run, run_async
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .bot import Bot, HeuristicBot, LegalAction, MatchResult, RandomBot, builtin_bot, check_bot_spec, load_bot
+    from .client import run, run_async
 
 __all__ = [
     "Bot",
@@ -43,3 +49,21 @@ __all__ = [
     "run",
     "run_async",
 ]
+
+_CLIENT = ("run", "run_async")
+"""The public names of :mod:`.client`; the others are :mod:`.bot`'s.  Each is imported when it is
+first used, so that ``import cardarena_sdk`` (and the ``cardarena`` command's parser, which reads
+:mod:`.arguments`) loads neither gRPC nor the engine before a bot or the client is needed."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{'client' if name in _CLIENT else 'bot'}")
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,6 +1,7 @@
 """The SDK's commands: ``cardarena replay FILE --seat N [--bot SPEC] [--step K] [--json]``, a
 seat's decisions in a recorded match and a bot asked them again (:mod:`cardarena_sdk.replay`);
-``cardarena play GAME``, a person against bots (:mod:`cardarena_sdk.play_command`)."""
+``cardarena play GAME``, a person against bots (:mod:`cardarena_sdk.play_command`).  Their
+arguments: :mod:`cardarena_sdk.arguments`."""
 
 from __future__ import annotations
 
@@ -13,43 +14,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from cardarena.cliargs import at_least
 from cardarena.engine import get_game
 from cardarena.engine.replay import annotation_text
 from cardarena.summary import how_many
 from cardarena.think import clock_text, has_bank
 
-from . import play_command
 from .bot import legal_ids, load_bot
 from .replay import Decision, Reasked, ReplayError, decisions, load, reask
-
-
-def register(sub: Any) -> None:
-    """Add ``cardarena replay`` and ``cardarena play`` to the ``cardarena`` command's subparsers."""
-    cmd = sub.add_parser(
-        "replay",
-        help="a seat's decisions in a recorded match; with --bot, ask your bot them again",
-        description="Re-run a replay (cardarena match/simulate --replays, local.play(replays=...), the dashboard's "
-        "GET /api/v1/matches/<id>/replay) and list one seat's decisions: the step (the dashboard replay viewer's), "
-        "the request's seq when recorded, the legal actions, the action played and its fault. With --bot, the bot "
-        "is called as in a live match (on_event, choose, on_match_end, on_result) while the recorded actions are "
-        "applied, and each decision where it now answers otherwise is marked.",
-    )
-    cmd.add_argument("file", metavar="FILE", help="the replay (a cardarena-replay/1 JSON file)")
-    cmd.add_argument("--seat", type=at_least(0), required=True, help="the seat whose decisions to show (from 0)")
-    cmd.add_argument("--bot", metavar="SPEC", help="a bot file (my_bot.py) or built-in name to ask again")
-    cmd.add_argument("--seed", default=None, help="seed of a built-in bot's random choices (default: random)")
-    cmd.add_argument(
-        "--step", type=at_least(0), metavar="K", help="stop at the decision of step K and print its full view"
-    )
-    cmd.add_argument(
-        "--debug",
-        action="store_true",
-        help="with --bot and --step: open the debugger (breakpoint()) right before choose is called at step K",
-    )
-    cmd.add_argument("--json", action="store_true", help="print the decisions as a JSON list")
-    cmd.set_defaults(func=_replay)
-    play_command.register(sub)
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -25,62 +25,19 @@ from pathlib import Path
 from typing import Any
 
 from cardarena.cli import UsageError
-from cardarena.cliargs import at_least, json_object
+from cardarena.cliargs import json_object
 from cardarena.engine import Game, MatchRng, get_game, rerun
 from cardarena.summary import Tally, how_many, seat_names
 from rich.table import Table
 from rich.text import Text
 
+from .arguments import DEFAULT_OPPONENT
 from .bot import BUILTIN, Bot, builtin_bot, load_bot
 from .human import HumanSeat, Quit, Screen, records_table
 from .local import TableResult, captured, play_match, seat_request
 
-DEFAULT_OPPONENT = "heuristic"
-"""Who plays the other seats unless ``--against`` says otherwise (``HeuristicBot``: the game's
-strategy in ``cardarena_sdk.strategies``)."""
-
 FAULT_WORDS = {"illegal": "illegal answers", "error": "choose raised"}
 """A fault of a local match (:class:`~cardarena_sdk.local.LocalFault`) in a few words."""
-
-
-def register(sub: Any) -> None:
-    """Add ``cardarena play`` to the ``cardarena`` command's subparsers."""
-    cmd = sub.add_parser(
-        "play",
-        help="play a game yourself against bots, in the terminal (no server)",
-        description="Play GAME at the keyboard: one seat is yours, bots play the others, in this process (no "
-        "server, no Redis). At each of your decisions you see what your seat may see (your view, what the others "
-        "did since your last move) and your numbered moves; answer with a number or a move's id, ? for help, "
-        "q to quit. Input may be piped.",
-    )
-    cmd.add_argument("game", help="the game id (e.g. glaves)")
-    cmd.add_argument(
-        "--players",
-        type=at_least(0),
-        default=0,
-        help="seats at the table, yours included (default 0: one more than --against names, else the game's minimum)",
-    )
-    cmd.add_argument(
-        "--against",
-        metavar="SPEC,...",
-        help="the other seats in table order, as `cardarena match --bots`: random, heuristic or a .py bot file; "
-        f"one SPEC fills every other seat (default: {DEFAULT_OPPONENT})",
-    )
-    cmd.add_argument("--seat", type=at_least(0), default=0, help="your seat, from 0 (default %(default)s)")
-    cmd.add_argument(
-        "--seed",
-        default=None,
-        help="the run's seed: the deals and the built-in bots' choices; the same seed and the same moves play the "
-        "same match again (default: a random one, printed)",
-    )
-    cmd.add_argument("--options", help="match options as a JSON object (default: the game's defaults)")
-    cmd.add_argument(
-        "--replay",
-        metavar="FILE",
-        help="write the replay of each finished match to FILE (with --matches: FILE-00001.json and on)",
-    )
-    cmd.add_argument("--matches", type=at_least(1), default=1, help="how many to play (default %(default)s)")
-    cmd.set_defaults(func=_play)
 
 
 @dataclass(frozen=True)

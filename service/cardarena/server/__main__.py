@@ -1,5 +1,6 @@
 """``python -m cardarena.server <command>``: the service's own commands without the rest of the CLI
-(used for the child processes the service starts, so they depend on nothing else)."""
+(used for the child processes the service starts, so they depend on nothing else, and for the
+readiness probe ``service health``, which loads only what a health check needs)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,7 @@ import argparse
 import sys
 
 from .. import quiet_grpc_core_logs
-from ..engine import GameError
-from .commands import register
+from .arguments import register
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,7 +20,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except GameError as exc:
+    except Exception as exc:
+        from ..engine import GameError  # only a command that loaded the engine raises one
+
+        if not isinstance(exc, GameError):
+            raise
         print(f"cardarena: error: {exc}", file=sys.stderr)
         return 2
 

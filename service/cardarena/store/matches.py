@@ -44,6 +44,7 @@ import redis
 from ..engine import MAX_ACTIONS
 from .bots import stat_increments
 from .keys import key
+from .values import MAX_MS as MAX_MS
 
 LEASE, REPLAY = "lease", "replay"
 """The parts of a match's own keys besides its hash: ``match:<id>:lease``, ``match:<id>:replay``."""
@@ -85,11 +86,6 @@ def _checked_fields(kind: type[Any], given: Mapping[str, Any] | None, what: str)
         if isinstance(defaults[name], str) and not isinstance(value, str):
             raise ValueError(f"{what}: {name} must be a string, not {value!r}")
     return dict(given or {})
-
-
-MAX_MS = 2**31 - 1
-"""Longest clock, in milliseconds (about 24.8 days): clocks reach the bots as 32-bit numbers
-(``TimeControl``, ``ActionRequest.move_ms_left`` ...), so a longer one could not be sent."""
 
 
 @dataclass(frozen=True)

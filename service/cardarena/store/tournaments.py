@@ -50,9 +50,8 @@ from ..names import name_of_order_bytes, name_order_bytes
 from .bots import BotStore
 from .keys import key
 from .notifications import SCHEDULE_FIELD, NotificationStore
+from .values import STATUSES as STATUSES
 
-STATUSES = ("upcoming", "running", "finished", "cancelled")
-"""Every tournament status."""
 HEARTBEAT_FORGET_S = 86400.0
 """A heartbeat name (a worker host) silent this long leaves :attr:`TournamentStore.HEARTBEATS`."""
 

@@ -401,7 +401,8 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
     tournament = reads.tournament(sources(), tournament_id)
     as_of = reads.rating_as_of(tournament)
     players = tournament.get("players")
-    rows = reads.standings(sources(), tournament_id, tournament.get("game"), as_of, players=players)
+    snapshot = reads.standings_snapshot(sources(), tournament_id)  # read once: the rows and the aborted matches
+    rows = reads.standings(sources(), tournament_id, tournament.get("game"), as_of, players=players, snapshot=snapshot)
     bounds: list[float] = [v for r in rows for v in (r["ci_low"], r["ci_high"], r["mean"]) if v is not None] + [0.0]
     low, high = min(bounds), max(bounds)
     span = (high - low) or 1.0
@@ -430,7 +431,7 @@ def _standings_context(tournament_id: str) -> dict[str, Any]:
         "bar_width": BAR_WIDTH,
         "zero_x": x(0.0),
         "finished_matches": tournament.get("counted", 0),
-        "aborted": reads.aborted(sources(), tournament_id),  # stopped at their action limit: no contests
+        "aborted": reads.aborted(sources(), tournament_id, snapshot),  # stopped at their action limit: no contests
         "rating_as_of_text": reads.when_text(as_of),  # None: current ratings
         "poll_ms": current_app.config["POLL_MS"],
     }

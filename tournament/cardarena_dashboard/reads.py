@@ -272,8 +272,10 @@ def standings(
     game: str | None = None,
     as_of: float | None = None,
     players: int | None = None,
+    snapshot: Any = None,
 ) -> list[dict[str, Any]]:
     """A tournament's standings rows, best first (empty before the first counted result).
+    ``snapshot``: its standings snapshot as :func:`standings_snapshot` read it (else read here).
 
     ``rating`` is the bot's OpenSkill ordinal in ``game`` over all of its rated matches: the
     current one (the ratings store the bot page reads) when ``as_of`` is ``None``, else the one
@@ -289,7 +291,8 @@ def standings(
     matches: ``standings.row_absent``).
     """
     store = _tournament_store(sources)
-    snapshot = plain(store.standings(tournament_id))
+    if snapshot is None:
+        snapshot = standings_snapshot(sources, tournament_id)
     if snapshot is None:
         return []
     rows: Any = snapshot
@@ -322,11 +325,19 @@ def standings(
     return out
 
 
-def aborted(sources: Sources, tournament_id: str) -> dict[str, str]:
+def standings_snapshot(sources: Sources, tournament_id: str) -> Any:
+    """A tournament's standings snapshot as stored (``None`` before the first counted result):
+    one GET, for a page that shows both :func:`standings` and :func:`aborted`."""
+    return plain(_tournament_store(sources).standings(tournament_id))
+
+
+def aborted(sources: Sources, tournament_id: str, snapshot: Any = None) -> dict[str, str]:
     """The tournament's counted matches that the service stopped at their action limit, with
     why (``action_limit``), as its standings snapshot lists them (``lifecycle.aborted_matches``;
-    empty before the first snapshot and for one stored before the list)."""
-    snapshot = plain(_tournament_store(sources).standings(tournament_id))
+    empty before the first snapshot and for one stored before the list).  ``snapshot``: as
+    :func:`standings_snapshot` read it (else read here)."""
+    if snapshot is None:
+        snapshot = standings_snapshot(sources, tournament_id)
     found = snapshot.get("aborted") if isinstance(snapshot, Mapping) else None
     return {str(k): str(v) for k, v in found.items()} if isinstance(found, Mapping) else {}
 

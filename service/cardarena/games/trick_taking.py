@@ -12,6 +12,8 @@ views decode them to card codes on access.  Pure: no IO, no clock, no RNG of its
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
@@ -373,8 +375,6 @@ class TrickState(State):
         self._totals: tuple[float, ...] = zeros
         self._last_deal_scores: tuple[float, ...] = zeros
         self._last_trick: tuple[int, tuple[int, ...], int] | tuple[()] = ()
-        self._played = 0
-        """Mask of the cards played in the completed tricks of this deal."""
         self._records: list[DealRecord] = []
         self._actions: list[tuple[int, str]] = []
         self._sampled: tuple[Any, ...] | None = None
@@ -402,7 +402,7 @@ class TrickState(State):
             self._phase2,
             self._last_trick,
             self._layout.hand_size,
-            self._played,
+            functools.reduce(operator.or_, self._taken, 0),  # this deal's completed tricks: every card taken
         )
 
     # ----------------------------------------------------------------- queries
@@ -566,7 +566,6 @@ class TrickState(State):
         self._taken = [0] * n
         self._jacks = zeros
         self._last_trick = ()
-        self._played = 0
         self._leader = (dealer + 1) % n
         self._turn = self._leader
         record = DealRecord(dealer=dealer, chance=dict(outcome))
@@ -632,7 +631,6 @@ class TrickState(State):
         won = sum(map(BIT.__getitem__, trick))  # distinct bits: the sum is the union
         after = winner + 1
         self._taken[winner] |= won
-        self._played |= won
         jacks = won & JACKS
         if jacks:
             js = self._jacks
@@ -703,11 +701,6 @@ class TrickState(State):
                 problems.append(f"seat {seat}: known cards {codes_of(known)} not all in hand")
         if sum(self._tricks) * self.players != sum(t.bit_count() for t in self._taken):
             problems.append("taken cards do not match the tricks won")
-        taken = 0
-        for t in self._taken:
-            taken |= t
-        if taken != self._played:
-            problems.append(f"played cards {codes_of(self._played)} are not the cards taken in tricks")
         return problems
 
     def secrets(self, seat: int | None) -> frozenset[str]:
